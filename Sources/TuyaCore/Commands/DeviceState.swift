@@ -1,0 +1,5 @@
+/// The typed state of any device.
+public enum DeviceState: Hashable, Sendable {
+    case light(LightState)
+    case diffuser(DiffuserState)
+}

@@ -1,0 +1,30 @@
+import Crypto
+
+/// A 16-byte AES-128 key: a device's local key, a BLE login or session key.
+///
+/// Its `description` never shows the key bytes, so a key that reaches a log or an
+/// error message leaks nothing.
+public struct AESKey: Sendable, Hashable, CustomStringConvertible {
+    public let bytes: [UInt8]
+    let symmetric: SymmetricKey
+
+    public init(bytes: [UInt8]) throws(WireError) {
+        guard bytes.count == 16 else { throw .invalidKey("AES-128 key must be 16 bytes, got \(bytes.count)") }
+        self.bytes = bytes
+        symmetric = SymmetricKey(data: bytes)
+    }
+
+    /// A Tuya local key as typed: 16 ASCII characters, used as the raw key bytes.
+    public init(localKey: String) throws(WireError) {
+        let utf8 = Array(localKey.utf8)
+        guard utf8.count == 16 else {
+            throw .invalidKey("a local key is 16 characters, got \(utf8.count)")
+        }
+        try self.init(bytes: utf8)
+    }
+
+    public var description: String { "AESKey(<redacted>)" }
+
+    public static func == (lhs: AESKey, rhs: AESKey) -> Bool { lhs.bytes == rhs.bytes }
+    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
+}
