@@ -1,0 +1,66 @@
+/// Finds YAML anchors (`&name`) and aliases (`*name`) before the text reaches the parser.
+///
+/// Yams' composer resolves an alias by reusing the anchored node, so a "billion laughs"
+/// document stays small in memory, but anything that walks or hashes it (Yams itself
+/// hashes mapping keys to find duplicates) does exponential work. Anchors are also
+/// useless in a profile. After composing, the nodes no longer say reliably whether they
+/// came from an alias (the anchor reference is weak), so the screen runs on the text.
+///
+/// It errs on the side of refusing: an `&` or `*` followed by a non-blank character is
+/// treated as an anchor or alias whenever it stands where a YAML node can start, which is
+/// at the start of a line or after `-`, `:`, `?`, `[`, `{`, `,` or a `!tag`. In running
+/// text (`R&D`, `10*100`, `Clean & refill`) the characters are fine.
+enum YAMLAliasScreen {
+    struct Finding: Equatable {
+        /// 1-based.
+        var line: Int
+        var isAnchor: Bool
+    }
+
+    static func firstAnchorOrAlias(in text: String) -> Finding? {
+        let scalars = Array(text.unicodeScalars)
+        var line = 1
+        for index in scalars.indices {
+            let scalar = scalars[index]
+            if isLineBreak(scalar) {
+                // CR LF counts once.
+                if !(scalar == "\r" && index + 1 < scalars.count && scalars[index + 1] == "\n") { line += 1 }
+                continue
+            }
+            guard scalar == "&" || scalar == "*" else { continue }
+            let next = index + 1 < scalars.count ? scalars[index + 1] : nil
+            guard let next, !isBlank(next), !isLineBreak(next) else { continue }
+            if standsAtNodeStart(scalars, before: index) {
+                return Finding(line: line, isAnchor: scalar == "&")
+            }
+        }
+        return nil
+    }
+
+    private static func standsAtNodeStart(_ scalars: [Unicode.Scalar], before index: Int) -> Bool {
+        var cursor = index - 1
+        while cursor >= 0, isBlank(scalars[cursor]) { cursor -= 1 }
+        guard cursor >= 0, !isLineBreak(scalars[cursor]) else { return true }
+        let previous = scalars[cursor]
+        if "-:?[{,".unicodeScalars.contains(previous) { return true }
+        // A tag (`!!str`, `!local`, `!<uri>`) may precede an anchor or alias: find the word's start.
+        var wordStart = cursor
+        while wordStart > 0, !isBlank(scalars[wordStart - 1]), !isLineBreak(scalars[wordStart - 1]) {
+            wordStart -= 1
+        }
+        if scalars[wordStart] == "!" { return true }
+        // Letters, digits and ordinary punctuation mean the character sits inside running text.
+        return !(previous.properties.isAlphabetic || previous.properties.numericType != nil
+            || ".)]}'\"/=+_;(<>%$@^~|\\#`".unicodeScalars.contains(previous))
+    }
+
+    private static func isBlank(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "\t" }
+
+    /// libyaml follows YAML 1.1, which also breaks lines at NEL, LS and PS; the BOM starts a line too.
+    private static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A, 0x0D, 0x85, 0x2028, 0x2029, 0xFEFF: true
+        default: false
+        }
+    }
+}
