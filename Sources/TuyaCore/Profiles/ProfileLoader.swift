@@ -65,7 +65,7 @@ public enum ProfileLoader {
             throw ProfileError(
                 source: source, line: finding.line,
                 reason: "YAML \(finding.isAnchor ? "anchors (&name)" : "aliases (*name)") are not allowed in "
-                    + "profiles; write the value out (a literal & or * in text needs a space after it, or quotes)")
+                    + "profiles; write the value out (& and * are fine inside text, as in 'R&D', or before a space)")
         }
         let node: Node?
         do {

@@ -50,8 +50,9 @@ enum YAMLAliasScreen {
         }
         if scalars[wordStart] == "!" { return true }
         // Letters, digits and ordinary punctuation mean the character sits inside running text.
+        // A preceding `*` or `&` ends a word that was screened itself.
         return !(previous.properties.isAlphabetic || previous.properties.numericType != nil
-            || ".)]}'\"/=+_;(<>%$@^~|\\#`".unicodeScalars.contains(previous))
+            || ".)]}'\"/=+_;(<>%$@^~|\\#`*&".unicodeScalars.contains(previous))
     }
 
     private static func isBlank(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "\t" }
