@@ -24,18 +24,31 @@ struct ProfileCapabilityRejectionTests {
     @Test("a capability bound to an id no data point has is rejected")
     func missingDataPointByID() {
         F.expectRejection(
-            F.replacing("mist: 2\n", with: "mist: 7\n"), keyPath: "capabilities.mist", reason: "no data point with id 7")
+            F.replacing("mist: 2\n", with: "mist: 7\n"), keyPath: "capabilities.mist", reason: "no data point with id 7"
+        )
     }
 
     @Test(
         "a capability bound to a DP of the wrong type names both types",
         arguments: [
-            ("power: switch\n", "power: bright_value\n", "capabilities.power", "power needs a DP of type bool, but bright_value (DP8) is value"),
-            ("led_brightness: bright_value", "led_brightness: switch", "capabilities.led_brightness", "needs a DP of type value"),
+            (
+                "power: switch\n", "power: bright_value\n", "capabilities.power",
+                "power needs a DP of type bool, but bright_value (DP8) is value"
+            ),
+            (
+                "led_brightness: bright_value", "led_brightness: switch", "capabilities.led_brightness",
+                "needs a DP of type value"
+            ),
             ("mist_mode: mode", "mist_mode: switch_spray", "capabilities.mist_mode", "needs a DP of type enum"),
             ("fault: fault\n", "fault: bright_value\n", "capabilities.fault", "needs a DP of type bitmap"),
-            ("power: switch\n", "power: switch\n  minutes_left: mode\n", "capabilities.minutes_left", "needs a DP of type value"),
-            ("power: switch\n", "power: switch\n  timer: bright_value\n", "capabilities.timer", "needs a DP of type enum"),
+            (
+                "power: switch\n", "power: switch\n  minutes_left: mode\n", "capabilities.minutes_left",
+                "needs a DP of type value"
+            ),
+            (
+                "power: switch\n", "power: switch\n  timer: bright_value\n", "capabilities.timer",
+                "needs a DP of type enum"
+            ),
             ("power: switch\n", "power: switch\n  brightness: colour_data\n", "capabilities.brightness", "is string"),
             ("power: switch\n", "power: switch\n  work_mode: switch\n", "capabilities.work_mode", "is bool"),
             ("power: switch\n", "power: switch\n  led_mode: fault\n", "capabilities.led_mode", "is bitmap"),
@@ -54,7 +67,8 @@ struct ProfileCapabilityRejectionTests {
     @Test("color_temp written as a bare DP, without kelvin bounds, is rejected")
     func colorTempWithoutKelvin() {
         F.expectRejection(
-            F.replacing("color_temp: { dp: temp_value, kelvin_min: 2700, kelvin_max: 6500 }", with: "color_temp: temp_value"),
+            F.replacing(
+                "color_temp: { dp: temp_value, kelvin_min: 2700, kelvin_max: 6500 }", with: "color_temp: temp_value"),
             keyPath: "capabilities.color_temp", reason: "color_temp needs kelvin bounds")
     }
 
@@ -93,13 +107,15 @@ struct ProfileCapabilityRejectionTests {
     @Test("faults without a fault capability are rejected")
     func faultsWithoutCapability() {
         F.expectRejection(
-            F.replacing("  fault: fault\n", with: ""), keyPath: "faults", reason: "no DP is bound to the 'fault' capability")
+            F.replacing("  fault: fault\n", with: ""), keyPath: "faults",
+            reason: "no DP is bound to the 'fault' capability")
     }
 
     @Test("scenes without a scene capability are rejected")
     func scenesWithoutCapability() {
         F.expectRejection(
-            F.replacing("  scene: scene\n", with: ""), keyPath: "scenes", reason: "no DP is bound to the 'scene' capability")
+            F.replacing("  scene: scene\n", with: ""), keyPath: "scenes",
+            reason: "no DP is bound to the 'scene' capability")
     }
 
     @Test("a scene naming a label the enum scene DP lacks is rejected")
@@ -109,7 +125,9 @@ struct ProfileCapabilityRejectionTests {
             keyPath: "scenes.bedtime", reason: "'sunset' is not a value of scene: night, read")
     }
 
-    @Test("a maintenance type that is not lower-case words and dashes is rejected", arguments: ["Refill", "re fill", "-x", "a23456789012345678901234567890123"])
+    @Test(
+        "a maintenance type that is not lower-case words and dashes is rejected",
+        arguments: ["Refill", "re fill", "-x", "a23456789012345678901234567890123"])
     func badMaintenanceType(type: String) {
         F.expectRejection(
             F.replacing("type: refill", with: "type: \"\(type)\""),
@@ -127,7 +145,8 @@ struct ProfileCapabilityRejectionTests {
     func triggerUnknownFault() {
         F.expectRejection(
             F.replacing("{ fault: water_shortage }", with: "{ fault: no_water }"),
-            keyPath: "maintenance[0].triggers[0].fault", reason: "fault 'no_water' is not declared under faults (water_shortage)")
+            keyPath: "maintenance[0].triggers[0].fault",
+            reason: "fault 'no_water' is not declared under faults (water_shortage)")
     }
 
     @Test("usage_hours must be positive", arguments: [0, -4])
@@ -141,7 +160,8 @@ struct ProfileCapabilityRejectionTests {
     func usageOfUnknownCapability() {
         F.expectRejection(
             F.replacing("of: mist", with: "of: led_power"),
-            keyPath: "maintenance[1].triggers[0].of", reason: "unknown usage source 'led_power'; expected one of: mist, power")
+            keyPath: "maintenance[1].triggers[0].of",
+            reason: "unknown usage source 'led_power'; expected one of: mist, power")
     }
 
     @Test("usage_hours of mist needs a DP bound to mist")

@@ -43,7 +43,8 @@ struct ProfileHostileInputTests {
 
     @Test("aliases and anchors are found after a tag, in flow lists and on their own line")
     func anchorsInEveryPosition() {
-        expectError(F.base.replacingOccurrences(of: "name: Test diffuser", with: "name: !!str &n Test"), reason: "anchors")
+        expectError(
+            F.base.replacingOccurrences(of: "name: Test diffuser", with: "name: !!str &n Test"), reason: "anchors")
         expectError(F.base.replacingOccurrences(of: "transports: [mqtt]", with: "transports: [*t]"), reason: "aliases")
         expectError(F.base.replacingOccurrences(of: "category: xxj", with: "category:\n  *c"), reason: "aliases")
         expectError(F.base.replacingOccurrences(of: "category: xxj", with: "category: !x *c"), reason: "aliases")
@@ -83,8 +84,12 @@ struct ProfileHostileInputTests {
 
     @Test("NUL and other control characters are rejected as unreadable text")
     func controlCharacters() {
-        expectError(F.base.replacingOccurrences(of: "Test diffuser", with: "Test\u{0}diffuser"), reason: "not readable as YAML text")
-        expectError(F.base.replacingOccurrences(of: "Test diffuser", with: "Test\u{7}diffuser"), reason: "not readable as YAML text")
+        expectError(
+            F.base.replacingOccurrences(of: "Test diffuser", with: "Test\u{0}diffuser"),
+            reason: "not readable as YAML text")
+        expectError(
+            F.base.replacingOccurrences(of: "Test diffuser", with: "Test\u{7}diffuser"),
+            reason: "not readable as YAML text")
     }
 
     @Test("an empty document, a bare scalar and several documents are rejected")

@@ -18,7 +18,9 @@ struct ProfileLibraryTests {
         return folder
     }
 
-    private func profile(id: String, name: String = "Test", productID: String = "pid", dataPoints: [Int] = [1]) -> String {
+    private func profile(id: String, name: String = "Test", productID: String = "pid", dataPoints: [Int] = [1])
+        -> String
+    {
         """
         id: \(id)
         name: \(name)
@@ -49,7 +51,9 @@ struct ProfileLibraryTests {
 
     @Test("a later folder's profile overrides an earlier one with the same id")
     func overrideOrder() throws {
-        let installed = try makeFolder(["bulb.yaml": profile(id: "bulb", name: "Installed"), "other.yaml": profile(id: "other")])
+        let installed = try makeFolder([
+            "bulb.yaml": profile(id: "bulb", name: "Installed"), "other.yaml": profile(id: "other"),
+        ])
         let user = try makeFolder(["my-bulb.yaml": profile(id: "bulb", name: "Mine")])
         defer {
             try? FileManager.default.removeItem(at: installed)
@@ -62,7 +66,9 @@ struct ProfileLibraryTests {
 
     @Test("two files with the same id in one folder: the first by name loads, the second is reported")
     func duplicateIDInOneFolder() throws {
-        let folder = try makeFolder(["a.yaml": profile(id: "same", name: "First"), "b.yaml": profile(id: "same", name: "Second")])
+        let folder = try makeFolder([
+            "a.yaml": profile(id: "same", name: "First"), "b.yaml": profile(id: "same", name: "Second"),
+        ])
         defer { try? FileManager.default.removeItem(at: folder) }
         let library = ProfileLibrary.load(directories: [folder])
         #expect(library.profile(id: "same")?.name == "First")
@@ -74,7 +80,8 @@ struct ProfileLibraryTests {
         let folder = try makeFolder(["good.yaml": profile(id: "good")])
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data([0x69, 0x64, 0x3A, 0x20, 0xFF, 0xFE, 0x0A]).write(to: folder.appendingPathComponent("latin.yaml"))
-        try Data(repeating: 0x23, count: ProfileLoader.maximumSize + 10).write(to: folder.appendingPathComponent("huge.yaml"))
+        try Data(repeating: 0x23, count: ProfileLoader.maximumSize + 10).write(
+            to: folder.appendingPathComponent("huge.yaml"))
         let missing = folder.appendingPathComponent("does-not-exist")
         let library = ProfileLibrary.load(directories: [missing, folder])
         #expect(library.all.map(\.id) == ["good"])

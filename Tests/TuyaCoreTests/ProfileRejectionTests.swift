@@ -22,7 +22,8 @@ struct ProfileRejectionTests {
 
     @Test("an unknown top-level key is rejected and the allowed keys are listed")
     func unknownTopLevelKey() {
-        let error = F.expectRejection(F.base + "colour_temp: 3\n", keyPath: "colour_temp", reason: "unknown key 'colour_temp'")
+        let error = F.expectRejection(
+            F.base + "colour_temp: 3\n", keyPath: "colour_temp", reason: "unknown key 'colour_temp'")
         #expect(error?.reason.contains("data_points") == true)
         #expect(error?.line == F.base.filter { $0 == "\n" }.count + 1)
     }
@@ -71,7 +72,8 @@ struct ProfileRejectionTests {
     @Test("a list where the name string belongs is a wrong type")
     func nameIsAList() {
         F.expectRejection(
-            F.replacing("name: Test diffuser", with: "name: [a, b]"), keyPath: "name", reason: "expected a string, found a list")
+            F.replacing("name: Test diffuser", with: "name: [a, b]"), keyPath: "name",
+            reason: "expected a string, found a list")
     }
 
     @Test("DP ids 0 and 256 are outside 1...255", arguments: [0, 256, -3])
@@ -134,7 +136,8 @@ struct ProfileRejectionTests {
     func enumDuplicateValue() {
         F.expectRejection(
             F.replacing("values: [small, large]", with: "values: [small, large, small]"),
-            keyPath: "data_points[2].values[2]", reason: "duplicate enum value 'small' (also at data_points[2].values[0])")
+            keyPath: "data_points[2].values[2]",
+            reason: "duplicate enum value 'small' (also at data_points[2].values[0])")
     }
 
     @Test("a bool default that is not true or false is rejected")
@@ -158,6 +161,13 @@ struct ProfileRejectionTests {
             keyPath: "data_points[2].default", reason: "default 'medium' is not one of the values: small, large")
     }
 
+    @Test("a colour default that does not fit its format is rejected")
+    func colourDefaultWrongLength() {
+        F.expectRejection(
+            F.replacing("format: hsv16", with: "format: hsv16, default: 00ff00ff"),
+            keyPath: "data_points[4].default", reason: "a hsv16 default is 12 hex digits")
+    }
+
     @Test("a colour format on a value DP is rejected")
     func formatOnNonString() {
         F.expectRejection(
@@ -175,7 +185,8 @@ struct ProfileRejectionTests {
     @Test("transports must not be empty")
     func emptyTransports() {
         F.expectRejection(
-            F.replacing("transports: [mqtt]", with: "transports: []"), keyPath: "transports", reason: "at least one transport")
+            F.replacing("transports: [mqtt]", with: "transports: []"), keyPath: "transports",
+            reason: "at least one transport")
     }
 
     @Test("a transport other than mqtt or ble is rejected")
@@ -188,7 +199,8 @@ struct ProfileRejectionTests {
     @Test("a category other than dj or xxj is rejected")
     func unknownCategory() {
         F.expectRejection(
-            F.replacing("category: xxj", with: "category: jsq"), keyPath: "category", reason: "unknown category 'jsq'; expected one of: dj, xxj")
+            F.replacing("category: xxj", with: "category: jsq"), keyPath: "category",
+            reason: "unknown category 'jsq'; expected one of: dj, xxj")
     }
 
     @Test("frame_gap_ms outside 0...60000 is rejected", arguments: [-1, 60_001])
@@ -208,6 +220,7 @@ struct ProfileRejectionTests {
     @Test("a profile id with upper-case letters or a leading dash is rejected", arguments: ["Test", "-test", "a_b"])
     func badProfileID(id: String) {
         F.expectRejection(
-            F.replacing("id: test-diffuser", with: "id: \(id)"), keyPath: "id", reason: "must be 1-64 lower-case letters")
+            F.replacing("id: test-diffuser", with: "id: \(id)"), keyPath: "id",
+            reason: "must be 1-64 lower-case letters")
     }
 }

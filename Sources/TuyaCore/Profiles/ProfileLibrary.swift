@@ -83,7 +83,9 @@ public struct ProfileLibrary: Hashable, Sendable {
             names = try manager.contentsOfDirectory(atPath: directory.path)
         } catch {
             errors.append(
-                ProfileError(source: directory.path, reason: "cannot list this profile folder; check that it is a readable directory"))
+                ProfileError(
+                    source: directory.path,
+                    reason: "cannot list this profile folder; check that it is a readable directory"))
             return
         }
         var sourceByID: [String: String] = [:]
@@ -94,7 +96,8 @@ public struct ProfileLibrary: Hashable, Sendable {
                 if let earlier = sourceByID[profile.id] {
                     throw ProfileError(
                         source: file.path, keyPath: "id",
-                        reason: "profile id '\(profile.id)' is already used by \(earlier) in the same folder; rename one")
+                        reason:
+                            "profile id '\(profile.id)' is already used by \(earlier) in the same folder; rename one")
                 }
                 sourceByID[profile.id] = file.path
                 byID[profile.id] = profile

@@ -45,7 +45,8 @@ extension ProfileLoader {
                 let high = try highNode.int()
                 guard kelvinBounds.contains(low), kelvinBounds.contains(high), low < high else {
                     throw node.error(
-                        "kelvin_min \(low) and kelvin_max \(high) must lie in 1000...10000 with kelvin_min below kelvin_max")
+                        "kelvin_min \(low) and kelvin_max \(high) must lie in 1000...10000 with kelvin_min below kelvin_max"
+                    )
                 }
                 kelvin = low...high
             }
@@ -58,11 +59,13 @@ extension ProfileLoader {
         guard accepted.contains(spec.type) else {
             let wanted = accepted.map(\.name).joined(separator: " or ")
             throw dpNode.error(
-                "\(capability.rawValue) needs a DP of type \(wanted), but \(spec.code) (DP\(spec.id.intValue)) is \(spec.type.name)")
+                "\(capability.rawValue) needs a DP of type \(wanted), but \(spec.code) (DP\(spec.id.intValue)) is \(spec.type.name)"
+            )
         }
         if capability == .colour || capability == .ledColour, spec.colourFormat == nil {
             throw dpNode.error(
-                "\(capability.rawValue) needs a string DP with a format; add 'format: hsv16' or 'format: rgbhsv' to \(spec.code)")
+                "\(capability.rawValue) needs a string DP with a format; add 'format: hsv16' or 'format: rgbhsv' to \(spec.code)"
+            )
         }
         return CapabilityBinding(dataPoint: spec.id, kelvin: kelvin)
     }

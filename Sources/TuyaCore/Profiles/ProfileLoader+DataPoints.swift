@@ -126,7 +126,14 @@ extension ProfileLoader {
             }
             return .value(raw)
         case .string:
-            return .string(try node.string())
+            let text = try node.string()
+            if let format = spec.colourFormat {
+                let digits = format == .hsv16 ? 12 : 14
+                guard text.utf8.count == digits, bytes(hex: text) != nil else {
+                    throw node.error("a \(format.rawValue) default is \(digits) hex digits, found '\(text.prefix(40))'")
+                }
+            }
+            return .string(text)
         case .enumeration:
             let label = try node.string()
             guard spec.values.contains(label) else {

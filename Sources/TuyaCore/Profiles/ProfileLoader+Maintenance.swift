@@ -9,7 +9,9 @@ extension ProfileLoader {
         let items = try node.list()
         guard !items.isEmpty else { return [] }
         guard capabilities[.fault] != nil else {
-            throw node.error("faults are declared but no DP is bound to the 'fault' capability; add 'fault: <bitmap DP>' under capabilities")
+            throw node.error(
+                "faults are declared but no DP is bound to the 'fault' capability; add 'fault: <bitmap DP>' under capabilities"
+            )
         }
         var labels: [FaultLabel] = []
         for item in items {
@@ -19,7 +21,8 @@ extension ProfileLoader {
             let labelNode = try entries.required("label")
             let label = try labelNode.string()
             guard isWord(label, first: isLower, rest: { isLowerOrDigit($0) || $0 == 0x5F }, maxLength: 64) else {
-                throw labelNode.error("fault label '\(label.prefix(70))' must be lower-case letters, digits and '_', like water_shortage")
+                throw labelNode.error(
+                    "fault label '\(label.prefix(70))' must be lower-case letters, digits and '_', like water_shortage")
             }
             if let earlier = labels.firstIndex(where: { $0.label == label }) {
                 throw labelNode.error("duplicate fault label '\(label)' (also at \(node.path)[\(earlier)])")
@@ -41,7 +44,9 @@ extension ProfileLoader {
         guard let binding = capabilities[.scene],
             let spec = dataPoints.first(where: { $0.id == binding.dataPoint })
         else {
-            throw node.error("scenes are declared but no DP is bound to the 'scene' capability; add 'scene: <DP>' under capabilities")
+            throw node.error(
+                "scenes are declared but no DP is bound to the 'scene' capability; add 'scene: <DP>' under capabilities"
+            )
         }
         var scenes: [NamedScene] = []
         for (name, valueNode) in entries {
@@ -73,7 +78,8 @@ extension ProfileLoader {
             let type = try typeNode.string()
             guard isWord(type, first: isLower, rest: { isLowerOrDigit($0) || $0 == 0x2D }, maxLength: 32) else {
                 throw typeNode.error(
-                    "maintenance type '\(type.prefix(40))' must be 1-32 lower-case letters, digits and '-', starting with a letter")
+                    "maintenance type '\(type.prefix(40))' must be 1-32 lower-case letters, digits and '-', starting with a letter"
+                )
             }
             if let earlier = rules.firstIndex(where: { $0.type == type }) {
                 throw typeNode.error("duplicate maintenance type '\(type)' (also at \(node.path)[\(earlier)])")
@@ -120,7 +126,8 @@ extension ProfileLoader {
             let name = try ofNode.choice([Capability.mist.rawValue, Capability.power.rawValue], what: "usage source")
             let capability: Capability = name == Capability.mist.rawValue ? .mist : .power
             guard capabilities[capability] != nil else {
-                throw ofNode.error("usage of '\(name)' is counted from its DP, but no DP is bound to '\(name)' under capabilities")
+                throw ofNode.error(
+                    "usage of '\(name)' is counted from its DP, but no DP is bound to '\(name)' under capabilities")
             }
             return .usageHours(hours, of: capability)
         default:

@@ -23,28 +23,34 @@ public enum ProfileLoader {
 
         let id = try profileID(top.required("id"))
         let name = try nonEmptyString(top.required("name"))
-        let manufacturer = try top.optional("manufacturer").map { node throws(ProfileError) in try nonEmptyString(node) }
+        let manufacturer = try top.optional("manufacturer").map { node throws(ProfileError) in try nonEmptyString(node)
+        }
         let model = try top.optional("model").map { node throws(ProfileError) in try nonEmptyString(node) }
         let categoryNode = try top.required("category")
         let categoryName = try categoryNode.choice(DeviceCategory.allCases.map(\.rawValue), what: "category")
         let category = DeviceCategory(rawValue: categoryName) ?? .light
-        let productIDs = try top.optional("product_ids").map { node throws(ProfileError) in try productIDList(node) } ?? []
+        let productIDs =
+            try top.optional("product_ids").map { node throws(ProfileError) in try productIDList(node) } ?? []
         let transports = try transportSet(top.required("transports"))
         let frameGap = try top.optional("frame_gap_ms")?.int(in: 0...60_000, what: "frame gap") ?? 300
 
         let dataPoints = try dataPointList(top.required("data_points"))
-        let capabilities = try top.optional("capabilities").map { node throws(ProfileError) in
-            try capabilityBindings(node, dataPoints: dataPoints)
-        } ?? [:]
-        let faults = try top.optional("faults").map { node throws(ProfileError) in
-            try faultLabels(node, capabilities: capabilities)
-        } ?? []
-        let scenes = try top.optional("scenes").map { node throws(ProfileError) in
-            try namedScenes(node, capabilities: capabilities, dataPoints: dataPoints)
-        } ?? []
-        let maintenance = try top.optional("maintenance").map { node throws(ProfileError) in
-            try maintenanceRules(node, faults: faults, capabilities: capabilities)
-        } ?? []
+        let capabilities =
+            try top.optional("capabilities").map { node throws(ProfileError) in
+                try capabilityBindings(node, dataPoints: dataPoints)
+            } ?? [:]
+        let faults =
+            try top.optional("faults").map { node throws(ProfileError) in
+                try faultLabels(node, capabilities: capabilities)
+            } ?? []
+        let scenes =
+            try top.optional("scenes").map { node throws(ProfileError) in
+                try namedScenes(node, capabilities: capabilities, dataPoints: dataPoints)
+            } ?? []
+        let maintenance =
+            try top.optional("maintenance").map { node throws(ProfileError) in
+                try maintenanceRules(node, faults: faults, capabilities: capabilities)
+            } ?? []
 
         return DeviceProfile(
             id: id, name: name, manufacturer: manufacturer, model: model, category: category,
@@ -87,7 +93,8 @@ public enum ProfileLoader {
         let id = try node.string()
         guard isWord(id, first: isLowerOrDigit, rest: { isLowerOrDigit($0) || $0 == 0x2D }, maxLength: 64) else {
             throw node.error(
-                "profile id '\(id.prefix(70))' must be 1-64 lower-case letters, digits and '-', starting with a letter or digit")
+                "profile id '\(id.prefix(70))' must be 1-64 lower-case letters, digits and '-', starting with a letter or digit"
+            )
         }
         return id
     }

@@ -47,7 +47,8 @@ struct ProfileNode {
         var entries: [(key: String, value: ProfileNode)] = []
         for (keyNode, valueNode) in mapping {
             guard case .scalar(let keyScalar) = keyNode else {
-                throw error("mapping keys must be plain words, found a \(keyNode.mapping != nil ? "mapping" : "list") key")
+                throw error(
+                    "mapping keys must be plain words, found a \(keyNode.mapping != nil ? "mapping" : "list") key")
             }
             let key = keyScalar.string
             let value = child(valueNode, key: key)

@@ -51,7 +51,8 @@ enum YAMLAliasScreen {
         if scalars[wordStart] == "!" { return true }
         // Letters, digits and ordinary punctuation mean the character sits inside running text.
         // A preceding `*` or `&` ends a word that was screened itself.
-        return !(previous.properties.isAlphabetic || previous.properties.numericType != nil
+        return
+            !(previous.properties.isAlphabetic || previous.properties.numericType != nil
             || ".)]}'\"/=+_;(<>%$@^~|\\#`*&".unicodeScalars.contains(previous))
     }
 
