@@ -1,0 +1,28 @@
+/// The one contract in front of every radio. The timer engine and the maintenance
+/// scheduler drive devices only through it and never learn whether a device speaks
+/// MQTT or BLE (ARCHITECTURE.md "The Timer/Tuya boundary").
+public protocol TuyaControllerProtocol: Sendable {
+    /// Every paired device, sorted by name.
+    func devices() async -> [TuyaDevice]
+
+    /// One device by id.
+    func device(_ id: DeviceID) async -> TuyaDevice?
+
+    func status(of id: DeviceID) async -> ConnectionStatus?
+
+    /// The last state the device itself reported.
+    func confirmedState(of id: DeviceID) async -> DeviceState?
+
+    /// The confirmed state with every write not yet confirmed laid over it: what the
+    /// device will look like once it catches up.
+    func pendingState(of id: DeviceID) async -> DeviceState?
+
+    /// Writes every field of the command in one frame and returns the state the device
+    /// confirms. Throws `ControllerError.confirmationTimeout` when the device does not
+    /// confirm in time; the command then stays pending and is re-applied later.
+    @discardableResult
+    func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState
+
+    /// A new subscription to controller events; it ends when the controller stops.
+    func events() -> AsyncStream<ControllerEvent>
+}
