@@ -9,6 +9,14 @@ struct JSONParser {
     private var depth = 0
     /// Reused for strings that contain escapes.
     private var scratch: [UInt8] = []
+    /// Object members not yet moved into their dictionary, innermost object last.
+    private var pendingMembers: [PendingMember] = []
+
+    private struct PendingMember {
+        let key: String
+        let value: JSONValue
+        let offset: Int
+    }
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -58,13 +66,16 @@ struct JSONParser {
 
     private mutating func parseObject() throws(WireError) -> JSONValue {
         try enterContainer()
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(members)
+            return .object([:])
         }
+        // Members collect on a stack shared by all nesting levels, so the dictionary is
+        // allocated once at its final size instead of growing key by key.
+        let base = pendingMembers.count
+        defer { pendingMembers.removeSubrange(base...) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -76,9 +87,7 @@ struct JSONParser {
             try expect(UInt8(ascii: ":"), "expected ':' after an object key")
             skipWhitespace()
             let value = try parseValue()
-            if members.updateValue(value, forKey: key) != nil {
-                throw .malformedJSON("duplicate object key at byte \(keyOffset)")
-            }
+            pendingMembers.append(PendingMember(key: key, value: value, offset: keyOffset))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input in an object") }
             let separator = bytes[index]
@@ -88,6 +97,10 @@ struct JSONParser {
                 index -= 1
                 throw fail("expected ',' or '}' in an object")
             }
+        }
+        var members = [String: JSONValue](minimumCapacity: pendingMembers.count - base)
+        for member in pendingMembers[base...] where members.updateValue(member.value, forKey: member.key) != nil {
+            throw .malformedJSON("duplicate object key at byte \(member.offset)")
         }
         depth -= 1
         return .object(members)

@@ -32,45 +32,76 @@ enum JSONWriter {
     static func writeObject(_ members: [String: JSONValue], into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         if members.count == 1, let member = members.first {
-            writeString(member.key, into: &out)
-            out.append(UInt8(ascii: ":"))
-            write(member.value, into: &out)
+            writeMember(key: member.key, value: member.value, into: &out)
         } else if !members.isEmpty {
+            var entries: [SortEntry] = []
+            entries.reserveCapacity(members.count)
+            var index = members.startIndex
+            while index != members.endIndex {
+                entries.append(SortEntry(index: index, key: members[index].key))
+                members.formIndex(after: &index)
+            }
+            entries.sort { lhs, rhs in SortEntry.precedes(lhs, rhs, in: members) }
             var first = true
-            for key in members.keys.sorted(by: keyPrecedes) {
+            for entry in entries {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                write(members[key].unsafelyUnwrapped, into: &out)
+                let member = members[entry.index]
+                writeMember(key: member.key, value: member.value, into: &out)
             }
         }
         out.append(UInt8(ascii: "}"))
     }
 
-    /// The key order documented on `CompactJSON`: DP-id-like digit strings first, by
-    /// numeric value, then everything else in `String` order. A strict total order on
-    /// the distinct keys of a dictionary.
-    static func keyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
-        let lhsDigits = isDigits(lhs), rhsDigits = isDigits(rhs)
-        switch (lhsDigits, rhsDigits) {
-        case (true, false): return true
-        case (false, true): return false
-        case (true, true):
-            let lhsCount = lhs.utf8.count, rhsCount = rhs.utf8.count
-            if lhsCount != rhsCount { return lhsCount < rhsCount }
-            return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
-        case (false, false): return lhs < rhs
-        }
+    private static func writeMember(key: String, value: JSONValue, into out: inout [UInt8]) {
+        writeString(key, into: &out)
+        out.append(UInt8(ascii: ":"))
+        write(value, into: &out)
     }
 
-    private static func isDigits(_ key: String) -> Bool {
-        var any = false
-        for byte in key.utf8 {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return false }
-            any = true
+    /// An object member with its place in the key order documented on `CompactJSON`
+    /// worked out once: digit-only keys (Tuya DP ids) first by numeric value, i.e. shorter
+    /// first and then byte order, then every other key in `String` order. A strict total
+    /// order on the distinct keys of a dictionary.
+    /// Holds a dictionary index rather than the key and value, so sorting moves plain
+    /// integers instead of retaining strings.
+    private struct SortEntry {
+        let index: [String: JSONValue].Index
+        /// 0 for digit keys of up to 19 digits, 1 for longer digit keys, 2 for the rest.
+        let rank: UInt8
+        let length: Int
+        let number: UInt64
+
+        init(index: [String: JSONValue].Index, key: String) {
+            self.index = index
+            var number: UInt64 = 0
+            var length = 0
+            var digitsOnly = true
+            for byte in key.utf8 {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+                    digitsOnly = false
+                    break
+                }
+                if length < 19 { number = number * 10 + UInt64(byte - UInt8(ascii: "0")) }
+                length += 1
+            }
+            self.length = length
+            self.number = number
+            rank = !digitsOnly || length == 0 ? 2 : length <= 19 ? 0 : 1
         }
-        return any
+
+        static func precedes(_ lhs: SortEntry, _ rhs: SortEntry, in members: [String: JSONValue]) -> Bool {
+            if lhs.rank != rhs.rank { return lhs.rank < rhs.rank }
+            switch lhs.rank {
+            case 0:
+                return lhs.length != rhs.length ? lhs.length < rhs.length : lhs.number < rhs.number
+            case 1:
+                if lhs.length != rhs.length { return lhs.length < rhs.length }
+                return members[lhs.index].key.utf8.lexicographicallyPrecedes(members[rhs.index].key.utf8)
+            default:
+                return members[lhs.index].key < members[rhs.index].key
+            }
+        }
     }
 
     static func writeInteger(_ number: Int64, into out: inout [UInt8]) {
@@ -147,7 +178,7 @@ enum JSONWriter {
         }
     }
 
-    private static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+    static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }

@@ -33,42 +33,42 @@ public enum TuyaEnvelope: Sendable, Hashable {
     /// Compact JSON with the keys in TCK's order: protocol, t, data.
     public func encode(timestamp: Int64) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(96)
-        out.append(contentsOf: #"{"protocol":"#.utf8)
+        out.reserveCapacity(256)
+        JSONWriter.appendASCII(#"{"protocol":"#, to: &out)
         JSONWriter.writeInteger(Int64(protocolNumber), into: &out)
-        out.append(contentsOf: #","t":"#.utf8)
+        JSONWriter.appendASCII(#","t":"#, to: &out)
         JSONWriter.writeInteger(timestamp, into: &out)
-        out.append(contentsOf: #","data":"#.utf8)
+        JSONWriter.appendASCII(#","data":"#, to: &out)
         switch self {
         case .report(let devId, let dps, let t):
             out.append(UInt8(ascii: "{"))
             if let devId {
-                out.append(contentsOf: #""devId":"#.utf8)
+                JSONWriter.appendASCII(#""devId":"#, to: &out)
                 JSONWriter.writeString(devId, into: &out)
                 out.append(UInt8(ascii: ","))
             }
-            out.append(contentsOf: #""dps":"#.utf8)
+            JSONWriter.appendASCII(#""dps":"#, to: &out)
             JSONWriter.writeObject(dps, into: &out)
             if let t {
-                out.append(contentsOf: #","t":"#.utf8)
+                JSONWriter.appendASCII(#","t":"#, to: &out)
                 JSONWriter.writeInteger(t, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         case .command(let dps):
-            out.append(contentsOf: #"{"dps":"#.utf8)
+            JSONWriter.appendASCII(#"{"dps":"#, to: &out)
             JSONWriter.writeObject(dps, into: &out)
             out.append(UInt8(ascii: "}"))
         case .query(let dpIDs):
             guard let dpIDs else {
-                out.append(contentsOf: "{}".utf8)
+                JSONWriter.appendASCII("{}", to: &out)
                 break
             }
-            out.append(contentsOf: #"{"dpId":["#.utf8)
+            JSONWriter.appendASCII(#"{"dpId":["#, to: &out)
             for (position, id) in dpIDs.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 JSONWriter.writeInteger(Int64(id), into: &out)
             }
-            out.append(contentsOf: "]}".utf8)
+            JSONWriter.appendASCII("]}", to: &out)
         case .other(_, let data):
             JSONWriter.write(data, into: &out)
         }
