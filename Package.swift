@@ -48,6 +48,8 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
+        // A private mosquitto on a free loopback port, for tests, the demo and benchmarks.
+        .target(name: "LocalBroker", swiftSettings: strict),
         .executableTarget(
             name: "youll-devices",
             dependencies: [
