@@ -14,6 +14,9 @@
 ///   with the fewest hex digits, so a hue below 256 takes one byte and the string is 12 hex
 ///   `rrggbb hh ss vv`. Decoding with format `rgbhsv` accepts that form, reading `hh` as
 ///   degrees (0–255, not scaled). Encoding always writes the standard 14-digit form.
+///   The same vendor's presets carry saturation `0x64` for full colour, i.e. 0–100 rather
+///   than 0–255; that is not detectable from the string, so it is read as 0–255 (39 %).
+///   Supporting it needs a third `ColourFormat` in the profile.
 public enum ColourCodec {
     /// Lowercase hex in the given layout.
     public static func encode(_ colour: HSVColour, format: ColourFormat) -> String {

@@ -23,6 +23,7 @@ public enum ValueScaling {
     }
 
     /// The percentage for a raw value; a raw value outside the range is clamped first.
+    /// A range of a single value reads as 100 %.
     public static func percent(fromRaw raw: Int32, range: ClosedRange<Int32>) -> Int {
         let total = span(range)
         guard total > 0 else { return 100 }
