@@ -3,15 +3,99 @@ import TuyaCore
 import TuyaWire
 
 /// One harness per decoder of untrusted bytes. Each must return normally for every
-/// input: a trap, an ASan report or a hang is a finding.
+/// input: a trap, an ASan report or a hang is a finding. Where a decoder accepts the
+/// input, the harness also checks the round trip, so a decoder that "succeeds" with a
+/// wrong value is a finding too.
 let harnesses: [String: @Sendable ([UInt8]) -> Void] = [
     "padding-ecb": { bytes in
         _ = try? PKCS7.unpad(bytes)
         _ = try? AESCipher.decryptECB(bytes, key: fuzzKey)
+    },
+    "mqtt-frame": { bytes in
+        _ = try? MQTTFrame.decodeHeader(bytes)
+        _ = try? MQTTFrame.decode(bytes, key: fuzzKey)
+    },
+    "mqtt-legacy": { bytes in
+        _ = try? MQTTLegacyFrame.decode(bytes, key: fuzzKey)
+    },
+    "mqtt-envelope": { bytes in
+        guard let (envelope, timestamp) = try? TuyaEnvelope.decode(bytes) else { return }
+        let again = envelope.encode(timestamp: timestamp)
+        guard let (decoded, t) = try? TuyaEnvelope.decode(again), decoded == envelope, t == timestamp else {
+            fatalError("envelope round trip changed the value")
+        }
+    },
+    "compact-json": { bytes in
+        guard let value = try? CompactJSON.decode(bytes) else { return }
+        guard let again = try? CompactJSON.decode(CompactJSON.encode(value)), again == value else {
+            fatalError("JSON round trip changed the value")
+        }
+    },
+    "ble-reassembler": { bytes in
+        // The input is a sequence of packets, each prefixed by its length byte.
+        var reassembler = BLEReassembler()
+        var rest = bytes[...]
+        while let length = rest.first {
+            rest = rest.dropFirst()
+            let packet = Array(rest.prefix(Int(length % 21)))
+            rest = rest.dropFirst(packet.count)
+            _ = try? reassembler.receive(packet)
+        }
+    },
+    "ble-frame": { bytes in
+        _ = try? BLEFrameCodec.decrypt(bytes, keys: fuzzBLEKeys)
+        _ = try? BLECommandFrame(bytes: bytes)
+    },
+    "ble-datapoints": { bytes in
+        for format in [BLEDataPointList.Format.v3, .v4] {
+            guard let list = try? BLEDataPointList(bytes: bytes, format: format) else { continue }
+            guard let again = try? BLEDataPointList(bytes: list.encoded, format: format), again == list else {
+                fatalError("DP list round trip changed the value")
+            }
+        }
+    },
+    "ble-bodies": { bytes in
+        _ = try? BLEDeviceInfo(bytes: bytes)
+        _ = try? BLEDataPointWriteV4(bytes: bytes)
+        _ = try? BLEDataPointWriteV4Response(bytes: bytes)
+        for command in [BLECommand.dpReportV3, .dpReportV3WithTime] {
+            _ = try? BLEDataPointReportV3(bytes: bytes, command: command)
+        }
+        for command in [BLECommand.dpReportV4, .dpReportV4WithTime] {
+            _ = try? BLEDataPointReportV4(bytes: bytes, command: command)
+        }
+        _ = try? Varint(bytes: bytes)
+    },
+    "profile-yaml": { bytes in
+        guard let text = String(validating: bytes, as: UTF8.self) else { return }
+        _ = try? ProfileLoader.parse(yaml: text, source: "fuzz.yaml")
+    },
+    "dps-json": { bytes in
+        guard case .object(let dps)? = try? CompactJSON.decode(bytes) else { return }
+        let (values, _) = DataPointJSON.decode(dps, profile: fuzzProfile)
+        _ = DataPointMapper(profile: fuzzProfile).state(from: values)
+        _ = DataPointJSON.decode(dps, profile: nil)
     },
 ]
 
 let fuzzKey: AESKey = {
     guard let key = try? AESKey(localKey: "0123456789abcdef") else { fatalError("fixed fuzz key is 16 bytes") }
     return key
+}()
+
+let fuzzBLEKeys: BLEKeys = {
+    guard var keys = try? BLEKeys(localKey: "0123456789abcdef") else { fatalError("fixed fuzz key") }
+    try? keys.establishSession(srand: [1, 2, 3, 4, 5, 6])
+    return keys
+}()
+
+/// The shipped modern diffuser profile (enum, bitmap, colour and value DPs).
+let fuzzProfile: DeviceProfile = {
+    let url = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("devices/aroma-diffuser-modern.yaml")
+    guard let text = try? String(contentsOf: url, encoding: .utf8),
+        let profile = try? ProfileLoader.parse(yaml: text, source: url.lastPathComponent)
+    else { fatalError("cannot load \(url.path) for the dps-json harness") }
+    return profile
 }()
