@@ -66,6 +66,13 @@ let package = Package(
             path: "Benchmarks/WireBench",
             swiftSettings: strict
         ),
+        // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
+        .target(name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire"], swiftSettings: strict),
+        .testTarget(
+            name: "TuyaControllerTests",
+            dependencies: ["TuyaController", "LocalBroker", "TuyaCore", "TuyaWire"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "TuyaCoreTests", dependencies: ["TuyaCore"], swiftSettings: strict),
         .testTarget(name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore"], swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),

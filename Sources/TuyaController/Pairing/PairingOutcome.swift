@@ -1,0 +1,30 @@
+import TuyaCore
+
+/// How an MQTT pairing attempt ended. Each failure is a distinct, explained result
+/// (ARCHITECTURE.md "Pairing"), not an error: the user fixes the key, powers the device
+/// or picks a profile and tries again.
+public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
+    /// The device answered with a decryptable report and a profile fits it.
+    case paired(TuyaDevice)
+    /// Frames arrived on the device's topic but the local key does not decrypt them.
+    case wrongKey
+    /// Nothing arrived on the device's topic before the pairing deadline.
+    case noAnswer
+    /// The device answered, but no profile lists its product id or declares every DP it
+    /// reported; `dpsSeen` lets the user pick or write one.
+    case unknownProduct(dpsSeen: [DataPointID])
+    /// A device with this id is already paired; remove it first to pair it again.
+    case alreadyPaired
+
+    public var description: String {
+        switch self {
+        case .paired(let device): "paired \(device.name) (\(device.id)) with profile \(device.profileID)"
+        case .wrongKey: "the device answered but the local key does not decrypt its frames; check the local key"
+        case .noAnswer: "no answer from the device; check that it is powered and connected to this broker"
+        case .unknownProduct(let seen):
+            "no profile fits this device (it reported \(seen.map(\.description).joined(separator: ", "))); "
+                + "choose a profile id or add one under devices/"
+        case .alreadyPaired: "this device is already paired; remove it first to pair it again"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import TuyaCore
+import TuyaWire
+
+/// Where the controller keeps paired devices, their local keys and their desired state
+/// across restarts. The controller calls it; the SQLite implementation lives in Storage.
+public protocol DeviceStore: Sendable {
+    func loadDevices() async throws -> [StoredDevice]
+    /// Adds or replaces a device and its key.
+    func save(_ device: StoredDevice) async throws
+    /// Records what the user last asked the device to hold, re-applied after reconnects.
+    func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws
+    func remove(_ id: DeviceID) async throws
+}
+
+/// One paired device as persisted: its public description, its secret and its desired state.
+/// The key is an `AESKey`, whose description is redacted, so printing this leaks nothing.
+public struct StoredDevice: Sendable, Hashable {
+    public var device: TuyaDevice
+    public var localKey: AESKey
+    public var desired: DataPoints
+
+    public init(device: TuyaDevice, localKey: AESKey, desired: DataPoints = [:]) {
+        self.device = device
+        self.localKey = localKey
+        self.desired = desired
+    }
+}
+
+/// A `DeviceStore` that forgets everything on exit: for tests and until Storage lands.
+public actor InMemoryDeviceStore: DeviceStore {
+    private var devices: [DeviceID: StoredDevice]
+
+    public init(devices: [StoredDevice] = []) {
+        self.devices = Dictionary(devices.map { ($0.device.id, $0) }, uniquingKeysWith: { _, later in later })
+    }
+
+    public func loadDevices() -> [StoredDevice] { devices.values.sorted { $0.device.id < $1.device.id } }
+
+    public func save(_ device: StoredDevice) {
+        devices[device.device.id] = device
+    }
+
+    public func saveDesired(_ desired: DataPoints, for id: DeviceID) {
+        devices[id]?.desired = desired
+    }
+
+    public func remove(_ id: DeviceID) {
+        devices[id] = nil
+    }
+}

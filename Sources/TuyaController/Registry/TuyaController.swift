@@ -1,0 +1,333 @@
+import Foundation
+import TuyaCore
+import TuyaWire
+
+/// The service behind `TuyaControllerProtocol` for Wi-Fi (MQTT) devices: the device
+/// registry, pairing, and one `MQTTDeviceLink` per paired device.
+///
+/// One bus subscription to `smart/device/out/+` receives every device's frames; each is
+/// handed to the link for its devId. Frames from unknown devIds are listed as pairing
+/// candidates while the pairing window is open and otherwise ignored. The controller
+/// consumes the bus's events itself, so give it a bus nobody else reads.
+public actor TuyaController: TuyaControllerProtocol {
+    public struct Configuration: Hashable, Sendable {
+        /// How long `pair` waits for a decryptable report.
+        public var pairingTimeout: Duration = .seconds(15)
+        /// How long `send` waits for the device to confirm.
+        public var confirmationTimeout: Duration = .seconds(5)
+        public var queryInterval: Duration = .seconds(30)
+        public var maxUnansweredQueries = 3
+        /// No traffic for this long means offline; nil: `queryInterval * (maxUnansweredQueries + 1)`.
+        public var silenceTimeout: Duration?
+
+        public init() {}
+    }
+
+    static let outTopicPrefix = "smart/device/out/"
+
+    private let bus: any DeviceBus
+    private let library: ProfileLibrary
+    private let store: any DeviceStore
+    private let configuration: Configuration
+    private let linkClock: LinkClock
+    private let unixTime: @Sendable () -> Int64
+    private let sequenceSeed: @Sendable () -> UInt32
+    private let hub = EventHub()
+    private let persistence: AsyncStream<(DeviceID, DataPoints)>.Continuation
+    private let persistenceStream: AsyncStream<(DeviceID, DataPoints)>
+
+    private var links: [DeviceID: MQTTDeviceLink] = [:]
+    private var registry: [DeviceID: TuyaDevice] = [:]
+    private var pairings: [DeviceID: PendingPairing] = [:]
+    private var candidates: [DeviceID: PairingCandidate] = [:]
+    private var pairingWindowOpen = false
+    private var busConnected = false
+    private var running = false
+    private var tasks: [Task<Void, Never>] = []
+
+    /// A pairing under way: its key, its decision core and its waiting caller.
+    private struct PendingPairing {
+        var key: AESKey
+        var attempt: PairingAttempt
+        var waiter: CheckedContinuation<PairingOutcome, Never>?
+        var deadline: Task<Void, Never>?
+    }
+
+    /// - Parameters:
+    ///   - clock: drives confirmation deadlines, frame gaps, queries and pairing timeouts.
+    ///   - unixTime: the `t` field of outgoing frames and `lastSeen`.
+    ///   - sequenceSeed: the first sequence number of each link (masked to 0xffff).
+    public init(
+        bus: any DeviceBus, library: ProfileLibrary, store: any DeviceStore = InMemoryDeviceStore(),
+        configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock(),
+        unixTime: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+        sequenceSeed: @escaping @Sendable () -> UInt32 = { UInt32.random(in: 0...0xffff) }
+    ) {
+        self.bus = bus
+        self.library = library
+        self.store = store
+        self.configuration = configuration
+        linkClock = LinkClock(clock)
+        self.unixTime = unixTime
+        self.sequenceSeed = sequenceSeed
+        (persistenceStream, persistence) = AsyncStream.makeStream(of: (DeviceID, DataPoints).self)
+    }
+
+    // MARK: - Lifecycle
+
+    /// Loads the paired devices, subscribes to every device's `out` topic and connects.
+    public func start() async throws {
+        guard !running else { return }
+        running = true
+        for stored in try await store.loadDevices() {
+            guard let profile = library.profile(id: stored.device.profileID) else { continue }
+            addLink(stored, profile: profile)
+        }
+        let events = bus.busEvents()
+        tasks.append(
+            Task { [weak self] in
+                for await event in events { await self?.handle(event) }
+            })
+        let store = store
+        let persistenceStream = persistenceStream
+        tasks.append(
+            Task {
+                // One writer, so desired states reach the store in the order they changed.
+                for await (id, desired) in persistenceStream { try? await store.saveDesired(desired, for: id) }
+            })
+        let bus = bus
+        async let subscribed: Void = bus.subscribe(Self.outTopicPrefix + "+")
+        try await bus.connect()
+        try await subscribed
+    }
+
+    /// Stops every link (waiting commands fail with `stopped`), ends event streams and closes the bus.
+    public func stop() async {
+        guard running else { return }
+        running = false
+        for link in links.values { await link.stop() }
+        for id in Array(pairings.keys) { finishPairing(id, outcome: .noAnswer) }
+        for task in tasks { task.cancel() }
+        tasks = []
+        persistence.finish()
+        hub.finish()
+        await bus.close()
+    }
+
+    // MARK: - TuyaControllerProtocol
+
+    public func devices() -> [TuyaDevice] {
+        registry.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+
+    public func device(_ id: DeviceID) -> TuyaDevice? { registry[id] }
+
+    public func status(of id: DeviceID) async -> ConnectionStatus? { await links[id]?.status }
+
+    public func confirmedState(of id: DeviceID) async -> DeviceState? { await links[id]?.confirmedState }
+
+    public func pendingState(of id: DeviceID) async -> DeviceState? { await links[id]?.pendingState }
+
+    /// Validates the command against the device's profile, writes all its fields in one
+    /// frame and returns the state the device confirms.
+    @discardableResult
+    public func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
+        guard running else { throw ControllerError.stopped }
+        guard let link = links[id], let device = registry[id], let profile = library.profile(id: device.profileID)
+        else { throw ControllerError.unknownDevice(id.rawValue) }
+        let writes: DataPoints
+        do throws(MappingError) {
+            writes = try DataPointMapper(profile: profile).writes(for: command)
+        } catch {
+            throw ControllerError.invalidCommand(device: id, reason: error.description)
+        }
+        return try await link.send(writes)
+    }
+
+    public nonisolated func events() -> AsyncStream<ControllerEvent> { hub.subscribe() }
+
+    // MARK: - Registry
+
+    /// Forgets a device and its key.
+    public func remove(_ id: DeviceID) async throws {
+        guard let link = links.removeValue(forKey: id) else { throw ControllerError.unknownDevice(id.rawValue) }
+        registry[id] = nil
+        await link.stop()
+        try await store.remove(id)
+        hub.publish(.deviceRemoved(id))
+    }
+
+    /// While open, devIds publishing on the broker that are not paired are listed by `pairingCandidates()`.
+    public func openPairingWindow() {
+        pairingWindowOpen = true
+    }
+
+    public func closePairingWindow() {
+        pairingWindowOpen = false
+        candidates = [:]
+    }
+
+    public func pairingCandidates() -> [PairingCandidate] {
+        candidates.values.sorted { $0.firstSeen < $1.firstSeen || ($0.firstSeen == $1.firstSeen && $0.id < $1.id) }
+    }
+
+    // MARK: - Pairing
+
+    /// Pairs a Wi-Fi device: sends a protocol-31 query encrypted with `localKey` and waits
+    /// (up to `pairingTimeout`) for a report that decrypts with it. The profile is
+    /// `profileID` when given, else the one listing `productID`, else the closest fit to
+    /// the DPs the device reported.
+    public func pair(
+        devId: String, localKey: String, profileID: String? = nil, name: String? = nil, productID: String? = nil
+    ) async throws -> PairingOutcome {
+        guard running else { throw PairingError.notRunning }
+        guard let id = DeviceID(devId) else { throw PairingError.invalidDeviceID(devId) }
+        let key: AESKey
+        do throws(WireError) {
+            key = try AESKey(localKey: localKey)
+        } catch {
+            throw PairingError.invalidLocalKey(device: devId, reason: "it must be 16 characters")
+        }
+        if let profileID, library.profile(id: profileID) == nil { throw PairingError.unknownProfile(profileID) }
+        guard registry[id] == nil, pairings[id] == nil else { return .alreadyPaired }
+        let request = PairingAttempt.Request(
+            id: id, name: name ?? id.rawValue, profileID: profileID, productID: productID)
+        pairings[id] = PendingPairing(key: key, attempt: PairingAttempt(request: request, library: library))
+        candidates[id] = nil
+
+        let body = TuyaEnvelope.query(dpIDs: nil).encode(timestamp: unixTime())
+        let frame = try MQTTFrame.encode(
+            body: body, key: key, sequence: sequenceSeed() & 0xffff, source: MQTTDeviceLink.gatewaySource)
+        let bus = bus
+        let topic = "smart/device/in/\(id.rawValue)"
+        let timeout = configuration.pairingTimeout
+        let sleepUntil = linkClock.sleepUntil
+        let deadline = linkClock.now() + timeout
+        return await withCheckedContinuation { waiter in
+            pairings[id]?.waiter = waiter
+            pairings[id]?.deadline = Task { [weak self] in
+                do { try await sleepUntil(deadline) } catch { return }
+                await self?.pairingDeadlinePassed(id)
+            }
+            Task { try? await bus.publish(topic: topic, payload: frame) }
+        }
+    }
+
+    /// Parses a tinytuya `devices.json` and pairs every device in it concurrently.
+    /// Returns each entry with its outcome, in file order.
+    public func importTinyTuya(devicesJSON: [UInt8]) async throws -> [(TinyTuyaImport.Entry, PairingOutcome)] {
+        let entries = try TinyTuyaImport.parse(devicesJSON)
+        return try await withThrowingTaskGroup(of: (Int, PairingOutcome).self) { group in
+            for (index, entry) in entries.enumerated() {
+                group.addTask {
+                    let outcome = try await self.pair(
+                        devId: entry.id.rawValue, localKey: entry.localKey, name: entry.name,
+                        productID: entry.productID)
+                    return (index, outcome)
+                }
+            }
+            var outcomes: [Int: PairingOutcome] = [:]
+            for try await (index, outcome) in group { outcomes[index] = outcome }
+            return entries.enumerated().map { index, entry in (entry, outcomes[index] ?? .noAnswer) }
+        }
+    }
+
+    private func pairingDeadlinePassed(_ id: DeviceID) {
+        guard let pending = pairings[id] else { return }
+        finishPairing(id, outcome: pending.attempt.outcomeAtDeadline)
+    }
+
+    private func finishPairing(_ id: DeviceID, outcome: PairingOutcome) {
+        guard let pending = pairings.removeValue(forKey: id) else { return }
+        pending.deadline?.cancel()
+        pending.waiter?.resume(returning: outcome)
+    }
+
+    private func receivePairingFrame(_ payload: [UInt8], for id: DeviceID) async {
+        guard var pending = pairings[id] else { return }
+        let body: [UInt8]
+        do throws(WireError) {
+            body = try MQTTFrame.decode(payload, key: pending.key).body
+        } catch {
+            // An intact frame on this device's own topic that the key cannot open: the key
+            // is wrong, and waiting out the deadline would tell the user nothing more.
+            if case .keyMismatch = error {
+                pending.attempt.receivedKeyMismatch()
+                finishPairing(id, outcome: pending.attempt.outcomeAtDeadline)
+            }
+            return
+        }
+        guard let (envelope, _) = try? TuyaEnvelope.decode(body), case .report(let devId, let dps, _) = envelope,
+            devId == nil || devId == id.rawValue
+        else { return }
+        let dpIDs = Set(dps.keys.compactMap { DataPointID(jsonKey: $0) })
+        let (outcome, profile) = pending.attempt.receivedReport(dpIDs: dpIDs)
+        guard case .paired(let device) = outcome, let profile else {
+            finishPairing(id, outcome: outcome)
+            return
+        }
+        // Registered before anything is awaited, so no frame or second pair call slips in between.
+        let stored = StoredDevice(device: device, localKey: pending.key)
+        let link = addLink(stored, profile: profile)
+        finishPairing(id, outcome: outcome)
+        hub.publish(.devicePaired(device))
+        if busConnected { await link.brokerConnected() }
+        await link.receive(payload)
+        try? await store.save(stored)
+    }
+
+    // MARK: - Bus events
+
+    private func handle(_ event: DeviceBusEvent) async {
+        switch event {
+        case .connected:
+            busConnected = true
+            for link in links.values { await link.brokerConnected() }
+        case .disconnected:
+            busConnected = false
+            for link in links.values { await link.brokerLost() }
+        case .message(let topic, let payload):
+            guard topic.hasPrefix(Self.outTopicPrefix),
+                let id = DeviceID(String(topic.dropFirst(Self.outTopicPrefix.count)))
+            else { return }
+            if let link = links[id] {
+                await link.receive(payload)
+            } else if pairings[id] != nil {
+                await receivePairingFrame(payload, for: id)
+            } else if pairingWindowOpen {
+                noteCandidate(id)
+            }
+        }
+    }
+
+    private func noteCandidate(_ id: DeviceID) {
+        let now = Date(timeIntervalSince1970: TimeInterval(unixTime()))
+        if var candidate = candidates[id] {
+            candidate.lastSeen = now
+            candidate.frames += 1
+            candidates[id] = candidate
+        } else if candidates.count < 1024 {
+            // Bounded: a hostile publisher inventing devIds cannot grow this without limit.
+            candidates[id] = PairingCandidate(id: id, firstSeen: now, lastSeen: now, frames: 1)
+        }
+    }
+
+    @discardableResult
+    private func addLink(_ stored: StoredDevice, profile: DeviceProfile) -> MQTTDeviceLink {
+        let id = stored.device.id
+        let persistence = persistence
+        let link = MQTTDeviceLink(
+            device: stored.device, key: stored.localKey, profile: profile, bus: bus,
+            configuration: .init(
+                confirmationTimeout: configuration.confirmationTimeout,
+                availability: .init(
+                    queryInterval: configuration.queryInterval,
+                    maxUnansweredQueries: configuration.maxUnansweredQueries,
+                    silenceTimeout: configuration.silenceTimeout)),
+            clock: linkClock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired, hub: hub,
+            onDesiredChange: { desired in persistence.yield((id, desired)) })
+        links[id] = link
+        registry[id] = stored.device
+        return link
+    }
+}
