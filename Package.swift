@@ -50,6 +50,14 @@ let package = Package(
         ),
         // A private mosquitto on a free loopback port, for tests, the demo and benchmarks.
         .target(name: "LocalBroker", swiftSettings: strict),
+        // Simulated Tuya Wi-Fi lights and diffusers on a broker, for tests, the demo and benchmarks.
+        // Talks to libmosquitto directly, not through MQTTLink: one poll loop drives every
+        // simulated device's connection, while MQTTLink runs one thread per connection.
+        .target(
+            name: "DeviceSimulator",
+            dependencies: ["TuyaCore", "TuyaWire", "CMosquitto"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "youll-devices",
             dependencies: [
@@ -76,6 +84,11 @@ let package = Package(
         .testTarget(name: "TuyaCoreTests", dependencies: ["TuyaCore"], swiftSettings: strict),
         .testTarget(name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore"], swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
+        .testTarget(
+            name: "DeviceSimulatorTests",
+            dependencies: ["DeviceSimulator", "LocalBroker", "TuyaCore", "TuyaWire", "CMosquitto"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "CLITests", dependencies: ["youll-devices"], swiftSettings: strict),
     ]
 )
