@@ -63,6 +63,7 @@ let package = Package(
             dependencies: [
                 "TuyaCore",
                 "TuyaWire",
+                "DeviceSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

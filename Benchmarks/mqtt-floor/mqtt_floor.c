@@ -1,0 +1,181 @@
+/*
+ * The floor for youll-devices' MQTT benchmarks: a plain C libmosquitto client doing
+ * the same command -> report round trip as TuyaController, through the same broker,
+ * to the same simulated devices, with none of the gateway's work (no typed commands,
+ * no encryption on our side: the frames are prepared beforehand).
+ *
+ * Usage: mqtt_floor PORT FRAMES_FILE ROUNDS
+ *   FRAMES_FILE: one line per device: "<devId> <hex frame>" (a protocol-5 command
+ *   already encrypted with that device's key).
+ *   Round trip: ROUNDS commands to the first device, one at a time, each until its
+ *   report arrives on smart/device/out/<devId>. Sweep: one command to every device,
+ *   until every device has answered.
+ * Prints BENCH lines: mqtt.floor.rtt.p50 / .p99 (ms) and mqtt.floor.sweep (ms).
+ *
+ * Like the fastest floor in INTEROP.md, it drives mosquitto_loop itself (no thread)
+ * and sets TCP_NODELAY.
+ */
+#include <mosquitto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_DEVICES 20000
+
+static char *dev_ids[MAX_DEVICES];
+static unsigned char *frames[MAX_DEVICES];
+static int frame_lengths[MAX_DEVICES];
+static int device_count;
+static char answered[MAX_DEVICES];
+static int answers;
+static int connected;
+static int subscribed;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int find_device(const char *dev_id) {
+    /* Linear scan is fine for the round trip (device 0) and costs the sweep little;
+       a hash would hide nothing the gateway does not also do. */
+    for (int i = 0; i < device_count; i++)
+        if (strcmp(dev_ids[i], dev_id) == 0) return i;
+    return -1;
+}
+
+static void on_connect(struct mosquitto *m, void *ud, int rc) {
+    (void)ud;
+    if (rc == 0) {
+        connected = 1;
+        mosquitto_subscribe(m, NULL, "smart/device/out/+", 1);
+    }
+}
+
+static void on_subscribe(struct mosquitto *m, void *ud, int mid, int n, const int *q) {
+    (void)m; (void)ud; (void)mid; (void)n; (void)q;
+    subscribed = 1;
+}
+
+static void on_message(struct mosquitto *m, void *ud, const struct mosquitto_message *msg) {
+    (void)m; (void)ud;
+    const char *prefix = "smart/device/out/";
+    if (strncmp(msg->topic, prefix, strlen(prefix)) != 0) return;
+    int i = find_device(msg->topic + strlen(prefix));
+    if (i >= 0 && !answered[i]) {
+        answered[i] = 1;
+        answers++;
+    }
+}
+
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int load_frames(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    static char line[1 << 16];
+    while (device_count < MAX_DEVICES && fgets(line, sizeof line, f)) {
+        char *space = strchr(line, ' ');
+        if (!space) continue;
+        *space = 0;
+        char *hex = space + 1;
+        size_t n = strcspn(hex, "\r\n");
+        dev_ids[device_count] = strdup(line);
+        frames[device_count] = malloc(n / 2 + 1);
+        for (size_t i = 0; i + 1 < n; i += 2)
+            frames[device_count][i / 2] = (unsigned char)(hex_value(hex[i]) << 4 | hex_value(hex[i + 1]));
+        frame_lengths[device_count] = (int)(n / 2);
+        device_count++;
+    }
+    fclose(f);
+    return device_count;
+}
+
+static void wait_until(struct mosquitto *m, int *flag_or_null, int target, double deadline_ms) {
+    while (now_ms() < deadline_ms) {
+        if (flag_or_null ? *flag_or_null : answers >= target) return;
+        mosquitto_loop(m, 5, 1);
+    }
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void publish(struct mosquitto *m, int i) {
+    char topic[256];
+    snprintf(topic, sizeof topic, "smart/device/in/%s", dev_ids[i]);
+    mosquitto_publish(m, NULL, topic, frame_lengths[i], frames[i], 1, false);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s PORT FRAMES_FILE ROUNDS\n", argv[0]);
+        return 2;
+    }
+    int port = atoi(argv[1]);
+    int rounds = atoi(argv[3]);
+    if (load_frames(argv[2]) <= 0 || rounds <= 0) {
+        fprintf(stderr, "mqtt_floor: no frames in %s\n", argv[2]);
+        return 2;
+    }
+    mosquitto_lib_init();
+    struct mosquitto *m = mosquitto_new("youll-bench-floor", true, NULL);
+    mosquitto_int_option(m, MOSQ_OPT_TCP_NODELAY, 1);
+    mosquitto_connect_callback_set(m, on_connect);
+    mosquitto_subscribe_callback_set(m, on_subscribe);
+    mosquitto_message_callback_set(m, on_message);
+    if (mosquitto_connect(m, "127.0.0.1", port, 30) != MOSQ_ERR_SUCCESS) {
+        fprintf(stderr, "mqtt_floor: cannot connect to 127.0.0.1:%d\n", port);
+        return 1;
+    }
+    wait_until(m, &subscribed, 0, now_ms() + 5000);
+    if (!subscribed) {
+        fprintf(stderr, "mqtt_floor: no SUBACK\n");
+        return 1;
+    }
+
+    double *samples = calloc((size_t)rounds, sizeof(double));
+    for (int r = 0; r < rounds; r++) {
+        answered[0] = 0;
+        answers = 0;
+        double start = now_ms();
+        publish(m, 0);
+        wait_until(m, NULL, 1, start + 5000);
+        if (answers < 1) {
+            fprintf(stderr, "mqtt_floor: device %s did not answer\n", dev_ids[0]);
+            return 1;
+        }
+        samples[r] = now_ms() - start;
+    }
+    qsort(samples, (size_t)rounds, sizeof(double), compare_double);
+    printf("BENCH mqtt.floor.rtt.p50 %.3f ms\n", samples[rounds / 2]);
+    printf("BENCH mqtt.floor.rtt.p99 %.3f ms\n", samples[(rounds * 99) / 100]);
+
+    memset(answered, 0, sizeof answered);
+    answers = 0;
+    double start = now_ms();
+    for (int i = 0; i < device_count; i++) {
+        publish(m, i);
+        mosquitto_loop(m, 0, 1);
+    }
+    wait_until(m, NULL, device_count, start + 30000);
+    double sweep = now_ms() - start;
+    if (answers < device_count) {
+        fprintf(stderr, "mqtt_floor: only %d of %d devices answered the sweep\n", answers, device_count);
+        return 1;
+    }
+    printf("BENCH mqtt.floor.sweep %.1f ms\n", sweep);
+    mosquitto_disconnect(m);
+    mosquitto_destroy(m);
+    mosquitto_lib_cleanup();
+    return 0;
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Where device profiles are looked for, later folders overriding earlier ones: the
+/// installed set, then the user's own (ARCHITECTURE.md: "profiles from the installed
+/// devices/ plus a user folder").
+enum ProfileDirectories {
+    static func search(explicit: [String]) -> [URL] {
+        if !explicit.isEmpty { return explicit.map { URL(fileURLWithPath: $0) } }
+        var directories: [URL] = []
+        if let override = ProcessInfo.processInfo.environment["YOULL_PROFILES"], !override.isEmpty {
+            return override.split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        }
+        // A source checkout: devices/ beside the package the binary was built in.
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = directory.appendingPathComponent("devices")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("README.md").path) {
+                directories.append(candidate)
+                break
+            }
+            directory.deleteLastPathComponent()
+        }
+        directories.append(URL(fileURLWithPath: "/usr/share/youll-devices/devices"))
+        let config = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+        directories.append(URL(fileURLWithPath: "/etc/youll-devices/devices"))
+        directories.append(config.appendingPathComponent("youll-devices/devices"))
+        return directories
+    }
+}
