@@ -38,6 +38,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Async MQTT client over libmosquitto: TLS, auth, last will, QoS 1, reconnect with backoff.
+        .target(name: "MQTTLink", dependencies: ["CMosquitto"], swiftSettings: strict),
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
@@ -67,6 +69,7 @@ let package = Package(
         .testTarget(name: "TuyaCoreTests", dependencies: ["TuyaCore"], swiftSettings: strict),
         .testTarget(name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore"], swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
+        .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["youll-devices"], swiftSettings: strict),
     ]
 )
