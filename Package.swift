@@ -38,6 +38,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Async MQTT client over libmosquitto: TLS, auth, last will, QoS 1, reconnect with backoff.
+        .target(name: "MQTTLink", dependencies: ["CMosquitto"], swiftSettings: strict),
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
@@ -71,15 +73,19 @@ let package = Package(
         // Throughput benchmarks run by scripts/bench (release build).
         .executableTarget(
             name: "youll-bench",
-            dependencies: ["TuyaCore", "TuyaWire", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
+            dependencies: [
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             path: "Benchmarks/WireBench",
             swiftSettings: strict
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
-        .target(name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire"], swiftSettings: strict),
+        .target(name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink"], swiftSettings: strict),
         .testTarget(
             name: "TuyaControllerTests",
-            dependencies: ["TuyaController", "LocalBroker", "TuyaCore", "TuyaWire"],
+            dependencies: ["TuyaController", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink", "DeviceSimulator"],
             swiftSettings: strict
         ),
         .testTarget(name: "TuyaCoreTests", dependencies: ["TuyaCore"], swiftSettings: strict),
@@ -90,6 +96,7 @@ let package = Package(
             dependencies: ["DeviceSimulator", "LocalBroker", "TuyaCore", "TuyaWire", "CMosquitto"],
             swiftSettings: strict
         ),
+        .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["youll-devices"], swiftSettings: strict),
     ]
 )
