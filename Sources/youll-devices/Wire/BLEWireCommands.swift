@@ -72,7 +72,9 @@ struct BLEDecode: ParsableCommand {
                 ]
                 if let version { fields["protocol_version"] = .integer(Int64(version)) }
                 if let dps = body.dataPoints {
-                    fields["dps"] = .object(Dictionary(uniqueKeysWithValues: dps.map { ($0.id.jsonKey, jsonValue($0)) }))
+                    // A device may repeat a DP in one list; the later value wins, as it would on the device.
+                    fields["dps"] = .object(
+                        Dictionary(dps.map { ($0.id.jsonKey, jsonValue($0)) }, uniquingKeysWith: { $1 }))
                 }
                 for (label, value) in body.extra { fields[label] = .string(value) }
                 printJSON(.object(fields))
