@@ -133,6 +133,27 @@ struct WireCommandTests {
         #expect(dps["1"] as? Bool == false)  // the later value, as the device's final state
     }
 
+    @Test("decoding a BLE pair request never prints the local-key prefix it carries")
+    func blePairRequestRedacted() throws {
+        // uuid "abcdefghijklmnop" · key prefix "012345" (the whole BLE secret, §1.4) · devId "bf1234" zero-padded.
+        let prefixHex = "303132333435"
+        let data = "6162636465666768696a6b6c6d6e6f70" + prefixHex + "626631323334" + String(repeating: "00", count: 16)
+        let encoded = try CLIRunner.run([
+            "wire", "encode", "ble", "--key", key, "--srand", "010203040506", "--cmd", "0x0001", "--data", data,
+        ])
+        #expect(encoded.status == 0)
+        let hex = encoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for format in [[], ["--json"]] {
+            let decoded = try CLIRunner.run(
+                ["wire", "decode", "ble", "--key", key, "--srand", "010203040506"] + format + [hex])
+            #expect(decoded.status == 0, "stderr: \(decoded.stderr)")
+            #expect(!decoded.stdout.contains(prefixHex), "\(decoded.stdout)")
+            #expect(!decoded.stdout.contains("012345"), "\(decoded.stdout)")
+            #expect(decoded.stdout.contains("abcdefghijklmnop"))
+            #expect(decoded.stdout.contains("bf1234"))
+        }
+    }
+
     @Test("a session-key BLE frame without --srand says the srand is needed")
     func bleNeedsSrand() throws {
         let encoded = try CLIRunner.run([
