@@ -116,6 +116,44 @@ struct WireCommandTests {
         #expect(decoded.stdout.contains("dp 106  value 60"))
     }
 
+    @Test("a BLE report that repeats a DP id decodes with --json instead of crashing")
+    func bleRepeatedDataPoint() throws {
+        // A v3 report (0x8001) carrying DP1 twice: true, then false.
+        let encoded = try CLIRunner.run([
+            "wire", "encode", "ble", "--key", key, "--srand", "010203040506", "--cmd", "0x8001",
+            "--data", "01010101 01010100", "--iv", "000102030405060708090a0b0c0d0e0f",
+        ])
+        #expect(encoded.status == 0)
+        let hex = encoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let decoded = try CLIRunner.run(["wire", "decode", "ble", "--key", key, "--srand", "010203040506", "--json", hex])
+        #expect(decoded.status == 0, "stderr: \(decoded.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(decoded.stdout.utf8)) as? [String: Any])
+        let dps = try #require(object["dps"] as? [String: Any])
+        #expect(dps["1"] as? Bool == false)  // the later value, as the device's final state
+    }
+
+    @Test("decoding a BLE pair request never prints the local-key prefix it carries")
+    func blePairRequestRedacted() throws {
+        // uuid "abcdefghijklmnop" · key prefix "012345" (the whole BLE secret, §1.4) · devId "bf1234" zero-padded.
+        let prefixHex = "303132333435"
+        let data = "6162636465666768696a6b6c6d6e6f70" + prefixHex + "626631323334" + String(repeating: "00", count: 16)
+        let encoded = try CLIRunner.run([
+            "wire", "encode", "ble", "--key", key, "--srand", "010203040506", "--cmd", "0x0001", "--data", data,
+        ])
+        #expect(encoded.status == 0)
+        let hex = encoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for format in [[], ["--json"]] {
+            let decoded = try CLIRunner.run(
+                ["wire", "decode", "ble", "--key", key, "--srand", "010203040506"] + format + [hex])
+            #expect(decoded.status == 0, "stderr: \(decoded.stderr)")
+            #expect(!decoded.stdout.contains(prefixHex), "\(decoded.stdout)")
+            #expect(!decoded.stdout.contains("012345"), "\(decoded.stdout)")
+            #expect(decoded.stdout.contains("abcdefghijklmnop"))
+            #expect(decoded.stdout.contains("bf1234"))
+        }
+    }
+
     @Test("a session-key BLE frame without --srand says the srand is needed")
     func bleNeedsSrand() throws {
         let encoded = try CLIRunner.run([

@@ -71,6 +71,17 @@ struct ProfileHostileInputTests {
         expectError(shallow, reason: "expected a string, found a list")
     }
 
+    @Test("a long run of text with many * and & is screened in linear time", .timeLimit(.minutes(1)))
+    func longRunningText() throws {
+        // 200 000 characters without a blank: each '*' used to rescan the whole run before it.
+        let run = String(repeating: "a*b&", count: 50_000)
+        let profile = try ProfileLoader.parse(
+            yaml: F.replacing("name: Test diffuser", with: "name: \(run)"), source: "long.yaml")
+        #expect(profile.name.utf8.count == 200_000)
+        // The tag case still needs the word before the blank: `!!str &a` is an anchor.
+        expectError("id: !!str &a x\n", reason: "anchors (&name) are not allowed")
+    }
+
     @Test("binary garbage of many shapes ends in a ProfileError", arguments: 0..<64)
     func garbage(seed: Int) {
         var generator = SplitMix64(seed: UInt64(seed))

@@ -65,6 +65,17 @@ let harnesses: [String: @Sendable ([UInt8]) -> Void] = [
             _ = try? BLEDataPointReportV4(bytes: bytes, command: command)
         }
         _ = try? Varint(bytes: bytes)
+        _ = try? BLEDeviceInfoRequest(bytes: bytes)
+        _ = try? BLEPairRequest(bytes: bytes)
+        _ = try? BLEPairResult(bytes: bytes)
+        _ = try? BLETimeStringReply(bytes: bytes)
+        _ = try? BLETimeDateReply(bytes: bytes)
+        // Enum indices from the device against a profile's label list (TUYA.md §1.8).
+        for format in [BLEDataPointList.Format.v3, .v4] {
+            for dp in (try? BLEDataPointList(bytes: bytes, format: format))?.dataPoints ?? [] {
+                if let spec = fuzzProfile.dataPoint(dp.id) { _ = try? dp.value(spec: spec) }
+            }
+        }
     },
     "profile-yaml": { bytes in
         guard let text = String(validating: bytes, as: UTF8.self) else { return }

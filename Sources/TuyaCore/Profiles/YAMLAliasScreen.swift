@@ -20,6 +20,10 @@ enum YAMLAliasScreen {
     static func firstAnchorOrAlias(in text: String) -> Finding? {
         let scalars = Array(text.unicodeScalars)
         var line = 1
+        // Starts of the run of non-blank characters being read and of the one before it,
+        // tracked here so no candidate rescans a long run (that was quadratic in the text).
+        var runStart = 0
+        var previousRunStart = 0
         for index in scalars.indices {
             let scalar = scalars[index]
             if isLineBreak(scalar) {
@@ -27,27 +31,30 @@ enum YAMLAliasScreen {
                 if !(scalar == "\r" && index + 1 < scalars.count && scalars[index + 1] == "\n") { line += 1 }
                 continue
             }
+            if isBlank(scalar) { continue }
+            if index == 0 || isBlank(scalars[index - 1]) || isLineBreak(scalars[index - 1]) {
+                previousRunStart = runStart
+                runStart = index
+            }
             guard scalar == "&" || scalar == "*" else { continue }
             let next = index + 1 < scalars.count ? scalars[index + 1] : nil
             guard let next, !isBlank(next), !isLineBreak(next) else { continue }
-            if standsAtNodeStart(scalars, before: index) {
+            // The word before the candidate: the current run when nothing separates them.
+            let wordStart = runStart < index ? runStart : previousRunStart
+            if standsAtNodeStart(scalars, before: index, wordStart: wordStart) {
                 return Finding(line: line, isAnchor: scalar == "&")
             }
         }
         return nil
     }
 
-    private static func standsAtNodeStart(_ scalars: [Unicode.Scalar], before index: Int) -> Bool {
+    private static func standsAtNodeStart(_ scalars: [Unicode.Scalar], before index: Int, wordStart: Int) -> Bool {
         var cursor = index - 1
         while cursor >= 0, isBlank(scalars[cursor]) { cursor -= 1 }
         guard cursor >= 0, !isLineBreak(scalars[cursor]) else { return true }
         let previous = scalars[cursor]
         if "-:?[{,".unicodeScalars.contains(previous) { return true }
-        // A tag (`!!str`, `!local`, `!<uri>`) may precede an anchor or alias: find the word's start.
-        var wordStart = cursor
-        while wordStart > 0, !isBlank(scalars[wordStart - 1]), !isLineBreak(scalars[wordStart - 1]) {
-            wordStart -= 1
-        }
+        // A tag (`!!str`, `!local`, `!<uri>`) may precede an anchor or alias.
         if scalars[wordStart] == "!" { return true }
         // Letters, digits and ordinary punctuation mean the character sits inside running text.
         // A preceding `*` or `&` ends a word that was screened itself.

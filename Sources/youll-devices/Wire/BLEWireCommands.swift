@@ -68,11 +68,13 @@ struct BLEDecode: ParsableCommand {
                 var fields: [String: JSONValue] = [
                     "flag": .integer(Int64(usedFlag.rawValue)), "sn": .integer(Int64(frame.sn)),
                     "ack_sn": .integer(Int64(frame.ackSN)), "cmd": .string(frame.command.description),
-                    "cmd_name": .string(commandName(frame.command)), "data": .string(Hex.encode(frame.data)),
+                    "cmd_name": .string(commandName(frame.command)), "data": .string(shownData(frame)),
                 ]
                 if let version { fields["protocol_version"] = .integer(Int64(version)) }
                 if let dps = body.dataPoints {
-                    fields["dps"] = .object(Dictionary(uniqueKeysWithValues: dps.map { ($0.id.jsonKey, jsonValue($0)) }))
+                    // A device may repeat a DP in one list; the later value wins, as it would on the device.
+                    fields["dps"] = .object(
+                        Dictionary(dps.map { ($0.id.jsonKey, jsonValue($0)) }, uniquingKeysWith: { $1 }))
                 }
                 for (label, value) in body.extra { fields[label] = .string(value) }
                 printJSON(.object(fields))
@@ -83,7 +85,7 @@ struct BLEDecode: ParsableCommand {
                 ("sn", String(frame.sn)),
                 ("ack_sn", String(frame.ackSN)),
                 ("cmd", "\(frame.command) (\(commandName(frame.command)))"),
-                ("data", frame.data.isEmpty ? "(empty)" : Hex.encode(frame.data)),
+                ("data", frame.data.isEmpty ? "(empty)" : shownData(frame)),
             ]
             if let version { rows.insert(("version", String(version)), at: 0) }
             rows += body.extra
@@ -108,6 +110,9 @@ struct BLEDecode: ParsableCommand {
         case .dpReportV4, .dpReportV4WithTime:
             let report = try? BLEDataPointReportV4(bytes: frame.data, command: frame.command)
             return (report?.dataPoints, report.map { [("dp_sn", String($0.sn)), ("wants_ack", String($0.wantsAck))] } ?? [])
+        case .pair:
+            guard let request = try? BLEPairRequest(bytes: frame.data) else { return (nil, []) }
+            return (nil, [("uuid", request.uuid), ("devId", request.devId)])
         case .deviceInfo where frame.data.count >= BLEDeviceInfo.minimumLength:
             guard let info = try? BLEDeviceInfo(bytes: frame.data) else { return (nil, []) }
             return (nil, [
@@ -118,6 +123,16 @@ struct BLEDecode: ParsableCommand {
             return (nil, [])
         }
     }
+}
+
+/// The data as hex, with the local-key prefix of a pair request (bytes 16–21, §1.6)
+/// masked: those six characters are all a BLE login or session key is derived from
+/// (§1.4), so decoded output must be safe to paste into a bug report.
+private func shownData(_ frame: BLECommandFrame) -> String {
+    guard frame.command == .pair, frame.data.count > 16 else { return Hex.encode(frame.data) }
+    let end = min(frame.data.count, 22)
+    return Hex.encode(frame.data[..<16]) + String(repeating: "*", count: 2 * (end - 16))
+        + Hex.encode(frame.data[end...])
 }
 
 /// `wire encode ble --key K [--srand HEX] --sn N --cmd 0x0002 --dps '{"1":true}'`: an
