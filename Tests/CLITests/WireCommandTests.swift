@@ -174,4 +174,22 @@ struct WireCommandTests {
         let decoded = try CLIRunner.run(["wire", "decode", "mqtt", hex], environment: ["YOULL_LOCAL_KEY": key])
         #expect(decoded.stdout.contains("31 (query)"))
     }
+
+    @Test("a decoded device-info reply shows its srand but masks the 32 bytes of auth material")
+    func deviceInfoMasksAuthMaterial() throws {
+        let auth = String(repeating: "ab", count: 32)
+        let reply = "0102" + "0401" + "00" + "00" + "010203040506" + "0100" + auth
+        let encoded = try CLIRunner.run([
+            "wire", "encode", "ble", "--key", key, "--flag", "4", "--sn", "1", "--ack-sn", "1", "--cmd", "0x0000",
+            "--data", reply,
+        ])
+        #expect(encoded.status == 0, "stderr: \(encoded.stderr)")
+        let hex = encoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let decoded = try CLIRunner.run(["wire", "decode", "ble", "--key", key, hex])
+        #expect(decoded.status == 0, "stderr: \(decoded.stderr)")
+        #expect(decoded.stdout.contains("010203040506"))  // srand row
+        #expect(!decoded.stdout.contains("abababab"))
+        let json = try CLIRunner.run(["wire", "decode", "ble", "--key", key, "--json", hex])
+        #expect(!json.stdout.contains("abababab"))
+    }
 }

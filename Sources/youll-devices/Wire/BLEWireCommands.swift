@@ -129,10 +129,23 @@ struct BLEDecode: ParsableCommand {
 /// masked: those six characters are all a BLE login or session key is derived from
 /// (§1.4), so decoded output must be safe to paste into a bug report.
 private func shownData(_ frame: BLECommandFrame) -> String {
-    guard frame.command == .pair, frame.data.count > 16 else { return Hex.encode(frame.data) }
-    let end = min(frame.data.count, 22)
-    return Hex.encode(frame.data[..<16]) + String(repeating: "*", count: 2 * (end - 16))
-        + Hex.encode(frame.data[end...])
+    switch frame.command {
+    case .pair:
+        // Bytes 16..<22 are local_key[0:6], all the BLE keys derive from (TUYA.md §1.4, §1.6).
+        return masked(frame.data, 16..<22)
+    case .deviceInfo:
+        // Bytes 14..<46 of the reply are the device's register/auth-key material (§1.7).
+        return masked(frame.data, 14..<46)
+    default:
+        return Hex.encode(frame.data)
+    }
+}
+
+/// Hex of `data` with the bytes in `secret` (clamped to the data) shown as `*`.
+private func masked(_ data: [UInt8], _ secret: Range<Int>) -> String {
+    let lower = min(secret.lowerBound, data.count)
+    let upper = min(secret.upperBound, data.count)
+    return Hex.encode(data[..<lower]) + String(repeating: "*", count: 2 * (upper - lower)) + Hex.encode(data[upper...])
 }
 
 /// `wire encode ble --key K [--srand HEX] --sn N --cmd 0x0002 --dps '{"1":true}'`: an
