@@ -66,6 +66,9 @@ let package = Package(
                 "TuyaCore",
                 "TuyaWire",
                 "DeviceSimulator",
+                "TuyaController",
+                "MQTTLink",
+                "LocalBroker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Real parts: the built `youll-devices` binary, which starts its own mosquitto and
+/// simulated devices.
+@Suite("youll-devices demo")
+struct DemoCommandTests {
+    @Test("the demo pairs and drives three simulated devices, catches a wrong key, and leaves no broker running")
+    func demoRunsEndToEnd() throws {
+        let result = try CLIRunner.run(["demo"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("3 devices paired and driven over MQTT"))
+        #expect(result.stdout.components(separatedBy: "with profile").count - 1 == 3)
+        #expect(result.stdout.contains("check the local key"))
+        #expect(result.stdout.components(separatedBy: "→ confirmed in").count - 1 == 4)
+        #expect(!result.stdout.contains("0000000000000000"))
+
+        // The broker the demo started must be gone: nothing accepts on its port any more.
+        let port = try #require(
+            result.stdout.split(separator: "\n").first { $0.contains("broker on mqtt://127.0.0.1:") }
+                .flatMap { $0.split(separator: ":").last }.flatMap { Int($0.prefix { $0.isNumber }) })
+        #expect(!acceptsConnections(port: port))
+    }
+
+    private func acceptsConnections(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
