@@ -79,6 +79,17 @@ struct Gateway: Sendable {
         }
     }
 
+    /// The first message from `devId` that matches `predicate`; nil at the timeout.
+    func firstMessage(
+        from devId: String, timeout: Duration = .seconds(5),
+        where predicate: @escaping @Sendable (GatewayProbe.Received) -> Bool
+    ) async -> GatewayProbe.Received? {
+        await swarm.waitUntil(timeout: timeout) { engine in
+            guard let probe = engine.peer(at: 0) as? GatewayProbe else { return nil }
+            return probe.received[devId]?.first(where: predicate)
+        }
+    }
+
     /// How many devices sent a marked report, once at least `count` did; nil at the timeout.
     func markedDevices(atLeast count: Int, timeout: Duration) async -> Set<String>? {
         await swarm.waitUntil(timeout: timeout) { engine in

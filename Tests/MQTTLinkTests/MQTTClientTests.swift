@@ -49,7 +49,7 @@ struct MQTTClientTests {
 
     await publisher.close()
     await subscriber.close()
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(broker) == 0)
   }
 
   @Test("a QoS 1 publish completes only when the PUBACK arrives, QoS 0 once written")
@@ -71,7 +71,7 @@ struct MQTTClientTests {
     try await pending.value
     #expect(acknowledged.withLock { $0 })
     await publisher.close()
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(broker) == 0)
   }
 
   @Test("a retained message and the last will reach other clients after the socket dies")
@@ -109,7 +109,7 @@ struct MQTTClientTests {
     await gateway.close()
     await watcher.close()
     await late.close()
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(broker) == 0)
   }
 
   @Test("after the broker restarts the client reconnects and its subscriptions work again")
@@ -142,7 +142,7 @@ struct MQTTClientTests {
     #expect(message?.payload == [7])
     await device.close()
     await gateway.close()
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(broker) == 0)
   }
 
   @Test("a QoS 1 publish made while the broker is down completes once, after the reconnect")
@@ -177,7 +177,7 @@ struct MQTTClientTests {
     #expect(copies == 1)
     await gateway.close()
     await listener.close()
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(broker) == 0)
   }
 
   @Test("a wrong password is reported as not authorised, the right one connects")
@@ -197,7 +197,7 @@ struct MQTTClientTests {
     }
     try await right.connect()
     await right.close()
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(broker) == 0)
   }
 
   @Test("a port with nothing listening is reported as connection refused")
@@ -212,7 +212,7 @@ struct MQTTClientTests {
       #expect(error.description.contains("is mosquitto running on 127.0.0.1:\(port)?"))
     }
     await client.close()
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(port: port) == 0)
   }
 
   @Test("an unresolvable host is reported as host not found")
@@ -223,7 +223,7 @@ struct MQTTClientTests {
       try await client.connect()
     }
     await client.close()
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(port: 1883) == 0)
   }
 
   @Test("TLS connects with the broker's CA and fails verification with another CA")
@@ -247,7 +247,7 @@ struct MQTTClientTests {
       try await untrusting.connect()
     }
     await untrusting.close()
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(broker) == 0)
   }
 
   @Test("an unreadable CA file is a configuration error before any connection")
@@ -265,19 +265,25 @@ struct MQTTClientTests {
     let gateway = try client(broker, "closer")
     var events = EventReader(gateway)
     try await gateway.connect()
-    #expect(Self.networkThreads() == 1)
+    #expect(Self.networkThreads(broker) == 1)
     await gateway.close()
     await gateway.close()
     #expect(await events.disconnected() == .closedByClient)
     #expect(await events.finished())
-    #expect(Self.networkThreads() == 0)
+    #expect(Self.networkThreads(broker) == 0)
     await #expect(throws: MQTTError.closed) { try await gateway.publish(topic: "t", payload: []) }
     await #expect(throws: MQTTError.closed) { try await gateway.connect() }
   }
 
   /// Network threads still running in this process (the suite is serialized, so only this
   /// test's clients count).
-  private static func networkThreads() -> Int {
-    NetworkLoop.runningThreads.load(ordering: .relaxed)
+  /// Network threads still running for clients of this broker (other suites' clients
+  /// talk to other ports).
+  private static func networkThreads(_ broker: TestBroker) -> Int {
+    networkThreads(port: broker.port)
+  }
+
+  private static func networkThreads(port: Int) -> Int {
+    NetworkLoop.runningThreads(port: port)
   }
 }

@@ -28,8 +28,14 @@ final class NetworkLoop: Sendable {
     var destroyed = false
   }
 
-  /// Network threads alive in this process; tests check that `close()` ends them.
-  static let runningThreads = Atomic<Int>(0)
+  /// Network threads alive in this process, by broker port; tests check that `close()`
+  /// ends them. Keyed by port so a test counts only the clients of its own broker while
+  /// other suites run theirs in parallel.
+  static let runningThreads = Mutex<[Int: Int]>([:])
+
+  static func runningThreads(port: Int) -> Int {
+    runningThreads.withLock { $0[port, default: 0] }
+  }
 
   private let handle: MosquittoHandle
   private let box: CallbackBox
@@ -68,7 +74,7 @@ final class NetworkLoop: Sendable {
 
   func start() {
     Thread { [self] in
-      Self.runningThreads.add(1, ordering: .relaxed)
+      Self.runningThreads.withLock { $0[configuration.port, default: 0] += 1 }
       run()
     }.start()
   }
@@ -280,7 +286,7 @@ final class NetworkLoop: Sendable {
       close(wakeWrite)
     }
     // Counted down before the stream ends, which is what `close()` waits for.
-    Self.runningThreads.subtract(1, ordering: .relaxed)
+    Self.runningThreads.withLock { $0[configuration.port, default: 0] -= 1 }
     box.signals.finish()
     Unmanaged.passUnretained(box).release()
   }
