@@ -60,6 +60,12 @@ let package = Package(
             dependencies: ["TuyaCore", "TuyaWire", "CMosquitto"],
             swiftSettings: strict
         ),
+        // Composition root: configuration, the MQTT bridge API, wiring the controller to the features.
+        .target(
+            name: "Gateway",
+            dependencies: ["TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "youll-devices",
             dependencies: [
@@ -100,6 +106,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink"], swiftSettings: strict),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "TuyaCore", "TuyaWire"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["youll-devices"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,166 @@
+import TuyaCore
+import TuyaWire
+
+/// The JSON a user or Home Assistant publishes on `youll/<device>/set`, turned into a
+/// typed command. Shaped like zigbee2mqtt's so its users know it:
+///
+/// Lights: `{"state":"ON","brightness":40,"color_temp":2700,"color":{"hue":30,"saturation":80},"scene":"night","countdown":600}`
+/// Diffusers: `{"state":"ON","mist":"ON","mist_mode":"large","led":"ON","led_brightness":20,"led_color":{"hue":30,"saturation":80},"timer":"1"}`
+///
+/// `brightness` is percent (0–100). `color_temp` is kelvin; values below 1000 are read
+/// as mireds (zigbee2mqtt's unit) and converted. `state` also takes `"TOGGLE"`, which
+/// needs the current state. Unknown keys are refused rather than ignored, so a typo is
+/// reported instead of silently doing nothing.
+public enum DeviceSetPayload {
+    /// Parses raw payload bytes (untrusted) for a device of `category`.
+    public static func parse(
+        _ payload: [UInt8], category: DeviceCategory, current: DeviceState? = nil
+    ) throws(BridgePayloadError) -> DeviceCommand {
+        let value: JSONValue
+        do {
+            value = try CompactJSON.decode(payload)
+        } catch {
+            throw BridgePayloadError(field: "payload", reason: "not JSON: \(error)")
+        }
+        guard let object = value.objectValue else {
+            throw BridgePayloadError(field: "payload", reason: "expected a JSON object such as {\"state\":\"ON\"}")
+        }
+        return try parse(object, category: category, current: current)
+    }
+
+    public static func parse(
+        _ object: [String: JSONValue], category: DeviceCategory, current: DeviceState? = nil
+    ) throws(BridgePayloadError) -> DeviceCommand {
+        var fields = Fields(object)
+        let command: DeviceCommand
+        switch category {
+        case .light:
+            var currentPower: Bool?
+            if case .light(let state)? = current { currentPower = state.power }
+            var light = LightCommand()
+            light.power = try fields.onOff("state", current: currentPower)
+            light.brightness = try fields.integer("brightness", in: 0...100)
+            light.colorTemperature = try fields.kelvin("color_temp")
+            light.colour = try fields.colour("color")
+            light.scene = try fields.string("scene")
+            light.countdown = try fields.integer("countdown", in: 0...86_400)
+            command = .light(light)
+        case .diffuser:
+            var state = DiffuserState()
+            if case .diffuser(let reported)? = current { state = reported }
+            var diffuser = DiffuserCommand()
+            diffuser.power = try fields.onOff("state", current: state.power)
+            diffuser.mist = try fields.onOff("mist", current: state.mist)
+            diffuser.ledPower = try fields.onOff("led", current: state.ledPower)
+            diffuser.mistMode = try fields.string("mist_mode")
+            diffuser.ledBrightness = try fields.integer("led_brightness", in: 0...100)
+            diffuser.ledColour = try fields.colour("led_color")
+            diffuser.timer = try fields.string("timer")
+            command = .diffuser(diffuser)
+        }
+        if let unknown = fields.unread.first {
+            let kind = category == .light ? "a light" : "a diffuser"
+            throw BridgePayloadError(field: unknown, reason: "unknown field for \(kind)")
+        }
+        let isEmpty: Bool
+        switch command {
+        case .light(let light): isEmpty = light.isEmpty
+        case .diffuser(let diffuser): isEmpty = diffuser.isEmpty
+        }
+        guard !isEmpty else { throw BridgePayloadError(field: "payload", reason: "no field to set") }
+        return command
+    }
+}
+
+/// Reads typed fields out of a JSON object, remembering which were read.
+private struct Fields {
+    let object: [String: JSONValue]
+    private(set) var read: Set<String> = []
+
+    init(_ object: [String: JSONValue]) {
+        self.object = object
+    }
+
+    var unread: [String] { object.keys.filter { !read.contains($0) }.sorted() }
+
+    mutating func take(_ key: String) -> JSONValue? {
+        read.insert(key)
+        return object[key]
+    }
+
+    /// "ON"/"OFF"/"TOGGLE" (any case) or a JSON bool.
+    mutating func onOff(_ key: String, current: Bool?) throws(BridgePayloadError) -> Bool? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        case .string(let text)?:
+            switch text.uppercased() {
+            case "ON": return true
+            case "OFF": return false
+            case "TOGGLE":
+                guard let current else {
+                    throw BridgePayloadError(field: key, reason: "TOGGLE needs the device's current state, which is not known yet")
+                }
+                return !current
+            default: break
+            }
+        default: break
+        }
+        throw BridgePayloadError(field: key, reason: "expected \"ON\", \"OFF\" or \"TOGGLE\"")
+    }
+
+    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(BridgePayloadError) -> Int? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case let value?:
+            guard let number = value.int64Value, let int = Int(exactly: number), range.contains(int) else {
+                throw BridgePayloadError(field: key, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return int
+        }
+    }
+
+    mutating func string(_ key: String) throws(BridgePayloadError) -> String? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case .string(let text)? where !text.isEmpty && text.utf8.count <= 64: return text
+        case .integer(let number)?: return String(number)
+        default: throw BridgePayloadError(field: key, reason: "expected a label (text of 1 to 64 bytes)")
+        }
+    }
+
+    /// Kelvin; a value below 1000 is mireds (zigbee2mqtt) and is converted.
+    mutating func kelvin(_ key: String) throws(BridgePayloadError) -> Int? {
+        guard let value = try integer(key, in: 1...20_000) else { return nil }
+        guard value < 1000 else { return value }
+        guard value >= 50 else { throw BridgePayloadError(field: key, reason: "\(value) mireds is outside 50–999") }
+        return Int((1_000_000.0 / Double(value)).rounded())
+    }
+
+    /// `{"hue":0-360,"saturation":0-100}` (or `h`/`s`), with an optional `brightness`/`value` 0–100.
+    mutating func colour(_ key: String) throws(BridgePayloadError) -> HSVColour? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case .object(let members)?:
+            var inner = Fields(members)
+            let longHue = try inner.integer("hue", in: 0...360)
+            let shortHue = try inner.integer("h", in: 0...360)
+            let longSaturation = try inner.integer("saturation", in: 0...100)
+            let shortSaturation = try inner.integer("s", in: 0...100)
+            let longValue = try inner.integer("brightness", in: 0...100)
+            let shortValue = try inner.integer("v", in: 0...100)
+            let hue = longHue ?? shortHue
+            let saturation = longSaturation ?? shortSaturation
+            let value = longValue ?? shortValue ?? 100
+            if let unknown = inner.unread.first {
+                throw BridgePayloadError(field: "\(key).\(unknown)", reason: "unknown field (use hue, saturation, brightness)")
+            }
+            guard let hue, let saturation, let colour = HSVColour(hue: hue, saturation: saturation, value: value) else {
+                throw BridgePayloadError(field: key, reason: "needs hue (0–360) and saturation (0–100)")
+            }
+            return colour
+        default:
+            throw BridgePayloadError(field: key, reason: "expected an object like {\"hue\":30,\"saturation\":80}")
+        }
+    }
+}

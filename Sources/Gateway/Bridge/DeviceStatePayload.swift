@@ -1,0 +1,49 @@
+import TuyaCore
+
+/// A device's typed state as the JSON published on `youll/<device>` (retained), in the
+/// same field names and units `/set` takes (see `DeviceSetPayload`).
+public enum DeviceStatePayload {
+    public static func json(_ state: DeviceState) -> JSONValue {
+        var fields: [String: JSONValue] = [:]
+        switch state {
+        case .light(let light):
+            fields["state"] = onOff(light.power)
+            fields["brightness"] = integer(light.brightness)
+            fields["color_temp"] = integer(light.colorTemperature)
+            fields["color"] = colour(light.colour)
+            fields["color_mode"] = light.mode.map { .string($0 == "colour" ? "hs" : $0 == "white" ? "color_temp" : $0) }
+            fields["scene"] = light.scene.map(JSONValue.string)
+            fields["countdown"] = integer(light.countdown)
+        case .diffuser(let diffuser):
+            fields["state"] = onOff(diffuser.power)
+            fields["mist"] = onOff(diffuser.mist)
+            fields["mist_mode"] = diffuser.mistMode.map(JSONValue.string)
+            fields["led"] = onOff(diffuser.ledPower)
+            fields["led_mode"] = diffuser.ledMode.map(JSONValue.string)
+            fields["led_brightness"] = integer(diffuser.ledBrightness)
+            fields["led_color"] = colour(diffuser.ledColour)
+            fields["timer"] = diffuser.timer.map(JSONValue.string)
+            fields["minutes_left"] = integer(diffuser.minutesLeft)
+            fields["faults"] = .array(diffuser.faults.map(JSONValue.string))
+            fields["problem"] = .bool(!diffuser.faults.isEmpty)
+        }
+        return .object(fields.compactMapValues { $0 })
+    }
+
+    private static func onOff(_ value: Bool?) -> JSONValue? {
+        value.map { .string($0 ? "ON" : "OFF") }
+    }
+
+    private static func integer(_ value: Int?) -> JSONValue? {
+        value.map { .integer(Int64($0)) }
+    }
+
+    private static func colour(_ value: HSVColour?) -> JSONValue? {
+        value.map {
+            .object([
+                "hue": .integer(Int64($0.hue)), "saturation": .integer(Int64($0.saturation)),
+                "brightness": .integer(Int64($0.value)),
+            ])
+        }
+    }
+}

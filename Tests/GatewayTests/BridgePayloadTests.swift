@@ -1,0 +1,112 @@
+import Gateway
+import Testing
+import TuyaCore
+
+/// Pure: `/set` payloads to typed commands, typed state to the published JSON.
+@Suite("bridge payloads")
+struct BridgePayloadTests {
+    private func parse(_ text: String, _ category: DeviceCategory = .light, current: DeviceState? = nil) throws
+        -> DeviceCommand
+    {
+        try DeviceSetPayload.parse(Array(text.utf8), category: category, current: current)
+    }
+
+    private func error(_ text: String, _ category: DeviceCategory = .light) -> BridgePayloadError? {
+        do {
+            _ = try DeviceSetPayload.parse(Array(text.utf8), category: category)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("the issue's example sets power, brightness and colour temperature in one command")
+    func issueExample() throws {
+        let command = try parse(#"{"state":"ON","brightness":40,"color_temp":2700}"#)
+        #expect(command == .light(LightCommand(power: true, brightness: 40, colorTemperature: 2700)))
+    }
+
+    @Test("zigbee2mqtt's mireds are converted to kelvin")
+    func mireds() throws {
+        #expect(try parse(#"{"color_temp":370}"#) == .light(LightCommand(colorTemperature: 2703)))
+    }
+
+    @Test("a colour takes hue and saturation, long or short names, with optional brightness")
+    func colour() throws {
+        #expect(
+            try parse(#"{"color":{"hue":30,"saturation":80}}"#)
+                == .light(LightCommand(colour: HSVColour(hue: 30, saturation: 80, value: 100))))
+        #expect(
+            try parse(#"{"color":{"h":200,"s":50,"v":20}}"#)
+                == .light(LightCommand(colour: HSVColour(hue: 200, saturation: 50, value: 20))))
+    }
+
+    @Test("TOGGLE flips the current power and is refused while the state is unknown")
+    func toggle() throws {
+        let on = DeviceState.light(LightState(power: true))
+        #expect(try parse(#"{"state":"toggle"}"#, current: on) == .light(LightCommand(power: false)))
+        #expect(error(#"{"state":"TOGGLE"}"#)?.field == "state")
+    }
+
+    @Test("a diffuser payload sets mist, mode, LED and timer")
+    func diffuser() throws {
+        let command = try parse(
+            #"{"state":"ON","mist":true,"mist_mode":"large","led":"OFF","led_brightness":20,"timer":"1"}"#, .diffuser)
+        #expect(
+            command
+                == .diffuser(
+                    DiffuserCommand(power: true, mist: true, mistMode: "large", ledPower: false, ledBrightness: 20, timer: "1")))
+    }
+
+    @Test("bad payloads name the field at fault", arguments: [
+        ("not json", "payload"),
+        ("[1,2]", "payload"),
+        ("{}", "payload"),
+        (#"{"brigthness":40}"#, "brigthness"),
+        (#"{"brightness":140}"#, "brightness"),
+        (#"{"brightness":"40"}"#, "brightness"),
+        (#"{"brightness":40.5}"#, "brightness"),
+        (#"{"state":"MAYBE"}"#, "state"),
+        (#"{"color_temp":20}"#, "color_temp"),
+        (#"{"color_temp":99999999999}"#, "color_temp"),
+        (#"{"color":{"hue":30}}"#, "color"),
+        (#"{"color":{"hue":30,"saturation":80,"alpha":1}}"#, "color.alpha"),
+        (#"{"color":"red"}"#, "color"),
+        (#"{"scene":""}"#, "scene"),
+        (#"{"mist":"ON"}"#, "mist"),
+    ])
+    func badPayloads(payload: String, field: String) {
+        #expect(error(payload)?.field == field)
+    }
+
+    @Test("hostile payloads are refused without a crash")
+    func hostile() {
+        let deep = String(repeating: "[", count: 100_000)
+        #expect(error(deep) != nil)
+        #expect(error(String(repeating: "{\"a\":", count: 50_000)) != nil)
+        #expect(error("{\"scene\":\"" + String(repeating: "x", count: 10_000) + "\"}")?.field == "scene")
+        #expect((try? DeviceSetPayload.parse([0xFF, 0xFE, 0x00], category: .light)) == nil)
+    }
+
+    @Test("a light's state is published with the names /set takes")
+    func lightState() {
+        let json = DeviceStatePayload.json(
+            .light(LightState(power: true, mode: "white", brightness: 40, colorTemperature: 2700)))
+        #expect(
+            json
+                == .object([
+                    "state": .string("ON"), "brightness": .integer(40), "color_temp": .integer(2700),
+                    "color_mode": .string("color_temp"),
+                ]))
+    }
+
+    @Test("a diffuser's faults are listed and flagged as a problem")
+    func diffuserState() {
+        let json = DeviceStatePayload.json(
+            .diffuser(DiffuserState(power: true, mist: false, minutesLeft: 30, faults: ["water_shortage"])))
+        #expect(json["faults"] == .array([.string("water_shortage")]))
+        #expect(json["problem"] == .bool(true))
+        #expect(json["mist"] == .string("OFF"))
+        #expect(json["minutes_left"] == .integer(30))
+    }
+}
