@@ -36,12 +36,29 @@ public final class LocalBroker: Sendable {
     }
 
     public let port: Int
+    /// The anonymous plain-TCP listener next to `port`, when asked for (`plainListener`).
+    public let plainPort: Int?
     public let directory: URL
     private let process = Mutex<Process?>(nil)
 
     /// Writes the configuration and starts the broker; returns once it accepts connections.
-    public init(credentials: Credentials? = nil, tls: TLSFiles? = nil, extraConfiguration: [String] = []) throws {
+    ///
+    /// `credentials` and `tls` apply to the listener on `port`. With `plainListener` the
+    /// broker also listens on `plainPort` without TLS and without a password
+    /// (`per_listener_settings true`): one broker for simulated devices, which speak plain
+    /// MQTT, and a gateway that must use TLS and a password.
+    public init(
+        credentials: Credentials? = nil, tls: TLSFiles? = nil, plainListener: Bool = false,
+        extraConfiguration: [String] = []
+    ) throws {
         port = try Self.freeLoopbackPort()
+        var plainPort: Int?
+        if plainListener {
+            var candidate = try Self.freeLoopbackPort()
+            while candidate == port { candidate = try Self.freeLoopbackPort() }
+            plainPort = candidate
+        }
+        self.plainPort = plainPort
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try writeConfiguration(credentials: credentials, tls: tls, extra: extraConfiguration)
@@ -54,6 +71,8 @@ public final class LocalBroker: Sendable {
     }
 
     public var url: String { "mqtt://127.0.0.1:\(port)" }
+    /// `mqtt://127.0.0.1:<plainPort>`, when there is a plain listener.
+    public var plainURL: String? { plainPort.map { "mqtt://127.0.0.1:\($0)" } }
     public var configPath: String { directory.appendingPathComponent("mosquitto.conf").path }
     public var logPath: String { directory.appendingPathComponent("broker.log").path }
 
@@ -72,7 +91,9 @@ public final class LocalBroker: Sendable {
         launched.standardError = handle
         try launched.run()
         process.withLock { $0 = launched }
-        guard Self.waitUntilAccepting(port: port, attempts: 500) else {
+        guard Self.waitUntilAccepting(port: port, attempts: 500),
+            plainPort.map({ Self.waitUntilAccepting(port: $0, attempts: 500) }) ?? true
+        else {
             stop()
             let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             throw LocalBrokerError(message: "mosquitto did not start on 127.0.0.1:\(port): \(text)")
@@ -93,8 +114,10 @@ public final class LocalBroker: Sendable {
     public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
 
     private func writeConfiguration(credentials: Credentials?, tls: TLSFiles?, extra: [String]) throws {
-        var lines = [
-            "listener \(port) 127.0.0.1",
+        // Security settings follow the listener they belong to; with a second listener they
+        // are per listener, which mosquitto wants declared before any of them.
+        var lines = plainPort == nil ? [] : ["per_listener_settings true"]
+        lines += [
             "set_tcp_nodelay true",
             "persistence false",
             "log_dest stderr",
@@ -103,6 +126,7 @@ public final class LocalBroker: Sendable {
             "max_queued_messages 100000",
         ]
         if getuid() == 0 { lines.append("user root") }
+        lines.append("listener \(port) 127.0.0.1")
         if let credentials {
             let file = directory.appendingPathComponent("passwords").path
             try Self.run(
@@ -114,6 +138,7 @@ public final class LocalBroker: Sendable {
         if let tls {
             lines += ["cafile \(tls.caFile)", "certfile \(tls.certFile)", "keyfile \(tls.keyFile)"]
         }
+        if let plainPort { lines += ["listener \(plainPort) 127.0.0.1", "allow_anonymous true"] }
         lines += extra
         try (lines.joined(separator: "\n") + "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
     }

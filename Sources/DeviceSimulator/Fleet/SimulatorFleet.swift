@@ -108,6 +108,19 @@ public final class SimulatorFleet: Sendable {
         await withDevice(devId) { link, _ in link.device.statistics }
     }
 
+    /// Waits until `condition` holds for the device, checked on the swarm thread after every
+    /// turn of its loop (so after every frame it handles); false at the timeout or for an
+    /// unknown devId. Waiting on what the device did, not on time passing.
+    public func waitUntil(
+        _ devId: String, timeout: Duration, _ condition: @escaping @Sendable (SimulatedDevice) -> Bool
+    ) async -> Bool {
+        guard let index = indexByDevId[devId] else { return false }
+        return await swarm.waitUntil(timeout: timeout) { engine in
+            guard let link = engine.peer(at: index) as? SimulatedDeviceLink else { return nil }
+            return condition(link.device) ? true : nil
+        } ?? false
+    }
+
     public func setMisbehaviour(_ misbehaviour: Misbehaviour, for devId: String) async {
         _ = await withDevice(devId) { link, _ in link.device.misbehaviour = misbehaviour }
     }

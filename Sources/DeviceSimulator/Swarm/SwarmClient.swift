@@ -13,7 +13,10 @@ final class SwarmClient {
     let index: Int
     let peer: any SwarmPeer
     private(set) var handle: OpaquePointer?
+    /// CONNACK arrived and the broker granted every subscription (SUBACK).
     private(set) var isConnected = false
+    /// SUBSCRIBE message ids of this connection still waiting for their SUBACK.
+    private var pendingSubscriptions: Set<Int32> = []
     /// False while the peer chose to be offline: no reconnect attempts.
     private(set) var wantsOnline = true
     /// `mosquitto_connect` stores host and port; later attempts use `mosquitto_reconnect`.
@@ -36,6 +39,7 @@ final class SwarmClient {
         mosquitto_connect_callback_set(handle, swarmClientConnected)
         mosquitto_disconnect_callback_set(handle, swarmClientDisconnected)
         mosquitto_message_callback_set(handle, swarmClientReceived)
+        mosquitto_subscribe_callback_set(handle, swarmClientSubscribed)
         nextAttempt = .now
     }
 
@@ -124,13 +128,29 @@ final class SwarmClient {
 
     fileprivate func handleConnect(code: Int32) {
         guard code == 0, let handle else { return }
+        backoff = engine.configuration.reconnectDelay.lowerBound
+        pendingSubscriptions = []
+        for topic in peer.subscriptions {
+            var mid: Int32 = 0
+            if mosquitto_subscribe(handle, &mid, topic, 1) == MOSQ_ERR_SUCCESS.rawValue {
+                pendingSubscriptions.insert(mid)
+            }
+        }
+        if pendingSubscriptions.isEmpty { subscriptionsGranted() }
+    }
+
+    fileprivate func handleSubscribed(mid: Int32) {
+        guard pendingSubscriptions.remove(mid) != nil, pendingSubscriptions.isEmpty else { return }
+        subscriptionsGranted()
+    }
+
+    /// Counts as connected only now, not at CONNACK: until the broker has processed the
+    /// SUBSCRIBE, a frame published to the device is routed to nobody, so a caller that
+    /// waited for `waitUntilConnected` and then sent a query could lose it.
+    private func subscriptionsGranted() {
         if !isConnected {
             isConnected = true
             engine.connectedCount += 1
-        }
-        backoff = engine.configuration.reconnectDelay.lowerBound
-        for topic in peer.subscriptions {
-            _ = mosquitto_subscribe(handle, nil, topic, 1)
         }
         peer.didConnect(context())
     }
@@ -164,6 +184,14 @@ private func swarmClientConnected(_ handle: OpaquePointer?, _ userdata: UnsafeMu
 private func swarmClientDisconnected(_ handle: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ code: Int32) {
     guard let userdata else { return }
     Unmanaged<SwarmClient>.fromOpaque(userdata).takeUnretainedValue().handleDisconnect()
+}
+
+private func swarmClientSubscribed(
+    _ handle: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32, _ count: Int32,
+    _ granted: UnsafePointer<Int32>?
+) {
+    guard let userdata else { return }
+    Unmanaged<SwarmClient>.fromOpaque(userdata).takeUnretainedValue().handleSubscribed(mid: mid)
 }
 
 private func swarmClientReceived(

@@ -148,7 +148,12 @@ public final class SwarmEngine: @unchecked Sendable {
         if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
             code = mosquitto_loop_read(handle, 1)
         }
-        if code == MOSQ_ERR_SUCCESS.rawValue, client.socket >= 0, descriptor.revents & Int16(POLLOUT) != 0 {
+        // Also write what the read's callbacks queued (a subscription, a device's report on
+        // connect) in this turn, before waiters are resolved: a test that waited for
+        // "connected" must not find the device's connect report still sitting in its buffer.
+        if code == MOSQ_ERR_SUCCESS.rawValue, client.socket >= 0,
+            descriptor.revents & Int16(POLLOUT) != 0 || mosquitto_want_write(handle)
+        {
             code = mosquitto_loop_write(handle, 1)
         }
         if code != MOSQ_ERR_SUCCESS.rawValue, client.socket < 0 {

@@ -76,6 +76,8 @@ public actor TuyaController: TuyaControllerProtocol {
     // MARK: - Lifecycle
 
     /// Loads the paired devices, subscribes to every device's `out` topic and connects.
+    /// When the first connection fails (refused, not authorised, TLS) it throws the bus's
+    /// error and leaves the controller stopped, its bus closed.
     public func start() async throws {
         guard !running else { return }
         running = true
@@ -96,8 +98,19 @@ public actor TuyaController: TuyaControllerProtocol {
                 for await (id, desired) in persistenceStream { try? await store.saveDesired(desired, for: id) }
             })
         let bus = bus
+        // Subscribed before connecting, so the first `.connected` comes with the
+        // subscription in place and the links' first queries cannot be answered unheard.
         async let subscribed: Void = bus.subscribe(Self.outTopicPrefix + "+")
-        try await bus.connect()
+        do {
+            try await bus.connect()
+        } catch {
+            // The subscription waits for a session that will not come and ignores
+            // cancellation, so leaving this scope would hang on it: stopping closes the
+            // bus, which fails it. The controller is then stopped; a retry needs a new one.
+            await stop()
+            _ = try? await subscribed
+            throw error
+        }
         try await subscribed
     }
 
