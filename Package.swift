@@ -107,6 +107,6 @@ let package = Package(
         ),
         .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink"], swiftSettings: strict),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "TuyaCore", "TuyaWire"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["youll-devices"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["youll-devices", "LocalBroker"], swiftSettings: strict),
     ]
 )

@@ -39,7 +39,7 @@ public final class LocalBroker: Sendable {
     /// The anonymous plain-TCP listener next to `port`, when asked for (`plainListener`).
     public let plainPort: Int?
     public let directory: URL
-    private let process = Mutex<Process?>(nil)
+    private let process = Mutex<ChildProcess?>(nil)
 
     /// Writes the configuration and starts the broker; returns once it accepts connections.
     ///
@@ -79,17 +79,7 @@ public final class LocalBroker: Sendable {
     /// Launches the broker and returns once it accepts TCP connections.
     public func start() throws {
         let executable = try Self.mosquittoPath()
-        let launched = Process()
-        launched.executableURL = URL(fileURLWithPath: executable)
-        launched.arguments = ["-c", configPath]
-        if !FileManager.default.fileExists(atPath: logPath) {
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        handle.seekToEndOfFile()
-        launched.standardOutput = handle
-        launched.standardError = handle
-        try launched.run()
+        let launched = try ChildProcess.spawn(executable, ["-c", configPath], outputPath: logPath)
         process.withLock { $0 = launched }
         guard Self.waitUntilAccepting(port: port, attempts: 500),
             plainPort.map({ Self.waitUntilAccepting(port: $0, attempts: 500) }) ?? true
@@ -102,13 +92,11 @@ public final class LocalBroker: Sendable {
 
     /// Kills the broker with SIGKILL (no goodbye to clients, as in a crash) and waits.
     public func stop() {
-        let running = process.withLock { current -> Process? in
+        let running = process.withLock { current -> ChildProcess? in
             defer { current = nil }
             return current
         }
-        guard let running, running.isRunning else { return }
-        kill(running.processIdentifier, SIGKILL)
-        running.waitUntilExit()
+        running?.kill()
     }
 
     public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
@@ -158,15 +146,9 @@ public final class LocalBroker: Sendable {
     }
 
     static func run(_ tool: String, _ arguments: [String]) throws {
-        let launched = Process()
-        launched.executableURL = URL(fileURLWithPath: tool)
-        launched.arguments = arguments
-        launched.standardOutput = FileHandle.nullDevice
-        launched.standardError = FileHandle.nullDevice
-        try launched.run()
-        launched.waitUntilExit()
-        guard launched.terminationStatus == 0 else {
-            throw LocalBrokerError(message: "\(tool) exited with status \(launched.terminationStatus)")
+        let status = try ChildProcess.spawn(tool, arguments).waitForExit()
+        guard status == 0 else {
+            throw LocalBrokerError(message: "\(tool) exited with status \(status.map(String.init) ?? "signal")")
         }
     }
 

@@ -58,16 +58,36 @@ struct DemoCommand: AsyncParsableCommand {
         }
 
         step("A wrong local key is caught at pairing, not mistaken for an offline device")
+        // A device reveals a wrong key only by what it sends, so the lamp is switched on
+        // while pairing is under way: its power-on report cannot be decrypted.
         let extra = try SimulatorFleet(
             options: .init(lights: 1, diffusers: 0, seed: 99), library: library,
             broker: SwarmConfiguration(brokerURL: broker.url))
-        try await extra.start()
-        defer { extra.stop() }
-        _ = await extra.waitUntilConnected(timeout: .seconds(10))
         if let stranger = extra.identities.first {
-            let outcome = try await controller.pair(devId: stranger.devId, localKey: "0000000000000000", name: "guest-lamp")
-            print("  guest-lamp with key 0000…: \(outcome)")
+            let outcome = try await withThrowingTaskGroup(of: PairingOutcome?.self) { group in
+                group.addTask {
+                    try await controller.pair(devId: stranger.devId, localKey: "0000000000000000", name: "guest-lamp")
+                }
+                group.addTask {
+                    // Switched on once pairing is under way; switched off and on again while
+                    // the pairing waits, as a person trying would.
+                    try await Task.sleep(for: .milliseconds(100))
+                    try await extra.start()
+                    while true {
+                        try await Task.sleep(for: .milliseconds(500))
+                        await extra.goOffline(stranger.devId)
+                        await extra.comeOnline(stranger.devId)
+                    }
+                }
+                defer { group.cancelAll() }
+                while let result = try await group.next() {
+                    if let outcome = result { return outcome }
+                }
+                return PairingOutcome.noAnswer
+            }
+            print("  guest-lamp, paired with key 0000… and switched on: \(outcome)")
         }
+        defer { extra.stop() }
 
         step("Driving the devices (each call returns when the device itself confirms)")
         let lights = devices.filter { $0.category == .light }

@@ -1,6 +1,10 @@
 import Foundation
+import LocalBroker
 
 /// Runs the real `youll-devices` binary that `swift build` put next to the test bundle.
+/// Spawned with `posix_spawn` (LocalBroker's ChildProcess): Foundation's `Process` and
+/// `readDataToEndOfFile` were seen to crash on an interrupted read (EINTR) while other
+/// tests started and stopped child processes.
 struct CLIRunner {
     struct Result {
         var status: Int32
@@ -19,24 +23,11 @@ struct CLIRunner {
     }
 
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "YOULL_LOCAL_KEY")
         env.merge(environment) { $1 }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        let output = try ChildProcess.run(try binary().path, arguments, environment: env)
+        return Result(status: output.status ?? -1, stdout: output.stdout, stderr: output.stderr)
     }
 }
 

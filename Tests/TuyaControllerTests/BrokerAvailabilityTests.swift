@@ -10,9 +10,10 @@ struct BrokerAvailabilityTests {
     @Test("a device that leaves goes offline, and when it returns the state set meanwhile is re-applied")
     func offlineAndReconciliation() async throws {
         try await withBrokerRig(configure: {
-            $0.queryInterval = .milliseconds(150)
-            $0.maxUnansweredQueries = 2
-            $0.confirmationTimeout = .milliseconds(500)
+            // Tolerant of a loaded machine: a late answer must not flap the device back online.
+            $0.queryInterval = .milliseconds(300)
+            $0.maxUnansweredQueries = 3
+            $0.confirmationTimeout = .seconds(1)
         }) { rig in
             let identity = rig.identity(0)
             let device = try await rig.pair(identity)
@@ -45,8 +46,9 @@ struct BrokerAvailabilityTests {
     @Test("a device reporting under another key is auth_failed with a key hint and never offline")
     func authFailedNotOffline() async throws {
         try await withBrokerRig(configure: {
-            $0.queryInterval = .milliseconds(100)
-            $0.maxUnansweredQueries = 2
+            // Answers late by up to a second on a loaded machine must not count as silence.
+            $0.queryInterval = .milliseconds(250)
+            $0.maxUnansweredQueries = 4
         }) { rig in
             let identity = rig.identity(0)
             let device = try await rig.pair(identity)
@@ -58,7 +60,7 @@ struct BrokerAvailabilityTests {
             #expect(failed.hint == "local key mismatch")
             // Many more queries than maxUnansweredQueries, each answered under the wrong key.
             #expect(
-                await rig.fleet.waitUntil(identity.devId, timeout: .seconds(5)) {
+                await rig.fleet.waitUntil(identity.devId, timeout: .seconds(15)) {
                     $0.statistics.queriesAnswered >= answered + 8
                 })
             #expect(await rig.controller.status(of: device.id)?.availability == .authFailed)
