@@ -70,6 +70,7 @@ struct MQTTBenchmarks {
             throw Failure("no device profiles in \(options.profiles) (run from the package root or pass --profiles)")
         }
         let count = options.lights + options.diffusers
+        let rssBefore = Self.statusMegabytes("VmRSS:")
         let controller = TuyaController(
             bus: try MQTTDeviceBus(configuration: MQTTConfiguration(url: broker.url)), library: library)
         try await controller.start()
@@ -105,6 +106,7 @@ struct MQTTBenchmarks {
         }
         // Let the burst of first queries after pairing settle.
         try await Task.sleep(for: .seconds(1))
+        let rssPaired = Self.statusMegabytes("VmRSS:")
 
         var commands = CommandPlan(devices: devices, library: library)
 
@@ -137,8 +139,14 @@ struct MQTTBenchmarks {
         guard failures == 0 else { throw Failure("\(failures) of \(count) sweep commands were not confirmed") }
         print(String(format: "BENCH mqtt.sweep1000 %.1f ms", sweep))
 
-        if let peak = Self.peakRSSMegabytes() {
+        if let peak = Self.statusMegabytes("VmHWM:") {
             print(String(format: "BENCH mqtt.gateway.rss.peak %.1f MB", peak))
+            // Context for the peak: the process before the controller existed, and now.
+            let now = Self.statusMegabytes("VmRSS:") ?? 0
+            print(
+                String(
+                    format: "# gateway RSS %.1f MB before the controller, %.1f MB paired, %.1f MB after the sweep",
+                    rssBefore ?? 0, rssPaired ?? 0, now))
         }
         await controller.stop()
 
@@ -211,10 +219,11 @@ struct MQTTBenchmarks {
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path
     }
 
-    /// VmHWM of this process (the gateway: controller, bus, links), in MB.
-    static func peakRSSMegabytes() -> Double? {
+    /// A kB field of /proc/self/status in MB: `VmHWM:` is this process's peak RSS (the
+    /// gateway: controller, bus, links, and this harness), `VmRSS:` the current one.
+    static func statusMegabytes(_ field: String) -> Double? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(field) {
             let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
             return kilobytes.map { $0 / 1024 }
         }
