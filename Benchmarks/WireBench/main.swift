@@ -2,8 +2,10 @@ import Foundation
 
 /// youll-bench: the project's in-process benchmarks, run by scripts/bench in release mode.
 /// Prints `BENCH <name> <value> <unit>` lines. Usage: youll-bench wire [--seconds N] [--body JSON]
+/// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 let arguments = Array(CommandLine.arguments.dropFirst())
 var options = BenchOptions()
+var mqttOptions = MQTTBenchmarks.Options()
 var index = 0
 var suite = "wire"
 while index < arguments.count {
@@ -13,6 +15,18 @@ while index < arguments.count {
         index += 2
     case "--body" where index + 1 < arguments.count:
         options.body = arguments[index + 1]
+        index += 2
+    case "--floor" where index + 1 < arguments.count:
+        mqttOptions.floor = arguments[index + 1]
+        index += 2
+    case "--simulator" where index + 1 < arguments.count:
+        mqttOptions.simulator = arguments[index + 1]
+        index += 2
+    case "--profiles" where index + 1 < arguments.count:
+        mqttOptions.profiles = arguments[index + 1]
+        index += 2
+    case "--samples" where index + 1 < arguments.count:
+        mqttOptions.samples = max(1, Int(arguments[index + 1]) ?? mqttOptions.samples)
         index += 2
     case let name:
         suite = name
@@ -28,7 +42,14 @@ case "wire":
         FileHandle.standardError.write(Data("youll-bench: \(error)\n".utf8))
         exit(1)
     }
+case "mqtt":
+    do {
+        try await MQTTBenchmarks(options: mqttOptions).run()
+    } catch {
+        FileHandle.standardError.write(Data("youll-bench: mqtt: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire)\n".utf8))
+    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt)\n".utf8))
     exit(2)
 }

@@ -4,12 +4,16 @@
  * to the same simulated devices, with none of the gateway's work (no typed commands,
  * no encryption on our side: the frames are prepared beforehand).
  *
- * Usage: mqtt_floor PORT FRAMES_FILE ROUNDS
- *   FRAMES_FILE: one line per device: "<devId> <hex frame>" (a protocol-5 command
- *   already encrypted with that device's key).
- *   Round trip: ROUNDS commands to the first device, one at a time, each until its
- *   report arrives on smart/device/out/<devId>. Sweep: one command to every device,
- *   until every device has answered.
+ * Usage: mqtt_floor PORT FRAMES_FILE ROUNDS [GAP_MS]
+ *   FRAMES_FILE: one line per device: "<devId> <hex frame> [<hex frame>]" (protocol-5
+ *   commands already encrypted with that device's key). With two frames the device
+ *   gets them alternately, so every command changes its state.
+ *   Round trip: ROUNDS commands, one at a time, rotating over the devices (sample i
+ *   goes to device i % count), each until the device's report arrives on
+ *   smart/device/out/<devId>. Like the gateway, two commands to one device are at least
+ *   GAP_MS (default 300, the profiles' frame gap) apart: when the rotation comes back
+ *   too early, the client waits before starting the clock. Sweep: (after GAP_MS) one
+ *   command to every device, until every device has answered.
  * Prints BENCH lines: mqtt.floor.rtt.p50 / .p99 (ms) and mqtt.floor.sweep (ms).
  *
  * Like the fastest floor in INTEROP.md, it drives mosquitto_loop itself (no thread)
@@ -24,13 +28,18 @@
 #define MAX_DEVICES 20000
 
 static char *dev_ids[MAX_DEVICES];
-static unsigned char *frames[MAX_DEVICES];
-static int frame_lengths[MAX_DEVICES];
+static unsigned char *frames[MAX_DEVICES][2];
+static int frame_lengths[MAX_DEVICES][2];
+static int frame_count[MAX_DEVICES];
+static int commands_sent[MAX_DEVICES];
+static double last_sent_ms[MAX_DEVICES];
 static int device_count;
 static char answered[MAX_DEVICES];
 static int answers;
 static int connected;
 static int subscribed;
+static int waiting_for = -1;
+static int got_wanted;
 
 static double now_ms(void) {
     struct timespec ts;
@@ -64,6 +73,7 @@ static void on_message(struct mosquitto *m, void *ud, const struct mosquitto_mes
     const char *prefix = "smart/device/out/";
     if (strncmp(msg->topic, prefix, strlen(prefix)) != 0) return;
     int i = find_device(msg->topic + strlen(prefix));
+    if (i >= 0 && i == waiting_for) got_wanted = 1;
     if (i >= 0 && !answered[i]) {
         answered[i] = 1;
         answers++;
@@ -77,6 +87,14 @@ static int hex_value(char c) {
     return -1;
 }
 
+static unsigned char *parse_hex(const char *hex, size_t n, int *length) {
+    unsigned char *bytes = malloc(n / 2 + 1);
+    for (size_t i = 0; i + 1 < n; i += 2)
+        bytes[i / 2] = (unsigned char)(hex_value(hex[i]) << 4 | hex_value(hex[i + 1]));
+    *length = (int)(n / 2);
+    return bytes;
+}
+
 static int load_frames(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) return -1;
@@ -85,13 +103,19 @@ static int load_frames(const char *path) {
         char *space = strchr(line, ' ');
         if (!space) continue;
         *space = 0;
+        int d = device_count;
         char *hex = space + 1;
-        size_t n = strcspn(hex, "\r\n");
-        dev_ids[device_count] = strdup(line);
-        frames[device_count] = malloc(n / 2 + 1);
-        for (size_t i = 0; i + 1 < n; i += 2)
-            frames[device_count][i / 2] = (unsigned char)(hex_value(hex[i]) << 4 | hex_value(hex[i + 1]));
-        frame_lengths[device_count] = (int)(n / 2);
+        for (int k = 0; k < 2; k++) {
+            size_t n = strcspn(hex, " \r\n");
+            if (n < 2) break;
+            frames[d][k] = parse_hex(hex, n, &frame_lengths[d][k]);
+            frame_count[d]++;
+            hex += n;
+            if (*hex != ' ') break;
+            hex++;
+        }
+        if (frame_count[d] == 0) continue;
+        dev_ids[d] = strdup(line);
         device_count++;
     }
     fclose(f);
@@ -113,16 +137,25 @@ static int compare_double(const void *a, const void *b) {
 static void publish(struct mosquitto *m, int i) {
     char topic[256];
     snprintf(topic, sizeof topic, "smart/device/in/%s", dev_ids[i]);
-    mosquitto_publish(m, NULL, topic, frame_lengths[i], frames[i], 1, false);
+    int k = commands_sent[i]++ % frame_count[i];
+    last_sent_ms[i] = now_ms();
+    mosquitto_publish(m, NULL, topic, frame_lengths[i][k], frames[i][k], 1, false);
+}
+
+/* Waits (serving the connection) until GAP_MS have passed since the last command to device i. */
+static void respect_gap(struct mosquitto *m, int i, double gap_ms) {
+    if (commands_sent[i] == 0) return;
+    while (now_ms() < last_sent_ms[i] + gap_ms) mosquitto_loop(m, 1, 1);
 }
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s PORT FRAMES_FILE ROUNDS\n", argv[0]);
+        fprintf(stderr, "usage: %s PORT FRAMES_FILE ROUNDS [GAP_MS]\n", argv[0]);
         return 2;
     }
     int port = atoi(argv[1]);
     int rounds = atoi(argv[3]);
+    double gap_ms = argc > 4 ? atof(argv[4]) : 300;
     if (load_frames(argv[2]) <= 0 || rounds <= 0) {
         fprintf(stderr, "mqtt_floor: no frames in %s\n", argv[2]);
         return 2;
@@ -145,13 +178,15 @@ int main(int argc, char **argv) {
 
     double *samples = calloc((size_t)rounds, sizeof(double));
     for (int r = 0; r < rounds; r++) {
-        answered[0] = 0;
-        answers = 0;
+        int d = r % device_count;
+        respect_gap(m, d, gap_ms);
+        waiting_for = d;
+        got_wanted = 0;
         double start = now_ms();
-        publish(m, 0);
-        wait_until(m, NULL, 1, start + 5000);
-        if (answers < 1) {
-            fprintf(stderr, "mqtt_floor: device %s did not answer\n", dev_ids[0]);
+        publish(m, d);
+        wait_until(m, &got_wanted, 0, start + 5000);
+        if (!got_wanted) {
+            fprintf(stderr, "mqtt_floor: device %s did not answer\n", dev_ids[d]);
             return 1;
         }
         samples[r] = now_ms() - start;
@@ -160,6 +195,8 @@ int main(int argc, char **argv) {
     printf("BENCH mqtt.floor.rtt.p50 %.3f ms\n", samples[rounds / 2]);
     printf("BENCH mqtt.floor.rtt.p99 %.3f ms\n", samples[(rounds * 99) / 100]);
 
+    waiting_for = -1;
+    for (int i = 0; i < device_count; i++) respect_gap(m, i, gap_ms);
     memset(answered, 0, sizeof answered);
     answers = 0;
     double start = now_ms();

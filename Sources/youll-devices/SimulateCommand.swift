@@ -28,16 +28,24 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "A folder of device profiles (repeatable; default: the installed ones).")
     var profiles: [String] = []
 
+    @Option(name: .long, help: "Milliseconds a device waits before answering a command or query (real ones: tens).")
+    var reportDelayMs: Int = 20
+
     func run() async throws {
         guard (0...20_000).contains(lights), (0...20_000).contains(diffusers), lights + diffusers > 0 else {
             FileHandle.standardError.write(Data("error: --lights and --diffusers: 0 to 20000 each, at least one device\n".utf8))
             throw ExitCode(1)
         }
+        guard (0...60_000).contains(reportDelayMs) else {
+            FileHandle.standardError.write(Data("error: --report-delay-ms: 0 to 60000\n".utf8))
+            throw ExitCode(1)
+        }
+        let behaviour = DeviceBehaviour(reportDelay: .milliseconds(reportDelayMs))
         let directories = ProfileDirectories.search(explicit: profiles)
         let task = Task {
             try await SimulatorFleet.run(
                 lights: lights, diffusers: diffusers, brokerURL: broker, devicesJSONPath: devicesJSON,
-                profileDirectories: directories, seed: seed
+                profileDirectories: directories, seed: seed, behaviour: behaviour
             ) { fleet in
                 print("simulating \(fleet.identities.count) devices on \(broker); ids and keys in \(devicesJSON)")
                 print("press Ctrl-C to stop")

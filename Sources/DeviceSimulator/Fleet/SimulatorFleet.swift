@@ -170,16 +170,18 @@ public final class SimulatorFleet: Sendable {
     }
 
     /// Runs a fleet until the calling task is cancelled: the entry point for
-    /// `youll-devices simulate --lights N --diffusers M [--broker URL] [--devices-json PATH]`.
+    /// `youll-devices simulate --lights N --diffusers M [--broker URL] [--devices-json PATH]
+    /// [--report-delay-ms MS]`.
     /// `ready` is called once every device is connected (or after 30 s, whichever is
     /// first), with the fleet, so the CLI can print what it started.
     public static func run(
         lights: Int, diffusers: Int, brokerURL: String = "mqtt://127.0.0.1:1883", devicesJSONPath: String? = nil,
-        profileDirectories: [URL], seed: UInt64 = 1, ready: @Sendable (SimulatorFleet) -> Void = { _ in }
+        profileDirectories: [URL], seed: UInt64 = 1, behaviour: DeviceBehaviour = DeviceBehaviour(),
+        ready: @Sendable (SimulatorFleet) -> Void = { _ in }
     ) async throws(SimulatorError) {
         let library = ProfileLibrary.load(directories: profileDirectories)
         let fleet = try SimulatorFleet(
-            options: Options(lights: lights, diffusers: diffusers, seed: seed), library: library,
+            options: Options(lights: lights, diffusers: diffusers, seed: seed, behaviour: behaviour), library: library,
             broker: SwarmConfiguration(brokerURL: brokerURL))
         if let devicesJSONPath { try fleet.writeDevicesJSON(to: devicesJSONPath) }
         try await fleet.start()
