@@ -92,6 +92,18 @@ let package = Package(
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
         .target(name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink"], swiftSettings: strict),
+        // Composition root: the configuration file, and later the service group and bridge API.
+        .target(
+            name: "Gateway",
+            dependencies: ["TuyaCore", "TuyaController", "MQTTLink", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: ["Gateway", "TuyaCore", "MQTTLink"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "TuyaControllerTests",
             dependencies: ["TuyaController", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink", "DeviceSimulator"],

@@ -152,7 +152,7 @@ public enum ProfileLoader {
 
 extension ProfileError {
     /// Keeps the parser's problem and line, drops its multi-line snippet.
-    init(yamlError: YamlError, source: String) {
+    public init(yamlError: YamlError, source: String) {
         switch yamlError {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):

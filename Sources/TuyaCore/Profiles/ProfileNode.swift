@@ -5,27 +5,36 @@ import Yams
 ///
 /// Scalars are read from their text, not through Yams' YAML 1.1 resolver: in a profile
 /// `id: 0x14`, `id: "20"`, `1:30` or `yes` are mistakes to report, not values to coerce.
-struct ProfileNode {
-    let node: Node
-    let path: String
-    let source: String
+///
+/// Public so that other hand-written YAML (the gateway's configuration file) is walked the
+/// same way, with the same strict scalars and key-path errors.
+public struct ProfileNode {
+    public let node: Node
+    public let path: String
+    public let source: String
 
-    var line: Int? { node.mark?.line }
+    public init(node: Node, path: String, source: String) {
+        self.node = node
+        self.path = path
+        self.source = source
+    }
 
-    func error(_ reason: String) -> ProfileError {
+    public var line: Int? { node.mark?.line }
+
+    public func error(_ reason: String) -> ProfileError {
         ProfileError(source: source, keyPath: path, line: line, reason: reason)
     }
 
-    func child(_ node: Node, key: String) -> ProfileNode {
+    public func child(_ node: Node, key: String) -> ProfileNode {
         ProfileNode(node: node, path: path.isEmpty ? key : "\(path).\(key)", source: source)
     }
 
-    func child(_ node: Node, index: Int) -> ProfileNode {
+    public func child(_ node: Node, index: Int) -> ProfileNode {
         ProfileNode(node: node, path: "\(path)[\(index)]", source: source)
     }
 
     /// A plain `~`, `null` or nothing at all: treated as an absent key.
-    var isNull: Bool {
+    public var isNull: Bool {
         guard case .scalar(let scalar) = node, scalar.style == .plain || scalar.style == .any else { return false }
         return ["", "~", "null", "Null", "NULL"].contains(scalar.string)
     }
@@ -40,7 +49,7 @@ struct ProfileNode {
     }
 
     /// The entries of a mapping whose keys must all be in `allowed`.
-    func mapping(allowed: [String]) throws(ProfileError) -> ProfileMapping {
+    public func mapping(allowed: [String]) throws(ProfileError) -> ProfileMapping {
         guard case .mapping(let mapping) = node else {
             throw error("expected a mapping, found \(kindName)")
         }
@@ -62,7 +71,7 @@ struct ProfileNode {
     }
 
     /// A mapping whose keys are free-form names (scenes, capabilities); the caller checks them.
-    func namedEntries() throws(ProfileError) -> [(key: String, value: ProfileNode)] {
+    public func namedEntries() throws(ProfileError) -> [(key: String, value: ProfileNode)] {
         guard case .mapping(let mapping) = node else {
             throw error("expected a mapping, found \(kindName)")
         }
@@ -76,7 +85,7 @@ struct ProfileNode {
         return entries
     }
 
-    func list() throws(ProfileError) -> [ProfileNode] {
+    public func list() throws(ProfileError) -> [ProfileNode] {
         guard case .sequence(let sequence) = node else {
             throw error("expected a list, found \(kindName)")
         }
@@ -91,7 +100,7 @@ struct ProfileNode {
     }
 
     /// Any non-null scalar, as written. Numbers are accepted as text (`values: [1, 3, 6]`).
-    func string() throws(ProfileError) -> String {
+    public func string() throws(ProfileError) -> String {
         guard case .scalar(let scalar) = node, !isNull else {
             throw error("expected a string, found \(kindName)")
         }
@@ -99,7 +108,7 @@ struct ProfileNode {
     }
 
     /// A plain decimal integer (`20`, `-5`); quoted numbers, hex, floats and YAML 1.1 forms are refused.
-    func int() throws(ProfileError) -> Int {
+    public func int() throws(ProfileError) -> Int {
         let scalar = try scalar()
         let text = scalar.string
         let digits = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
@@ -112,7 +121,7 @@ struct ProfileNode {
         return value
     }
 
-    func int(in range: ClosedRange<Int>, what: String = "value") throws(ProfileError) -> Int {
+    public func int(in range: ClosedRange<Int>, what: String = "value") throws(ProfileError) -> Int {
         let value = try int()
         guard range.contains(value) else {
             throw error("\(what) \(value) is outside \(range.lowerBound)...\(range.upperBound)")
@@ -121,7 +130,7 @@ struct ProfileNode {
     }
 
     /// A plain `true` or `false`. YAML 1.1's `yes`/`on` are refused so a profile means one thing everywhere.
-    func bool() throws(ProfileError) -> Bool {
+    public func bool() throws(ProfileError) -> Bool {
         let scalar = try scalar()
         guard scalar.style == .plain else {
             throw error("expected true or false, found a quoted string")
@@ -134,7 +143,7 @@ struct ProfileNode {
     }
 
     /// A string that must be one of `choices`.
-    func choice(_ choices: [String], what: String) throws(ProfileError) -> String {
+    public func choice(_ choices: [String], what: String) throws(ProfileError) -> String {
         let value = try string()
         guard choices.contains(value) else {
             throw error("unknown \(what) '\(value.prefix(40))'; expected one of: \(choices.joined(separator: ", "))")
@@ -144,22 +153,27 @@ struct ProfileNode {
 }
 
 /// The checked entries of one mapping in a profile.
-struct ProfileMapping {
-    let owner: ProfileNode
-    let entries: [(key: String, value: ProfileNode)]
+public struct ProfileMapping {
+    public let owner: ProfileNode
+    public let entries: [(key: String, value: ProfileNode)]
+
+    public init(owner: ProfileNode, entries: [(key: String, value: ProfileNode)]) {
+        self.owner = owner
+        self.entries = entries
+    }
 
     /// The value of `key`, or nil when the key is absent or null.
-    func optional(_ key: String) -> ProfileNode? {
+    public func optional(_ key: String) -> ProfileNode? {
         guard let entry = entries.first(where: { $0.key == key }), !entry.value.isNull else { return nil }
         return entry.value
     }
 
-    func required(_ key: String) throws(ProfileError) -> ProfileNode {
+    public func required(_ key: String) throws(ProfileError) -> ProfileNode {
         guard let value = optional(key) else {
             throw owner.error("missing required key '\(key)'")
         }
         return value
     }
 
-    func has(_ key: String) -> Bool { optional(key) != nil }
+    public func has(_ key: String) -> Bool { optional(key) != nil }
 }

@@ -10,14 +10,19 @@
 /// treated as an anchor or alias whenever it stands where a YAML node can start, which is
 /// at the start of a line or after `-`, `:`, `?`, `[`, `{`, `,` or a `!tag`. In running
 /// text (`R&D`, `10*100`, `Clean & refill`) the characters are fine.
-enum YAMLAliasScreen {
-    struct Finding: Equatable {
+public enum YAMLAliasScreen {
+    public struct Finding: Equatable, Sendable {
         /// 1-based.
-        var line: Int
-        var isAnchor: Bool
+        public var line: Int
+        public var isAnchor: Bool
+
+        public init(line: Int, isAnchor: Bool) {
+            self.line = line
+            self.isAnchor = isAnchor
+        }
     }
 
-    static func firstAnchorOrAlias(in text: String) -> Finding? {
+    public static func firstAnchorOrAlias(in text: String) -> Finding? {
         let scalars = Array(text.unicodeScalars)
         var line = 1
         // Starts of the run of non-blank characters being read and of the one before it,
