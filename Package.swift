@@ -60,12 +60,6 @@ let package = Package(
             dependencies: ["TuyaCore", "TuyaWire", "CMosquitto"],
             swiftSettings: strict
         ),
-        // Composition root: configuration, the MQTT bridge API, wiring the controller to the features.
-        .target(
-            name: "Gateway",
-            dependencies: ["TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", .product(name: "Yams", package: "Yams")],
-            swiftSettings: strict
-        ),
         .executableTarget(
             name: "youll-devices",
             dependencies: [
@@ -92,15 +86,15 @@ let package = Package(
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
         .target(name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink"], swiftSettings: strict),
-        // Composition root: the configuration file, and later the service group and bridge API.
+        // Composition root: the configuration file, bridge payloads, and later the service group and bridge API.
         .target(
             name: "Gateway",
-            dependencies: ["TuyaCore", "TuyaController", "MQTTLink", .product(name: "Yams", package: "Yams")],
+            dependencies: ["TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "TuyaCore", "MQTTLink"],
+            dependencies: ["Gateway", "TuyaCore", "TuyaWire", "MQTTLink"],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
@@ -118,7 +112,6 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink"], swiftSettings: strict),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "TuyaCore", "TuyaWire"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["youll-devices", "LocalBroker"], swiftSettings: strict),
     ]
 )
