@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // Domain types, device profiles (YAML in devices/), typed commands and state. Pure.
@@ -101,6 +102,27 @@ let package = Package(
         .testTarget(
             name: "TuyaControllerTests",
             dependencies: ["TuyaController", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink", "DeviceSimulator"],
+            swiftSettings: strict
+        ),
+        // The gateway's SQLite state through GRDB: devices, secrets, desired and confirmed state,
+        // pairing candidates, the event log, backup and restore.
+        .target(
+            name: "Storage",
+            dependencies: ["TuyaCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        // Writes committed state in a loop until StorageTests kills it with SIGKILL.
+        .executableTarget(
+            name: "youll-storage-crash-writer",
+            dependencies: ["Storage", "TuyaCore"],
+            path: "Benchmarks/StorageCrashWriter",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: [
+                "Storage", "TuyaCore", "youll-storage-crash-writer", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "TuyaCoreTests", dependencies: ["TuyaCore"], swiftSettings: strict),

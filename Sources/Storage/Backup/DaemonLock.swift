@@ -1,0 +1,58 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The running daemon's claim on a state directory: an exclusive `flock` on `state.lock`,
+/// held while this value lives. The kernel drops the lock when the process dies (even by
+/// `kill -9`), so a crashed daemon never leaves a stale lock behind.
+public final class DaemonLock: Sendable {
+    /// The lock file, `state.lock` in the state directory.
+    public let path: String
+    private let descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// Takes the lock without waiting; throws `daemonRunning` when another holder has it
+    /// (another process, or another `DaemonLock` in this one).
+    static func acquire(_ files: StateFiles) throws(StorageError) -> DaemonLock {
+        _ = try files.prepareDirectory()
+        let fd = open(files.lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw .fileSystem(path: files.lock, reason: StateFiles.errnoText("cannot open the lock file"))
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = StateFiles.errnoText("cannot lock")
+            close(fd)
+            if busy { throw .daemonRunning(lockPath: files.lock) }
+            throw .fileSystem(path: files.lock, reason: reason)
+        }
+        // The pid is for people (`cat state.lock`); the flock is what counts.
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return DaemonLock(path: files.lock, descriptor: fd)
+    }
+}
+
+extension GatewayDatabase {
+    /// Claims `directory` for a running daemon; `restore` refuses while the lock is held.
+    /// Keep the returned value alive for as long as the daemon runs.
+    public static func acquireDaemonLock(in directory: URL) throws(StorageError) -> DaemonLock {
+        try DaemonLock.acquire(StateFiles(directory: directory))
+    }
+
+    /// Claims this database's directory for a running daemon.
+    public func acquireDaemonLock() throws(StorageError) -> DaemonLock {
+        try DaemonLock.acquire(files)
+    }
+}

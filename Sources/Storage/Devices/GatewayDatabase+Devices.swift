@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import TuyaCore
+
+extension GatewayDatabase {
+    /// Adds a device with its local key, or replaces the description and key of one already
+    /// paired (keeping when it was paired and its desired and confirmed state).
+    /// Throws `nameTaken` when another device already has the name.
+    public func saveDevice(_ device: TuyaDevice, localKey: LocalKey, at now: Date = Date()) async throws(StorageError) {
+        let fields = [
+            ("name", device.name), ("profile id", device.profileID), ("product id", device.productID ?? ""),
+            ("local key", localKey.text),
+        ]
+        for (field, text) in fields where text.utf8.contains(0) {
+            throw .invalidText(field: field, device: device.id)
+        }
+        try await write("saving device \(device.id)") { db in
+            try Self.checkNameFree(device.name, for: device.id, db)
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (id, name, profile_id, category, transport, product_id, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, profile_id = excluded.profile_id,
+                        category = excluded.category, transport = excluded.transport, product_id = excluded.product_id
+                    """,
+                arguments: [
+                    device.id.rawValue, device.name, device.profileID, device.category.rawValue,
+                    device.transport.rawValue, device.productID, now,
+                ])
+            try db.execute(
+                sql: """
+                    INSERT INTO secrets (device_id, local_key) VALUES (?, ?)
+                    ON CONFLICT(device_id) DO UPDATE SET local_key = excluded.local_key
+                    """,
+                arguments: [device.id.rawValue, localKey.text])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO device_state (device_id) VALUES (?)", arguments: [device.id.rawValue])
+        }
+    }
+
+    /// Every paired device with its key and state, ordered by id.
+    public func loadDevices() async throws(StorageError) -> [StoredDeviceRecord] {
+        let path = self.path
+        return try await read("loading devices") { db in
+            try Row.fetchAll(db, sql: Self.deviceQuery + " ORDER BY d.id").map { row throws(StorageError) in
+                try Self.record(from: row, path: path)
+            }
+        }
+    }
+
+    /// One paired device, or nil when none has this id.
+    public func device(_ id: DeviceID) async throws(StorageError) -> StoredDeviceRecord? {
+        let path = self.path
+        return try await read("loading device \(id)") { db in
+            try Row.fetchOne(db, sql: Self.deviceQuery + " WHERE d.id = ?", arguments: [id.rawValue]).map {
+                row throws(StorageError) in try Self.record(from: row, path: path)
+            }
+        }
+    }
+
+    /// Gives a device a new name; names stay unique.
+    public func rename(_ id: DeviceID, to name: String) async throws(StorageError) {
+        if name.utf8.contains(0) { throw .invalidText(field: "name", device: id) }
+        try await write("renaming device \(id)") { db in
+            try Self.checkNameFree(name, for: id, db)
+            try db.execute(sql: "UPDATE devices SET name = ? WHERE id = ?", arguments: [name, id.rawValue])
+            guard db.changesCount > 0 else { throw StorageError.unknownDevice(id) }
+        }
+    }
+
+    /// Forgets a device, its key and its state (the foreign keys cascade). Events that
+    /// mention it stay in the log. Returns whether a device was removed.
+    @discardableResult
+    public func remove(_ id: DeviceID) async throws(StorageError) -> Bool {
+        try await write("removing device \(id)") { db in
+            try db.execute(sql: "DELETE FROM devices WHERE id = ?", arguments: [id.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    static let deviceQuery = """
+        SELECT d.id, d.name, d.profile_id, d.category, d.transport, d.product_id, d.created_at,
+               s.local_key, st.desired, st.confirmed, st.confirmed_at
+        FROM devices d
+        LEFT JOIN secrets s ON s.device_id = d.id
+        LEFT JOIN device_state st ON st.device_id = d.id
+        """
+
+    static func checkNameFree(_ name: String, for id: DeviceID, _ db: Database) throws {
+        let owner = try String.fetchOne(
+            db, sql: "SELECT id FROM devices WHERE name = ? AND id <> ?", arguments: [name, id.rawValue])
+        if let owner, let ownerID = DeviceID(owner) { throw StorageError.nameTaken(name: name, by: ownerID) }
+    }
+
+    static func exists(_ id: DeviceID, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE id = ?)", arguments: [id.rawValue])
+            ?? false
+    }
+
+    /// A row this binary did not write (an unknown category, a missing key) is reported as
+    /// corrupt rather than skipped: a silently missing device would look like a lost pairing.
+    static func record(from row: Row, path: String) throws(StorageError) -> StoredDeviceRecord {
+        let rawID: String = row["id"]
+        let corrupt = StorageError.corrupt(
+            path: path, hint: "the row for device \(rawID) is damaged; \(corruptHint)")
+        guard let id = DeviceID(rawID),
+            let category = DeviceCategory(rawValue: row["category"]),
+            let transport = Transport(rawValue: row["transport"]),
+            let keyText: String = row["local_key"],
+            let createdAt: Date = row["created_at"]
+        else { throw corrupt }
+        let device = TuyaDevice(
+            id: id, name: row["name"], profileID: row["profile_id"], category: category, transport: transport,
+            productID: row["product_id"])
+        let desired = try StoredDataPoints.decode(row["desired"] ?? "{}", path: path, column: "desired")
+        let confirmed = try StoredDataPoints.decode(row["confirmed"] ?? "{}", path: path, column: "confirmed")
+        return StoredDeviceRecord(
+            device: device, localKey: LocalKey(keyText), createdAt: createdAt, desired: desired, confirmed: confirmed,
+            confirmedAt: row["confirmed_at"])
+    }
+}

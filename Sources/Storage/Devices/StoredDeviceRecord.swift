@@ -1,0 +1,31 @@
+import Foundation
+import TuyaCore
+
+/// One paired device as the database holds it: its public description, its local key,
+/// when it was paired, and its desired and last confirmed data points.
+public struct StoredDeviceRecord: Sendable, Hashable, CustomStringConvertible {
+    public var device: TuyaDevice
+    public var localKey: LocalKey
+    public var createdAt: Date
+    /// What the user last asked the device to hold, re-applied after reconnects.
+    public var desired: DataPoints
+    /// What the device last reported holding, and when.
+    public var confirmed: DataPoints
+    public var confirmedAt: Date?
+
+    public init(
+        device: TuyaDevice, localKey: LocalKey, createdAt: Date, desired: DataPoints = [:],
+        confirmed: DataPoints = [:], confirmedAt: Date? = nil
+    ) {
+        self.device = device
+        self.localKey = localKey
+        self.createdAt = createdAt
+        self.desired = desired
+        self.confirmed = confirmed
+        self.confirmedAt = confirmedAt
+    }
+
+    public var description: String {
+        "\(device.id) \"\(device.name)\" (\(device.profileID), \(device.transport.rawValue), key <redacted>)"
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+import TuyaCore
+
+extension GatewayDatabase {
+    /// Appends an event and trims the log to the newest `eventLimit` in the same transaction.
+    /// Any stored local key that appears in the detail is replaced by `<redacted>`: the log
+    /// is shown to users and must never carry a secret, whatever a caller puts in it.
+    @discardableResult
+    public func appendEvent(
+        _ kind: String, device: DeviceID? = nil, detail: JSONValue = .null, at now: Date = Date()
+    ) async throws(StorageError) -> Int64 {
+        let limit = eventLimit
+        let text = StoredJSON.encode(detail)
+        return try await write("appending a \(kind) event") { db in
+            var redacted = text
+            for key in try String.fetchAll(db, sql: "SELECT DISTINCT local_key FROM secrets") where key.count >= 8 {
+                redacted = redacted.replacingOccurrences(of: key, with: "<redacted>")
+            }
+            try db.execute(
+                sql: "INSERT INTO events (at, kind, device_id, detail) VALUES (?, ?, ?, ?)",
+                arguments: [now, kind, device?.rawValue, redacted])
+            let id = db.lastInsertedRowID
+            try db.execute(
+                sql: "DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                arguments: [limit])
+            return id
+        }
+    }
+
+    /// The newest events, newest first.
+    public func recentEvents(limit: Int = 100) async throws(StorageError) -> [StoredEvent] {
+        try await read("loading events") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM events ORDER BY id DESC LIMIT ?", arguments: [max(0, limit)])
+                .map { row in
+                    let detail: String = row["detail"]
+                    let rawDevice: String? = row["device_id"]
+                    return StoredEvent(
+                        id: row["id"], at: row["at"], kind: row["kind"], device: rawDevice.flatMap(DeviceID.init),
+                        detail: StoredJSON.decode(detail) ?? .string(detail))
+                }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import GRDB
+import TuyaCore
+
+extension GatewayDatabase {
+    /// Notes frames from an unknown devId. Keeps the `candidateLimit` most recently seen,
+    /// trimming in the same transaction.
+    public func recordCandidate(_ devId: DeviceID, frames: Int = 1, at now: Date = Date()) async throws(StorageError) {
+        let limit = candidateLimit
+        try await write("recording pairing candidate \(devId)") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO pairing_candidates (dev_id, first_seen, last_seen, frames) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(dev_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
+                        frames = frames + excluded.frames
+                    """,
+                arguments: [devId.rawValue, now, now, frames])
+            try db.execute(
+                sql: """
+                    DELETE FROM pairing_candidates WHERE dev_id IN (
+                        SELECT dev_id FROM pairing_candidates ORDER BY last_seen DESC, dev_id LIMIT -1 OFFSET ?)
+                    """,
+                arguments: [limit])
+        }
+    }
+
+    /// Candidates, most recently seen first.
+    public func candidates() async throws(StorageError) -> [PairingCandidate] {
+        try await read("loading pairing candidates") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM pairing_candidates ORDER BY last_seen DESC, dev_id")
+                .compactMap { row in
+                    guard let id = DeviceID(row["dev_id"]) else { return nil }
+                    return PairingCandidate(
+                        devId: id, firstSeen: row["first_seen"], lastSeen: row["last_seen"], frames: row["frames"])
+                }
+        }
+    }
+
+    /// Forgets a candidate (it was paired, or dismissed).
+    public func removeCandidate(_ devId: DeviceID) async throws(StorageError) {
+        try await write("removing pairing candidate \(devId)") { db in
+            try db.execute(sql: "DELETE FROM pairing_candidates WHERE dev_id = ?", arguments: [devId.rawValue])
+        }
+    }
+}

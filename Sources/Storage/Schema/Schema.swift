@@ -1,0 +1,93 @@
+import GRDB
+
+/// The numbered migrations of the state database.
+///
+/// Each migration runs in its own transaction and sets `PRAGMA user_version` to its number,
+/// so a file from a newer binary is recognised (and refused) even before GRDB's migration
+/// table is read. Migrations are append-only: never edit one that has shipped.
+enum Schema {
+    /// "Youl": marks a SQLite file as a youll-devices database, so restore refuses others.
+    static let applicationID: Int32 = 0x596F_756C
+
+    static let migrations: [(identifier: String, apply: @Sendable (Database) throws -> Void)] = [
+        ("v1-devices", v1Devices),
+        ("v2-pairing-candidates", v2PairingCandidates),
+        ("v3-event-log", v3EventLog),
+    ]
+
+    /// The newest schema version this binary knows.
+    static var knownVersion: Int { migrations.count }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for (number, migration) in migrations.enumerated() {
+            migrator.registerMigration(migration.identifier) { db in
+                try migration.apply(db)
+                try db.execute(sql: "PRAGMA user_version = \(number + 1)")
+            }
+        }
+        return migrator
+    }
+
+    /// The schema version a database claims: its `user_version`, or the number of applied
+    /// migrations when an unknown migration was applied by a newer binary.
+    static func version(of db: Database) throws -> (found: Int, superseded: Bool) {
+        let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let superseded = try db.tableExists("grdb_migrations") && migrator.hasBeenSuperseded(db)
+        let applied = try db.tableExists("grdb_migrations") ? migrator.appliedIdentifiers(db).count : 0
+        return (max(userVersion, applied), superseded)
+    }
+
+    private static func v1Devices(_ db: Database) throws {
+        try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+        try db.execute(
+            sql: """
+                CREATE TABLE devices (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL UNIQUE,
+                    profile_id TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    transport TEXT NOT NULL,
+                    product_id TEXT,
+                    created_at DATETIME NOT NULL
+                );
+                CREATE TABLE secrets (
+                    device_id TEXT PRIMARY KEY NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                    local_key TEXT NOT NULL
+                );
+                CREATE TABLE device_state (
+                    device_id TEXT PRIMARY KEY NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                    desired TEXT NOT NULL DEFAULT '{}',
+                    desired_at DATETIME,
+                    confirmed TEXT NOT NULL DEFAULT '{}',
+                    confirmed_at DATETIME
+                );
+                """)
+    }
+
+    private static func v2PairingCandidates(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE pairing_candidates (
+                    dev_id TEXT PRIMARY KEY NOT NULL,
+                    first_seen DATETIME NOT NULL,
+                    last_seen DATETIME NOT NULL,
+                    frames INTEGER NOT NULL
+                );
+                CREATE INDEX pairing_candidates_last_seen ON pairing_candidates(last_seen);
+                """)
+    }
+
+    private static func v3EventLog(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at DATETIME NOT NULL,
+                    kind TEXT NOT NULL,
+                    device_id TEXT,
+                    detail TEXT NOT NULL
+                );
+                """)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import Testing
+import TuyaCore
+
+@testable import Storage
+
+/// Real parts: SQLite database files, SQLite's online backup, flock(2), in a temporary directory.
+@Suite("backup and restore")
+struct BackupRestoreTests {
+    private func populated(_ directory: URL) async throws -> GatewayDatabase {
+        let database = try GatewayDatabase.open(directory: directory)
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey, at: Fixture.paired)
+        try await database.saveDesired(Fixture.everyType, for: Fixture.lampID)
+        try await database.recordCandidate(Fixture.diffuserID, at: Fixture.paired)
+        try await database.appendEvent("paired", device: Fixture.lampID)
+        return database
+    }
+
+    @Test("a backup restored into another directory holds every table, and the file is 0600")
+    func roundTrip() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let original = try await populated(scratch.state)
+        let file = scratch.url.appendingPathComponent("backup.sqlite")
+        try original.backup(to: file)
+        #expect(permissionsOf(file.path) == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"))
+
+        let target = scratch.url.appendingPathComponent("restored")
+        try GatewayDatabase.restore(from: file, into: target)
+        let restored = try GatewayDatabase.open(directory: target)
+        #expect(try await restored.loadDevices() == original.loadDevices())
+        #expect(try await restored.candidates() == original.candidates())
+        #expect(try await restored.recentEvents() == original.recentEvents())
+        #expect(permissionsOf(restored.path) == 0o600)
+    }
+
+    @Test("restore replaces live state, discarding the old -wal")
+    func replacesLive() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = scratch.url.appendingPathComponent("backup.sqlite")
+        do {
+            let database = try await populated(scratch.state)
+            try database.backup(to: file)
+            try await database.saveDevice(Fixture.diffuser, localKey: Fixture.diffuserKey)
+            try await database.remove(Fixture.lampID)
+        }
+        try GatewayDatabase.restore(from: file, into: scratch.state)
+        let restored = try GatewayDatabase.open(directory: scratch.state)
+        #expect(try await restored.loadDevices().map(\.device.id) == [Fixture.lampID])
+    }
+
+    @Test("backup refuses to overwrite an existing file unless asked")
+    func noOverwrite() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try await populated(scratch.state)
+        let file = scratch.url.appendingPathComponent("backup.sqlite")
+        try Data("precious".utf8).write(to: file)
+        #expect(throws: StorageError.backupExists(path: file.path)) { try database.backup(to: file) }
+        #expect(try Data(contentsOf: file) == Data("precious".utf8))
+        try database.backup(to: file, overwrite: true)
+        #expect(try Data(contentsOf: file).prefix(15) == Data("SQLite format 3".utf8))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter {
+            $0.contains("partial")
+        }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("restore is refused while the daemon lock is held, and allowed once it is released")
+    func refusedWhileLocked() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try await populated(scratch.state)
+        let file = scratch.url.appendingPathComponent("backup.sqlite")
+        try database.backup(to: file)
+        var lock: DaemonLock? = try database.acquireDaemonLock()
+        let lockPath = try #require(lock?.path)
+        #expect(throws: StorageError.daemonRunning(lockPath: lockPath)) {
+            try GatewayDatabase.restore(from: file, into: scratch.state)
+        }
+        #expect(throws: StorageError.daemonRunning(lockPath: lockPath)) {
+            try GatewayDatabase.acquireDaemonLock(in: scratch.state)
+        }
+        #expect(StorageError.daemonRunning(lockPath: lockPath).description.contains("stop youll-devices first"))
+        withExtendedLifetime(lock) {}
+        lock = nil
+        try GatewayDatabase.restore(from: file, into: scratch.state)
+    }
+
+    @Test("a garbage, foreign or newer backup is refused and the live database is untouched")
+    func badBackups() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try await populated(scratch.state)
+        let devices = try await database.loadDevices()
+        try await database.pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        let live = try Data(contentsOf: URL(fileURLWithPath: database.path))
+
+        let garbage = scratch.url.appendingPathComponent("garbage.sqlite")
+        try Data(repeating: 0x5A, count: 10_000).write(to: garbage)
+        let foreign = scratch.url.appendingPathComponent("foreign.sqlite")
+        try await DatabaseQueue(path: foreign.path).write { db in try db.execute(sql: "CREATE TABLE t (x)") }
+        let newer = scratch.url.appendingPathComponent("newer.sqlite")
+        try database.backup(to: newer)
+        try await DatabaseQueue(path: newer.path).write { db in try db.execute(sql: "PRAGMA user_version = 9") }
+        let truncated = scratch.url.appendingPathComponent("truncated.sqlite")
+        try database.backup(to: truncated)
+        let whole = try Data(contentsOf: truncated)
+        try whole.prefix(whole.count / 2).write(to: truncated)
+
+        for file in [garbage, foreign, truncated, scratch.url.appendingPathComponent("missing.sqlite")] {
+            #expect("\(file.lastPathComponent)".isEmpty == false)
+            #expect {
+                try GatewayDatabase.restore(from: file, into: scratch.state)
+            } throws: { error in
+                guard case StorageError.invalidBackup(let path, _) = error else { return false }
+                return path == file.path
+            }
+        }
+        #expect(throws: StorageError.newerSchema(path: newer.path, found: 9, known: 3)) {
+            try GatewayDatabase.restore(from: newer, into: scratch.state)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database.path)) == live)
+        #expect(try await database.loadDevices() == devices)
+    }
+}

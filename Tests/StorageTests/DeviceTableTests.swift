@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import Testing
+import TuyaCore
+
+@testable import Storage
+
+/// Real parts: SQLite database files in a temporary directory.
+@Suite("devices and secrets")
+struct DeviceTableTests {
+    @Test("a saved device comes back with its key, creation time and empty state")
+    func roundTrip() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey, at: Fixture.paired)
+        try await database.saveDevice(Fixture.diffuser, localKey: Fixture.diffuserKey, at: Fixture.paired)
+
+        let records = try await database.loadDevices()
+        #expect(records.map(\.device) == [Fixture.lamp, Fixture.diffuser])
+        #expect(records.map(\.localKey) == [Fixture.lampKey, Fixture.diffuserKey])
+        #expect(records.allSatisfy { $0.createdAt == Fixture.paired && $0.desired.isEmpty && $0.confirmed.isEmpty })
+        #expect(try await database.device(Fixture.lampID)?.device.productID == "keyabc123")
+        #expect(try await database.device(DeviceID("nobody")!) == nil)
+    }
+
+    @Test("saving again replaces the description and key but keeps creation time and state")
+    func replace() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey, at: Fixture.paired)
+        try await database.saveDesired([Fixture.dp(20): .bool(true)], for: Fixture.lampID)
+        var renamed = Fixture.lamp
+        renamed.name = "hall-lamp"
+        renamed.productID = nil
+        try await database.saveDevice(renamed, localKey: LocalKey("aaaaaaaaaaaaaaaa"), at: Date())
+
+        let record = try #require(try await database.device(Fixture.lampID))
+        #expect(record.device == renamed)
+        #expect(record.localKey == LocalKey("aaaaaaaaaaaaaaaa"))
+        #expect(record.createdAt == Fixture.paired)
+        #expect(record.desired == [Fixture.dp(20): .bool(true)])
+    }
+
+    @Test("a name used by another device is refused, naming that device")
+    func uniqueNames() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey)
+        var clash = Fixture.diffuser
+        clash.name = Fixture.lamp.name
+        await #expect(throws: StorageError.nameTaken(name: "bedroom-lamp", by: Fixture.lampID)) {
+            try await database.saveDevice(clash, localKey: Fixture.diffuserKey)
+        }
+        try await database.saveDevice(Fixture.diffuser, localKey: Fixture.diffuserKey)
+        await #expect(throws: StorageError.nameTaken(name: "bedroom-lamp", by: Fixture.lampID)) {
+            try await database.rename(Fixture.diffuserID, to: "bedroom-lamp")
+        }
+        #expect(try await database.loadDevices().count == 2)
+    }
+
+    @Test("rename changes only the name; an unknown id is reported")
+    func rename() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey)
+        try await database.rename(Fixture.lampID, to: "kitchen")
+        #expect(try await database.device(Fixture.lampID)?.device.name == "kitchen")
+        await #expect(throws: StorageError.unknownDevice(Fixture.diffuserID)) {
+            try await database.rename(Fixture.diffuserID, to: "x")
+        }
+    }
+
+    @Test("remove cascades to the key and the state rows, and says whether it removed anything")
+    func removeCascades() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey)
+        try await database.saveConfirmed([Fixture.dp(1): .bool(true)], for: Fixture.lampID)
+        #expect(try await database.remove(Fixture.lampID))
+        #expect(try await database.remove(Fixture.lampID) == false)
+        let orphans = try await database.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM secrets) + (SELECT count(*) FROM device_state)")
+        }
+        #expect(orphans == 0)
+        #expect(try await database.loadDevices().isEmpty)
+    }
+
+    @Test("names with quotes, newlines, SQL and unicode are stored and read back exactly")
+    func hostileNames() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        let names = [
+            "it's \"the\" lamp", "line1\nline2\r\n\t", "'); DROP TABLE devices; --", "Schlafzimmer 💡 ランプ",
+            String(repeating: "x", count: 100_000),
+        ]
+        for (index, name) in names.enumerated() {
+            let device = TuyaDevice(
+                id: DeviceID("hostile-\(index)")!, name: name, profileID: "p'\"", category: .light, transport: .mqtt,
+                productID: "\u{202E}rtl")
+            try await database.saveDevice(device, localKey: LocalKey("k'\"\n\u{1F511}23456789"))
+        }
+        let loaded = try await database.loadDevices()
+        #expect(loaded.map(\.device.name) == names)
+        #expect(
+            loaded.allSatisfy { $0.localKey.text == "k'\"\n\u{1F511}23456789" && $0.device.productID == "\u{202E}rtl" })
+    }
+
+    @Test("a NUL character, which SQLite text would cut off, is refused rather than truncated")
+    func nulRefused() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        var device = Fixture.lamp
+        device.name = "nul\u{0}inside"
+        await #expect(throws: StorageError.invalidText(field: "name", device: Fixture.lampID)) {
+            try await database.saveDevice(device, localKey: Fixture.lampKey)
+        }
+        await #expect(throws: StorageError.invalidText(field: "local key", device: Fixture.lampID)) {
+            try await database.saveDevice(Fixture.lamp, localKey: LocalKey("\u{0}123456789abcdef"))
+        }
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey)
+        await #expect(throws: StorageError.invalidText(field: "name", device: Fixture.lampID)) {
+            try await database.rename(Fixture.lampID, to: "a\u{0}")
+        }
+        #expect(try await database.loadDevices().map(\.device) == [Fixture.lamp])
+    }
+
+    @Test("no description, debug description or dump of a record shows the local key")
+    func keyNeverPrinted() async throws {
+        let record = StoredDeviceRecord(device: Fixture.lamp, localKey: Fixture.lampKey, createdAt: Fixture.paired)
+        var dumped = ""
+        dump(record, to: &dumped)
+        for text in [
+            "\(record)", String(reflecting: record), "\(record.localKey)", String(reflecting: record.localKey),
+            dumped, "\([record])",
+        ] {
+            #expect(!text.contains(Fixture.lampKey.text), "\(text)")
+        }
+    }
+
+    @Test("a damaged device row is reported as corrupt, not skipped")
+    func damagedRow() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey)
+        try await database.pool.write { db in try db.execute(sql: "UPDATE devices SET category = 'toaster'") }
+        await #expect {
+            try await database.loadDevices()
+        } throws: { error in
+            guard case StorageError.corrupt(let path, let hint) = error else { return false }
+            return path == database.path && hint.contains(Fixture.lampID.rawValue)
+        }
+    }
+}
