@@ -90,12 +90,14 @@ let package = Package(
         // Composition root: the configuration file, bridge payloads, and later the service group and bridge API.
         .target(
             name: "Gateway",
-            dependencies: ["TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", .product(name: "Yams", package: "Yams")],
+            dependencies: [
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "TuyaCore", "TuyaWire", "MQTTLink"],
+            dependencies: ["Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController"],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),

@@ -62,6 +62,11 @@ struct AESTests {
         let key = try AESKey(localKey: "0123456789abcdef")
         #expect(!key.description.contains("0123"))
         #expect(!String(describing: key).contains("abcdef"))
+        #expect(!String(reflecting: key).contains("abcdef"))
+        var dumped = ""
+        dump(key, to: &dumped)
+        #expect(!dumped.contains("48"))  // "0" is byte 48: no key byte is listed
+        #expect(!dumped.contains("abcdef"))
     }
 
     @Test("PKCS#7 adds a full block to block-aligned input and pads short input to the block")

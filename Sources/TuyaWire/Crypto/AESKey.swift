@@ -4,7 +4,7 @@ import Crypto
 ///
 /// Its `description` never shows the key bytes, so a key that reaches a log or an
 /// error message leaks nothing.
-public struct AESKey: Sendable, Hashable, CustomStringConvertible {
+public struct AESKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public let bytes: [UInt8]
     let symmetric: SymmetricKey
 
@@ -24,6 +24,9 @@ public struct AESKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "AESKey(<redacted>)" }
+    public var debugDescription: String { description }
+    /// No children: `dump` and debuggers show nothing of the key either.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
 
     public static func == (lhs: AESKey, rhs: AESKey) -> Bool { lhs.bytes == rhs.bytes }
     public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }

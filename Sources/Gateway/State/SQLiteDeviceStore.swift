@@ -1,0 +1,38 @@
+import Storage
+import TuyaController
+import TuyaCore
+import TuyaWire
+
+/// The controller's `DeviceStore` on the SQLite database: paired devices, their local
+/// keys and desired state survive restarts. An adapter, because Storage may not import
+/// TuyaController (ARCHITECTURE.md: Storage imports TuyaCore and GRDB only).
+public struct SQLiteDeviceStore: DeviceStore {
+    public let database: GatewayDatabase
+
+    public init(database: GatewayDatabase) {
+        self.database = database
+    }
+
+    /// Every stored device; a record whose key no longer makes an AES key (edited by
+    /// hand) is skipped rather than stopping the others from loading.
+    public func loadDevices() async throws -> [StoredDevice] {
+        try await database.loadDevices().compactMap { record in
+            guard let key = try? AESKey(localKey: record.localKey.text) else { return nil }
+            return StoredDevice(device: record.device, localKey: key, desired: record.desired)
+        }
+    }
+
+    public func save(_ device: StoredDevice) async throws {
+        let text = String(decoding: device.localKey.bytes, as: UTF8.self)
+        try await database.saveDevice(device.device, localKey: LocalKey(text))
+        try await database.saveDesired(device.desired, for: device.device.id)
+    }
+
+    public func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws {
+        try await database.saveDesired(desired, for: id)
+    }
+
+    public func remove(_ id: DeviceID) async throws {
+        try await database.remove(id)
+    }
+}

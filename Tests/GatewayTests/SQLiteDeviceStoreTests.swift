@@ -1,0 +1,42 @@
+import Foundation
+import Gateway
+import Storage
+import Testing
+import TuyaController
+import TuyaCore
+import TuyaWire
+
+/// Real parts: an SQLite database file in a temporary directory.
+@Suite("the controller's device store on SQLite")
+struct SQLiteDeviceStoreTests {
+    private func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("youll-store-\(UUID().uuidString)")
+    }
+
+    @Test("a paired device, its key and its desired state survive closing and reopening the database")
+    func survivesReopen() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let id = try #require(DeviceID("bf0123456789abcdefghij"))
+        let device = TuyaDevice(
+            id: id, name: "desk lamp", profileID: "rgbcct-bulb-v2", category: .light, transport: .mqtt,
+            productID: "keyjup78v54myhan")
+        let desired: DataPoints = [DataPointID(20)!: .bool(true), DataPointID(21)!: .enumeration("white")]
+        do {
+            let database = try GatewayDatabase.open(directory: directory)
+            let store = SQLiteDeviceStore(database: database)
+            try await store.save(StoredDevice(device: device, localKey: try AESKey(localKey: "0123456789abcdef")))
+            try await store.saveDesired(desired, for: id)
+            try database.close()
+        }
+        let reopened = SQLiteDeviceStore(database: try GatewayDatabase.open(directory: directory))
+        let loaded = try await reopened.loadDevices()
+        #expect(loaded.count == 1)
+        #expect(loaded.first?.device == device)
+        #expect(loaded.first?.localKey == (try AESKey(localKey: "0123456789abcdef")))
+        #expect(loaded.first?.desired == desired)
+
+        try await reopened.remove(id)
+        #expect(try await reopened.loadDevices().isEmpty)
+    }
+}
