@@ -135,7 +135,7 @@ let package = Package(
             dependencies: ["DeviceSimulator", "LocalBroker", "TuyaCore", "TuyaWire", "CMosquitto"],
             swiftSettings: strict
         ),
-        .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink"], swiftSettings: strict),
+        .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["youll-devices", "LocalBroker"], swiftSettings: strict),
     ]
 )

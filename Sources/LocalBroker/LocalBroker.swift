@@ -99,6 +99,17 @@ public final class LocalBroker: Sendable {
         running?.kill()
     }
 
+    /// SIGSTOP: the broker keeps its sockets but answers nothing until `resume()`, as a
+    /// hung broker would.
+    public func pause() {
+        process.withLock { current in if let current { _ = kill(current.pid, SIGSTOP) } }
+    }
+
+    /// SIGCONT after `pause()`.
+    public func resume() {
+        process.withLock { current in if let current { _ = kill(current.pid, SIGCONT) } }
+    }
+
     public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
 
     private func writeConfiguration(credentials: Credentials?, tls: TLSFiles?, extra: [String]) throws {
@@ -145,7 +156,8 @@ public final class LocalBroker: Sendable {
         throw LocalBrokerError(message: "\(name) not found: install the Debian package mosquitto (scripts/bootstrap)")
     }
 
-    static func run(_ tool: String, _ arguments: [String]) throws {
+    /// Runs a tool (openssl, mosquitto_passwd) to completion; fails unless it exits 0.
+    public static func run(_ tool: String, _ arguments: [String]) throws {
         let status = try ChildProcess.spawn(tool, arguments).waitForExit()
         guard status == 0 else {
             throw LocalBrokerError(message: "\(tool) exited with status \(status.map(String.init) ?? "signal")")

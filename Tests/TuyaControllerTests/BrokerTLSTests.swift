@@ -92,15 +92,6 @@ struct BrokerTLSTests {
     }
 
     static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw RigFailure("openssl \(arguments.first ?? "") exited \(process.terminationStatus)")
-        }
+        try LocalBroker.run("/usr/bin/openssl", arguments)
     }
 }
