@@ -123,7 +123,8 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "TuyaCore", "youll-storage-crash-writer", .product(name: "GRDB", package: "GRDB.swift"),
+                "Storage", "TuyaCore", "LocalBroker", "youll-storage-crash-writer",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),

@@ -28,6 +28,42 @@ public struct ChildProcess: Sendable {
         return ChildProcess(pid: pid)
     }
 
+    /// Starts `path` with its stdout on a pipe; returns the child and the pipe's read end
+    /// (the caller reads it with `readLine`-style loops and closes it). stderr goes to /dev/null.
+    public static func spawnWithOutputPipe(_ path: String, _ arguments: [String]) throws -> (ChildProcess, Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw LocalBrokerError(message: "pipe: \(String(cString: strerror(errno)))") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, path, &actions, nil, &argv, environ)
+        close(fds[1])
+        guard status == 0 else {
+            close(fds[0])
+            throw LocalBrokerError(message: "cannot start \(path): \(String(cString: strerror(status)))")
+        }
+        return (ChildProcess(pid: pid), fds[0])
+    }
+
+    /// Reads what is available on `fd` (blocking until something is), retrying when a
+    /// signal interrupts; empty at end of file.
+    public static func read(_ fd: Int32, maximum: Int = 65_536) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: maximum)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count >= 0 { return Array(buffer[0..<count]) }
+            if errno != EINTR { return [] }
+        }
+    }
+
     /// Whether the child has not exited yet (reaps it if it has).
     public var isRunning: Bool {
         var status: Int32 = 0
@@ -103,7 +139,7 @@ public struct ChildProcess: Sendable {
                 break
             }
             for entry in fds where entry.revents != 0 {
-                let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(entry.fd, $0.baseAddress, $0.count) }
                 if count > 0 {
                     collected[entry.fd, default: []].append(contentsOf: buffer[0..<count])
                 } else if count == 0 || errno != EINTR {

@@ -1,4 +1,5 @@
 import Foundation
+import LocalBroker
 import Testing
 import TuyaCore
 
@@ -12,27 +13,23 @@ struct CrashDurabilityTests {
     func killNine() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let process = Process()
-        process.executableURL = try Self.writerBinary()
-        process.arguments = [scratch.state.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // posix_spawn and plain read(): Foundation's Process and FileHandle were seen to
+        // crash on an interrupted read (EINTR) while other tests ran child processes.
+        let (process, output) = try ChildProcess.spawnWithOutputPipe(try Self.writerBinary().path, [scratch.state.path])
+        defer { close(output) }
 
         // Read committed iteration numbers until enough have gone by, then kill without warning.
-        var buffer = Data()
+        var buffer: [UInt8] = []
         var lastCommitted: Int32 = 0
         while lastCommitted < 300 {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = ChildProcess.read(output)
             if chunk.isEmpty { break }
-            buffer.append(chunk)
+            buffer.append(contentsOf: chunk)
             let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             if let complete = lines.dropLast().last, let number = Int32(complete) { lastCommitted = number }
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        kill(process.pid, SIGKILL)
+        #expect(process.waitForExit() == nil, "the writer was ended by SIGKILL, not by exiting")
         #expect(lastCommitted >= 300)
         #expect(FileManager.default.fileExists(atPath: scratch.databasePath + "-wal"))
 
