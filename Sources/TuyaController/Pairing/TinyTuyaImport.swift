@@ -24,38 +24,64 @@ public enum TinyTuyaImport {
         guard bytes.count <= maximumSize else {
             throw .invalidImport(reason: "the file is larger than \(maximumSize) bytes")
         }
-        let root: Any
+        // JSONDecoder reads only the four fields it needs; JSONSerialization built the whole
+        // file (with each device's DP mapping) as Foundation objects, about 10 MB of
+        // transient heap for a 1,000-device file.
+        let rows: [Row]
         do {
-            root = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
+            rows = try JSONDecoder().decode([Row].self, from: Data(bytes))
+        } catch DecodingError.typeMismatch {
+            throw .invalidImport(reason: "the top level must be an array of devices")
         } catch {
             throw .invalidImport(reason: "the file is not valid JSON")
         }
-        guard let array = root as? [Any] else {
-            throw .invalidImport(reason: "the top level must be an array of devices")
-        }
         var entries: [Entry] = []
         var seen: Set<DeviceID> = []
-        for (index, element) in array.enumerated() {
-            guard let object = element as? [String: Any] else {
+        for (index, row) in rows.enumerated() {
+            guard row.isObject else {
                 throw .invalidImport(reason: "entry \(index) is not an object")
             }
-            guard let rawID = object["id"] as? String else {
+            guard let rawID = row.id else {
                 throw .invalidImport(reason: "entry \(index) has no string 'id'")
             }
             guard let id = DeviceID(rawID) else {
                 throw .invalidImport(reason: "entry \(index): 'id' is not a device id")
             }
-            guard let key = object["key"] as? String, !key.isEmpty else { continue }
+            guard let key = row.key, !key.isEmpty else { continue }
             guard key.utf8.count == 16 else {
                 throw .invalidImport(reason: "entry \(index) (\(id)): 'key' is not 16 characters")
             }
             guard seen.insert(id).inserted else {
                 throw .invalidImport(reason: "entry \(index): device \(id) is listed twice")
             }
-            let name = (object["name"] as? String).map { String($0.prefix(64)) }.flatMap { $0.isEmpty ? nil : $0 }
-            let productID = (object["product_id"] as? String).flatMap { $0.isEmpty ? nil : String($0.prefix(64)) }
+            let name = row.name.map { String($0.prefix(64)) }.flatMap { $0.isEmpty ? nil : $0 }
+            let productID = row.productID.flatMap { $0.isEmpty ? nil : String($0.prefix(64)) }
             entries.append(Entry(id: id, localKey: key, name: name ?? id.rawValue, productID: productID))
         }
         return entries
+    }
+
+    /// One element of the array, as far as the import cares: any other field is skipped,
+    /// and a field of the wrong type reads as absent (then reported by `parse`).
+    private struct Row: Decodable {
+        var isObject = false
+        var id: String?
+        var key: String?
+        var name: String?
+        var productID: String?
+
+        private enum Field: String, CodingKey {
+            case id, key, name
+            case productID = "product_id"
+        }
+
+        init(from decoder: any Decoder) throws {
+            guard let fields = try? decoder.container(keyedBy: Field.self) else { return }
+            isObject = true
+            id = try? fields.decodeIfPresent(String.self, forKey: .id)
+            key = try? fields.decodeIfPresent(String.self, forKey: .key)
+            name = try? fields.decodeIfPresent(String.self, forKey: .name)
+            productID = try? fields.decodeIfPresent(String.self, forKey: .productID)
+        }
     }
 }
