@@ -19,13 +19,13 @@ struct CandidateAndEventTests {
         #expect(
             try await database.candidates() == [
                 PairingCandidate(
-                    devId: Fixture.lampID, firstSeen: first, lastSeen: first.addingTimeInterval(10), frames: 3),
+                    id: Fixture.lampID, firstSeen: first, lastSeen: first.addingTimeInterval(10), frames: 3),
                 PairingCandidate(
-                    devId: Fixture.diffuserID, firstSeen: first.addingTimeInterval(5),
+                    id: Fixture.diffuserID, firstSeen: first.addingTimeInterval(5),
                     lastSeen: first.addingTimeInterval(5), frames: 1),
             ])
         try await database.removeCandidate(Fixture.lampID)
-        #expect(try await database.candidates().map(\.devId) == [Fixture.diffuserID])
+        #expect(try await database.candidates().map(\.id) == [Fixture.diffuserID])
     }
 
     @Test("only the most recently seen candidates are kept")
@@ -37,7 +37,7 @@ struct CandidateAndEventTests {
             try await database.recordCandidate(
                 DeviceID("flood-\(index)")!, at: Date(timeIntervalSince1970: Double(index)))
         }
-        #expect(try await database.candidates().map(\.devId.rawValue) == ["flood-9", "flood-8", "flood-7"])
+        #expect(try await database.candidates().map(\.id.rawValue) == ["flood-9", "flood-8", "flood-7"])
     }
 
     @Test("events come back newest first with their detail, device and time")

@@ -31,7 +31,7 @@ extension GatewayDatabase {
                 .compactMap { row in
                     guard let id = DeviceID(row["dev_id"]) else { return nil }
                     return PairingCandidate(
-                        devId: id, firstSeen: row["first_seen"], lastSeen: row["last_seen"], frames: row["frames"])
+                        id: id, firstSeen: row["first_seen"], lastSeen: row["last_seen"], frames: row["frames"])
                 }
         }
     }
