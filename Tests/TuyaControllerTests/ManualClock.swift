@@ -27,6 +27,8 @@ final class ManualClock: Clock, Sendable {
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }
 
+    /// `Clock`'s requirement, for the code under test: it never waits on real time, it
+    /// parks the caller until a test moves `now` past `deadline` with `advance(by:)`.
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state in
             state.nextID += 1
