@@ -144,6 +144,10 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["youll-devices", "LocalBroker"], swiftSettings: strict),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["youll-devices", "LocalBroker", "MQTTLink", "DeviceSimulator", "TuyaCore", "TuyaWire"],
+            swiftSettings: strict
+        ),
     ]
 )

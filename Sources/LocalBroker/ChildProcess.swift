@@ -11,7 +11,10 @@ public struct ChildProcess: Sendable {
 
     /// Starts `path` with `arguments`; stdin is /dev/null and stdout/stderr are appended to
     /// `outputPath` (or /dev/null).
-    public static func spawn(_ path: String, _ arguments: [String], outputPath: String? = nil) throws -> ChildProcess {
+    /// `environment` nil inherits this process's environment.
+    public static func spawn(
+        _ path: String, _ arguments: [String], outputPath: String? = nil, environment: [String: String]? = nil
+    ) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -20,8 +23,17 @@ public struct ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var envp: [UnsafeMutablePointer<CChar>?]? = environment.map { env in
+            env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
+        defer { envp?.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, nil, &argv, environ)
+        let status: Int32
+        if envp != nil {
+            status = posix_spawn(&pid, path, &actions, nil, &argv, &envp!)
+        } else {
+            status = posix_spawn(&pid, path, &actions, nil, &argv, environ)
+        }
         guard status == 0 else {
             throw LocalBrokerError(message: "cannot start \(path): \(String(cString: strerror(status)))")
         }
@@ -68,6 +80,11 @@ public struct ChildProcess: Sendable {
     public var isRunning: Bool {
         var status: Int32 = 0
         return waitpid(pid, &status, WNOHANG) == 0
+    }
+
+    /// Sends `signal` (SIGTERM, SIGINT) without waiting.
+    public func signal(_ signal: Int32) {
+        _ = Glibc.kill(pid, signal)
     }
 
     /// SIGKILL, then waits for the exit.

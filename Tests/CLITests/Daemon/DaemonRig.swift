@@ -1,0 +1,118 @@
+import DeviceSimulator
+import Foundation
+import LocalBroker
+import TuyaCore
+import Testing
+import TuyaWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The real parts of an end-to-end test: a private mosquitto, the real `youll-devices
+/// serve` binary with a temporary state directory and config file, simulated Tuya devices
+/// speaking the real protocol on the same broker, and an observer client.
+final class DaemonRig {
+    let broker: LocalBroker
+    let directory: URL
+    let configPath: String
+    let stateDirectory: String
+    let observer: BridgeObserver
+    let library: ProfileLibrary
+    private(set) var daemon: ChildProcess?
+    private var transaction = 0
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    init(extraConfig: String = "") async throws {
+        broker = try LocalBroker()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        stateDirectory = directory.appendingPathComponent("state").path
+        configPath = directory.appendingPathComponent("config.yaml").path
+        let config = """
+            base_topic: youll
+            state_directory: \(stateDirectory)
+            mqtt:
+              url: \(broker.url)
+            \(extraConfig)
+            """
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        observer = try await BridgeObserver(url: broker.url)
+        library = ProfileLibrary.load(directories: [Self.repository.appendingPathComponent("devices")])
+    }
+
+    /// A test that failed before `shutdown` still leaves no daemon or files behind.
+    deinit {
+        daemon?.kill()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var logPath: String { directory.appendingPathComponent("serve.log").path }
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Starts `youll-devices serve --config …` and waits for `bridge/state` online.
+    func startDaemon() async throws {
+        let mark = await observer.mark
+        var environment = ProcessInfo.processInfo.environment
+        for key in environment.keys where key.hasPrefix("YOULL_") || key == "NOTIFY_SOCKET" { environment[key] = nil }
+        environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("xdg-config").path
+        daemon = try ChildProcess.spawn(
+            try CLIRunner.binary().path, ["serve", "--config", configPath], outputPath: logPath, environment: environment)
+        _ = try await observer.wait(for: "youll/bridge/state", after: mark) { $0.json?["state"]?.string == "online" }
+    }
+
+    /// SIGTERM, and the exit status (nil when a signal ended it).
+    func stopDaemon() -> Int32? {
+        guard let daemon else { return nil }
+        daemon.signal(SIGTERM)
+        self.daemon = nil
+        return daemon.waitForExit()
+    }
+
+    func killDaemon() {
+        daemon?.kill()
+        daemon = nil
+    }
+
+    /// Publishes a request with a fresh transaction and returns its response.
+    func request(_ verb: String, _ payload: [String: JSONValue], timeout: Duration = .seconds(30)) async throws -> JSONValue {
+        transaction += 1
+        let id = "t\(transaction)"
+        var object = payload
+        object["transaction"] = .string(id)
+        let mark = await observer.mark
+        try await observer.publish("youll/bridge/request/\(verb)", CompactJSON.encode(.object(object)))
+        let response = try await observer.wait(for: "youll/bridge/response/\(verb)", after: mark, timeout: timeout) {
+            $0.json?["transaction"]?.string == id
+        }
+        return try #require(response.json)
+    }
+
+    /// Publishes raw bytes on a topic (hostile-input tests).
+    func publish(_ topic: String, _ payload: [UInt8]) async throws {
+        try await observer.publish(topic, payload)
+    }
+
+    /// Simulated devices on the rig's broker.
+    func fleet(lights: Int = 1, diffusers: Int = 0, seed: UInt64) async throws -> SimulatorFleet {
+        let fleet = try SimulatorFleet(
+            options: .init(lights: lights, diffusers: diffusers, seed: seed), library: library,
+            broker: SwarmConfiguration(brokerURL: broker.url))
+        try await fleet.start()
+        guard await fleet.waitUntilConnected(timeout: .seconds(20)) else { throw RigError("simulated devices did not connect") }
+        return fleet
+    }
+
+    func shutdown() async {
+        if let daemon {
+            daemon.signal(SIGTERM)
+            _ = daemon.waitForExit()
+        }
+        daemon = nil
+        await observer.close()
+        broker.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
