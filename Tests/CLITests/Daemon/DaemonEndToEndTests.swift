@@ -158,4 +158,38 @@ struct DaemonEndToEndTests {
         _ = try await rig.observer.wait(for: "youll/lamp", after: restartMark) { $0.json?["brightness"] == .integer(70) }
         await rig.shutdown()
     }
+
+    @Test("after the broker restarts and forgets every retained message, the bridge republishes them in the documented order")
+    func brokerRestart() async throws {
+        let rig = try await DaemonRig()
+        try await rig.startDaemon()
+        let fleet = try await rig.fleet(seed: 14)
+        defer { fleet.stop() }
+        try await pair(rig, fleet, name: "porch")
+        let mark = await rig.observer.mark
+        try await set(rig, "porch", #"{"state":"ON","brightness":60}"#)
+        _ = try await rig.observer.wait(for: "youll/porch", after: mark) { $0.json?["brightness"] == .integer(60) }
+
+        rig.broker.stop()
+        try rig.broker.start()
+        // A fresh observer: the old one's session went with the broker.
+        let observer = try await BridgeObserver(url: rig.broker.url)
+        let state = try await observer.wait(for: "youll/porch", timeout: .seconds(60)) { !$0.payload.isEmpty }
+        #expect(state.json?["brightness"] == .integer(60))
+        let order = await observer.messages.map(\.topic).filter {
+            ["youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/porch/availability", "youll/porch"]
+                .contains($0)
+        }
+        #expect(Array(order.prefix(5)) == [
+            "youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/porch/availability", "youll/porch",
+        ])
+        // And it still takes commands.
+        let setMark = await observer.mark
+        try await observer.publish("youll/porch/set", Array(#"{"brightness":20}"#.utf8))
+        _ = try await observer.wait(for: "youll/porch", after: setMark, timeout: .seconds(30)) {
+            $0.json?["brightness"] == .integer(20)
+        }
+        await observer.close()
+        await rig.shutdown()
+    }
 }
