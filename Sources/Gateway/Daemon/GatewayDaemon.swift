@@ -103,6 +103,7 @@ public struct GatewayDaemon: Service {
             throw GatewayStartError("the bridge could not connect to \(configuration.mqtt): \(error)")
         }
         let count = await controller.devices().count
+        await warnAboutUnloadedDevices(controller: controller, database: database, library: library)
         hooks.ready("\(count) devices, bridge on \(topics.base)/bridge")
         logger.info("ready: \(count) paired devices, bridge API on \(topics.base)/bridge/#")
 
@@ -157,6 +158,21 @@ public struct GatewayDaemon: Service {
             }
             if shutDown || Task.isCancelled || Task.isShuttingDownGracefully { return nil }
             delay = min(delay * 2, .seconds(30))
+        }
+    }
+
+    /// A stored device whose profile no longer loads (deleted, or broken by an edit) is
+    /// kept in the database but cannot be driven: say so, with the fix.
+    private func warnAboutUnloadedDevices(
+        controller: TuyaController, database: GatewayDatabase, library: ProfileLibrary
+    ) async {
+        guard let stored = try? await database.loadDevices() else { return }
+        for record in stored where await controller.device(record.device.id) == nil {
+            let reason =
+                library.profile(id: record.device.profileID) == nil
+                ? "its profile \(record.device.profileID) is not loaded (restore the profile file or fix its errors above)"
+                : "its stored local key is unusable (rekey it)"
+            logger.warning("device \(record.device.name) (\(record.device.id)) is not active: \(reason)")
         }
     }
 
