@@ -95,7 +95,9 @@ struct SystemdNotifierTests {
 
     @Test("a garbage WATCHDOG_USEC or WATCHDOG_PID is refused with an error naming the variable")
     func garbageWatchdog() {
-        let garbage = ["abc", "-5", "0", " 30000000", "+30000000", "3e7", "30s", "0x1c9c380", "99999999999999999999999"]
+        let garbage = [
+            "abc", "-5", "0", " 30000000", "+30000000", "3e7", "30s", "0x1c9c380", "99999999999999999999999",
+        ]
         for value in garbage {
             let error = environmentError(["NOTIFY_SOCKET": "/run/n", "WATCHDOG_USEC": value])
             #expect(

@@ -90,6 +90,34 @@ struct SystemdUnitFileTests {
         #expect(unit.words("Unit", "BindsTo").isEmpty)
     }
 
+    /// systemd-analyze checks that each key exists and each value parses, which the checks above
+    /// cannot; it also wants ExecStart's binary to exist, so a copy runs /bin/true instead.
+    @Test(
+        "systemd-analyze verify finds no unknown key or bad value in the unit",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
+    func systemdAnalyzeVerify() throws {
+        let text = try String(contentsOf: SystemdUnitFile.scriptURL("youll-devices.service"), encoding: .utf8)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-unit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("youll-devices.service")
+        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/youll-devices", with: "ExecStart=/bin/true")
+            .write(to: copy, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+        process.arguments = ["verify", copy.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(report)")
+        let complaints = report.split(separator: "\n").filter { $0.contains(copy.lastPathComponent) }
+        #expect(complaints.isEmpty, "\(report)")
+    }
+
     @Test("a line outside a section or without '=' is reported with its number")
     func malformedLine() {
         #expect(throws: SystemdUnitFile.Malformed.self) { try SystemdUnitFile(text: "Type=notify\n") }
