@@ -102,9 +102,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Helpers shared by test targets: a real notify socket standing in for systemd's.
+        .target(name: "YoullTestSupport", path: "Tests/Support", swiftSettings: strict),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController"],
+            dependencies: ["YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController"],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
@@ -146,7 +148,9 @@ let package = Package(
         .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
-            dependencies: ["youll-devices", "LocalBroker", "MQTTLink", "DeviceSimulator", "TuyaCore", "TuyaWire"],
+            dependencies: [
+                "youll-devices", "LocalBroker", "MQTTLink", "DeviceSimulator", "TuyaCore", "TuyaWire", "YoullTestSupport",
+            ],
             swiftSettings: strict
         ),
     ]

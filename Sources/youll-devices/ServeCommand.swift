@@ -37,11 +37,27 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "youll-devices")
+        let notifier: SystemdNotifier
+        do {
+            notifier = try SystemdNotifier(environment: environment)
+        } catch {
+            FileHandle.standardError.write(Data("error: systemd notification: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let hooks = GatewayDaemon.Hooks(
+            ready: { status in Self.notify(logger) { try notifier.ready(status: status) } },
+            status: { status in Self.notify(logger) { try notifier.status(status) } },
+            stopping: { Self.notify(logger) { try notifier.stopping() } },
+            watchdog: {
+                await runWatchdog(notifier: notifier, clock: ContinuousClock()) { error in
+                    logger.warning("systemd watchdog ping failed: \(error)")
+                }
+            })
         let daemon = GatewayDaemon(
             configuration: configuration,
             profileDirectories: ProfileDirectories.daemon(
                 installed: configuration.profiles.installed, user: configuration.profiles.user),
-            version: YoullDevices.configuration.version, logger: logger)
+            version: YoullDevices.configuration.version, logger: logger, hooks: hooks)
         let group = ServiceGroup(
             configuration: .init(
                 services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -51,6 +67,15 @@ struct ServeCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             FileHandle.standardError.write(Data("error: \(Self.unwrap(error))\n".utf8))
             throw ExitCode(1)
+        }
+    }
+
+    /// A failed notification is logged, never fatal: the daemon works without systemd.
+    private static func notify(_ logger: Logger, _ send: () throws -> Void) {
+        do {
+            try send()
+        } catch {
+            logger.warning("systemd notification failed: \(error)")
         }
     }
 

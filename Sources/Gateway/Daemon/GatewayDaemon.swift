@@ -20,15 +20,19 @@ public struct GatewayDaemon: Service {
         public var ready: @Sendable (_ status: String) -> Void
         public var status: @Sendable (_ status: String) -> Void
         public var stopping: @Sendable () -> Void
+        /// Runs for the daemon's whole life, until cancelled (systemd's watchdog pings).
+        public var watchdog: @Sendable () async -> Void
 
         public init(
             ready: @escaping @Sendable (String) -> Void = { _ in },
             status: @escaping @Sendable (String) -> Void = { _ in },
-            stopping: @escaping @Sendable () -> Void = {}
+            stopping: @escaping @Sendable () -> Void = {},
+            watchdog: @escaping @Sendable () async -> Void = {}
         ) {
             self.ready = ready
             self.status = status
             self.stopping = stopping
+            self.watchdog = watchdog
         }
     }
 
@@ -51,6 +55,9 @@ public struct GatewayDaemon: Service {
     }
 
     public func run() async throws {
+        // Pinging from the start: waiting for the broker or a slow shutdown are not hangs.
+        let watchdog = Task { await hooks.watchdog() }
+        defer { watchdog.cancel() }
         let directory = URL(fileURLWithPath: configuration.stateDirectory)
         let lock: DaemonLock
         do {

@@ -53,11 +53,12 @@ final class DaemonRig {
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Starts `youll-devices serve --config …` and waits for `bridge/state` online.
-    func startDaemon() async throws {
+    func startDaemon(environment extra: [String: String] = [:]) async throws {
         let mark = await observer.mark
         var environment = ProcessInfo.processInfo.environment
         for key in environment.keys where key.hasPrefix("YOULL_") || key == "NOTIFY_SOCKET" { environment[key] = nil }
         environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("xdg-config").path
+        environment.merge(extra) { $1 }
         daemon = try ChildProcess.spawn(
             try CLIRunner.binary().path, ["serve", "--config", configPath], outputPath: logPath, environment: environment)
         _ = try await observer.wait(for: "youll/bridge/state", after: mark) { $0.json?["state"]?.string == "online" }
