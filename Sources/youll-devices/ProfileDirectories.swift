@@ -21,10 +21,8 @@ enum ProfileDirectories {
 
     /// The daemon's folders: the source checkout's `devices/` when the binary runs from one,
     /// then the configured installed and user folders (the user's override).
+    /// (`profiles.installed` and `YOULL_PROFILES_DIR` set the installed folder.)
     static func daemon(installed: String, user: String) -> [URL] {
-        if let override = ProcessInfo.processInfo.environment["YOULL_PROFILES"], !override.isEmpty {
-            return override.split(separator: ":").map { URL(fileURLWithPath: String($0)) }
-        }
         return (sourceCheckout().map { [$0] } ?? []) + [URL(fileURLWithPath: installed), URL(fileURLWithPath: user)]
     }
 

@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Configuration: --config PATH, else /etc/youll-devices/config.yaml, else \
             $XDG_CONFIG_HOME/youll-devices/config.yaml; YOULL_* environment variables override \
-            the file (YOULL_MQTT_URL, YOULL_BASE_TOPIC, YOULL_STATE_DIRECTORY, …). With none of \
+            the file (YOULL_MQTT_URL, YOULL_BASE_TOPIC, YOULL_STATE_DIR, …). With none of \
             them: broker mqtt://127.0.0.1:1883, base topic "youll".
             """)
 

@@ -18,7 +18,7 @@ actor MQTTDeviceLink {
     /// The `source` header field of gateway frames; 1 marks a device (protocol/TUYA.md §3.2).
     static let gatewaySource: UInt32 = 0
 
-    let device: TuyaDevice
+    private(set) var device: TuyaDevice
     let inTopic: String
     private let key: AESKey
     private let mapper: DataPointMapper
@@ -104,6 +104,10 @@ actor MQTTDeviceLink {
     /// The device as persisted: for a rekey that must keep its desired and confirmed values.
     func stored(key: AESKey? = nil) -> StoredDevice {
         StoredDevice(device: device, localKey: key ?? self.key, desired: desired, confirmed: reported)
+    }
+
+    func rename(_ name: String) {
+        device.name = name
     }
 
     /// Asks the device for all its values now (its report refreshes the confirmed state).

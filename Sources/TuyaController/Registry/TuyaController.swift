@@ -179,6 +179,7 @@ public actor TuyaController: TuyaControllerProtocol {
         try await store.rename(id, to: name)
         device.name = name
         registry[id] = device
+        await links[id]?.rename(name)
         return device
     }
 
@@ -245,7 +246,8 @@ public actor TuyaController: TuyaControllerProtocol {
         guard let link = links[id], let device = registry[id], pairings[id] == nil else {
             throw ControllerError.unknownDevice(id.rawValue)
         }
-        let previous = await link.stored()
+        var previous = await link.stored()
+        previous.device = device
         // The device leaves the registry while its new key is tried, so its frames reach the attempt.
         links[id] = nil
         registry[id] = nil

@@ -151,6 +151,36 @@ struct DaemonRequestTests {
         await rig.shutdown()
     }
 
+    @Test("rekey: a wrong key is refused and the device keeps working on its old one; the right key is accepted")
+    func rekey() async throws {
+        let rig = try await DaemonRig(extraConfig: "")
+        try await rig.startDaemon()
+        let fleet = try await rig.fleet(seed: 23)
+        defer { fleet.stop() }
+        let identity = fleet.identities[0]
+        let added = try await rig.request(
+            "device/add", ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("den")])
+        #expect(added["status"]?.string == "ok")
+
+        let wrong = try await rig.request("device/rekey", ["id": .string("den"), "local_key": .string("0000000000000000")])
+        #expect(wrong["status"]?.string == "error")
+        #expect(wrong["error"]?.string?.contains("old one stays in use") == true)
+        #expect(!"\(wrong)".contains("0000000000000000"))
+
+        let refresh = try await rig.request("device/refresh", ["id": .string("den")])
+        #expect(refresh["status"]?.string == "ok", "\(refresh)")
+        let mark = await rig.observer.mark
+        try await rig.publish("youll/den/set", Array(#"{"state":"ON","brightness":35}"#.utf8))
+        _ = try await rig.observer.wait(for: "youll/den", after: mark) { $0.json?["brightness"] == .integer(35) }
+
+        let right = try await rig.request("device/rekey", ["id": .string("den"), "local_key": .string(identity.localKey)])
+        #expect(right["status"]?.string == "ok", "\(right)")
+        let setMark = await rig.observer.mark
+        try await rig.publish("youll/den/set", Array(#"{"brightness":65}"#.utf8))
+        _ = try await rig.observer.wait(for: "youll/den", after: setMark) { $0.json?["brightness"] == .integer(65) }
+        await rig.shutdown()
+    }
+
     @Test("a second daemon on the same state directory refuses to start and names the running one")
     func secondDaemonRefused() async throws {
         let rig = try await DaemonRig()

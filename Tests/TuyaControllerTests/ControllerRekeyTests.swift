@@ -1,0 +1,51 @@
+import Testing
+import TuyaCore
+import TuyaWire
+
+@testable import TuyaController
+
+/// Rekey, rename and refresh over the in-memory bus with a manual clock.
+@Suite("TuyaController: rekey, rename, refresh")
+struct ControllerRekeyTests {
+    typealias Rig = ControllerInMemoryTests.Rig
+    let id = DeviceID(ControllerInMemoryTests.devId)!
+
+    @Test("a rekey nobody answers leaves the device registered and drivable with its old key")
+    func rekeyNoAnswer() async throws {
+        let rig = try await Rig()
+        #expect(try await rig.pair().pairedProfileID == "white-bulb")
+        // Renamed first: a failed rekey must restore the device as it is now, not as it was paired.
+        try await rig.controller.rename(id, to: "study")
+        rig.device.setMuted(true)
+        async let outcome = rig.controller.rekey(id, localKey: "fedcba9876543210")
+        // The pairing deadline is the only timer left once the old link has stopped.
+        await rig.clock.waitForSleepers(1)
+        rig.clock.advance(by: .seconds(15))
+        #expect(try await outcome == .noAnswer)
+        #expect(await rig.controller.devices().map(\.name) == ["study"])
+        #expect(await rig.controller.device(id) != nil)
+        rig.device.setMuted(false)
+        try await rig.controller.refresh(id)
+        #expect(await rig.controller.status(of: id) != nil)
+        await rig.controller.stop()
+    }
+
+    @Test("a rekey with the right key keeps the name and announces no new pairing; rename changes only the name")
+    func rekeyAndRename() async throws {
+        let rig = try await Rig()
+        _ = try await rig.pair()
+        let outcome = try await rig.controller.rekey(id, localKey: ControllerInMemoryTests.key)
+        guard case .paired(let device) = outcome else {
+            Issue.record("rekey: \(outcome)")
+            return
+        }
+        #expect(device.name == "desk")
+        let renamed = try await rig.controller.rename(id, to: "study")
+        #expect(renamed.name == "study")
+        #expect(await rig.controller.devices().map(\.name) == ["study"])
+        await #expect(throws: ControllerError.unknownDevice("nobody")) {
+            try await rig.controller.rename(DeviceID("nobody")!, to: "x")
+        }
+        await rig.controller.stop()
+    }
+}
