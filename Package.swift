@@ -51,6 +51,10 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
+        // BlueZ through raw HCI sockets. For now only the availability probe: is there a kernel
+        // with Bluetooth, the adapter, is it up, may this process use it.
+        .target(name: "BLELink", dependencies: ["CBluetooth"], swiftSettings: strict),
+        .testTarget(name: "BLELinkTests", dependencies: ["BLELink"], swiftSettings: strict),
         // A private mosquitto on a free loopback port, for tests, the demo and benchmarks.
         .target(name: "LocalBroker", swiftSettings: strict),
         // Simulated Tuya Wi-Fi lights and diffusers on a broker, for tests, the demo and benchmarks.
@@ -70,6 +74,8 @@ let package = Package(
                 "TuyaController",
                 "MQTTLink",
                 "LocalBroker",
+                "Gateway",
+                "BLELink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -91,13 +97,16 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", .product(name: "Yams", package: "Yams"),
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink",
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController"],
+            dependencies: [
+                "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController", "BLELink", "LocalBroker",
+            ],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
