@@ -7,6 +7,6 @@ struct YoullDevices: AsyncParsableCommand {
         commandName: "youll-devices",
         abstract: "A gateway for Tuya lights and aroma diffusers over MQTT and BLE.",
         version: "0.1.0",
-        subcommands: [DemoCommand.self, WireCommand.self, SimulateCommand.self]
+        subcommands: [DemoCommand.self, WireCommand.self, SimulateCommand.self, DoctorCommand.self]
     )
 }

@@ -22,24 +22,46 @@ public enum BLEUnavailable: Error, Hashable, Sendable, CustomStringConvertible {
     /// Anything else, with the errno and what was being done.
     case other(errno: Int32, text: String)
 
+    /// One line: what is wrong, then what to do.
     public var description: String {
         switch self {
+        case .kernelWithoutBluetooth: "\(cause); \(fix)"
+        default: "\(cause): \(fix)"
+        }
+    }
+
+    /// What is wrong, without the fix (for `doctor`, which prints the fix on its own line).
+    public var cause: String {
+        switch self {
         case .kernelWithoutBluetooth(let reason):
-            "the kernel has no Bluetooth support (socket(AF_BLUETOOTH) failed: \(reason)); BLE needs a kernel with "
-                + "CONFIG_BT and a Bluetooth adapter (if Bluetooth is a module: sudo modprobe bluetooth)"
+            "the kernel has no Bluetooth support (socket(AF_BLUETOOTH) failed: \(reason))"
         case .noAdapter(let name):
-            "no Bluetooth adapter \(name): plug one in, or set ble.adapter to one listed in /sys/class/bluetooth "
-                + "(set ble.enabled: off to run without BLE)"
+            "no Bluetooth adapter \(name)"
         case .adapterDown(let name):
-            "Bluetooth adapter \(name) is powered off: power it on with `bluetoothctl power on` "
-                + "(if it is blocked: `sudo rfkill unblock bluetooth`)"
+            "Bluetooth adapter \(name) is powered off"
         case .permissionDenied(let adapter, let missing):
             "permission denied opening \(adapter)"
                 + (missing.isEmpty ? "" : " (this process lacks \(missing.map(\.name).joined(separator: " and ")))")
-                + ": run the daemon with CAP_NET_RAW and CAP_NET_ADMIN (systemd: AmbientCapabilities=CAP_NET_RAW "
-                + "CAP_NET_ADMIN; by hand: sudo setcap cap_net_raw,cap_net_admin+eip $(command -v youll-devices))"
         case .other(let errno, let text):
             "Bluetooth is not usable: \(text) (errno \(errno))"
+        }
+    }
+
+    /// What to do about it.
+    public var fix: String {
+        switch self {
+        case .kernelWithoutBluetooth:
+            "BLE needs a kernel with CONFIG_BT and a Bluetooth adapter (if Bluetooth is a module: sudo modprobe bluetooth)"
+        case .noAdapter:
+            "plug one in, or set ble.adapter to one listed in /sys/class/bluetooth (set ble.enabled: off to run "
+                + "without BLE)"
+        case .adapterDown:
+            "power it on with `bluetoothctl power on` (if it is blocked: `sudo rfkill unblock bluetooth`)"
+        case .permissionDenied:
+            "run the daemon with CAP_NET_RAW and CAP_NET_ADMIN (systemd: AmbientCapabilities=CAP_NET_RAW "
+                + "CAP_NET_ADMIN; by hand: sudo setcap cap_net_raw,cap_net_admin+eip $(command -v youll-devices))"
+        case .other:
+            "check that BlueZ works with `bluetoothctl show`"
         }
     }
 
