@@ -19,14 +19,20 @@ public struct BrokerProbe: Sendable {
     public var baseTopic: String
     /// For the connect and for the echo each.
     public var timeout: Duration
+    /// Times the wait for the echo. The connect is bounded on real time instead, as MQTTLink's
+    /// own CONNACK deadline runs on its network thread's real clock.
+    public var clock: any Clock<Duration>
 
-    public init(gateway: GatewayConfiguration, timeout: Duration = .seconds(5)) {
+    public init(
+        gateway: GatewayConfiguration, timeout: Duration = .seconds(5), clock: any Clock<Duration> = ContinuousClock()
+    ) {
         var configuration = gateway.mqttLinkConfiguration()
         configuration.clientID = nil
         configuration.connectTimeout = timeout
         self.configuration = configuration
         baseTopic = gateway.baseTopic
         self.timeout = timeout
+        self.clock = clock
     }
 
     public func observe() async -> BrokerObservation {
@@ -37,7 +43,7 @@ public struct BrokerProbe: Sendable {
             return BrokerObservation(connection: .failed(error))
         }
         let inbox = Inbox(stateTopic: baseTopic + "/bridge/state")
-        let connected = await firstOf(timeout) { try await client.connect() }
+        let connected = await firstOf(timeout, on: ContinuousClock()) { try await client.connect() }
         switch connected {
         case nil:
             // The network thread may be stuck in a TCP connect; do not wait for it to close.
@@ -63,7 +69,7 @@ public struct BrokerProbe: Sendable {
         do {
             try await client.subscribe(echoTopic)
             try await client.publish(topic: echoTopic, payload: token)
-            let echoed = await firstOf(timeout) { await inbox.echoArrived() }
+            let echoed = await firstOf(timeout, on: clock) { await inbox.echoArrived() }
             inbox.stopWaiting()
             observation.roundTrip = echoed == nil ? .noEcho(timeout) : .passed
         } catch {
@@ -82,13 +88,14 @@ public struct BrokerProbe: Sendable {
     /// The result of `operation`, or nil when `limit` passes first. Unlike a task group this
     /// does not wait for `operation` to end: MQTTClient's connect does not end on cancellation.
     private func firstOf<T: Sendable>(
-        _ limit: Duration, _ operation: @escaping @Sendable () async throws -> T
+        _ limit: Duration, on clock: any Clock<Duration>, _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, any Error>? {
         let outcome = Once<Result<T, any Error>?>()
         return await withCheckedContinuation { continuation in
             outcome.set(continuation)
             let timer = Task {
-                try? await Task.sleep(for: limit)
+                // Cancelled: the operation finished first.
+                guard (try? await clock.sleep(for: limit)) != nil else { return }
                 outcome.finish(nil)
             }
             Task {

@@ -23,7 +23,17 @@ extension DoctorCheck {
             let who = user.map { " as \($0)" } ?? ""
             var checks: [DoctorCheck] = [.ok("broker", "\(broker) reachable, authorised\(who)")]
             if let roundTrip = observation.roundTrip { checks.append(topics(roundTrip, baseTopic: baseTopic)) }
-            if let state = observation.bridgeState { checks.append(daemon(state, baseTopic: baseTopic)) }
+            if let state = observation.bridgeState {
+                let topicsWork = observation.roundTrip.map { $0 == .passed } ?? true
+                checks.append(
+                    state == .nothingRetained && !topicsWork
+                        ? .warn(
+                            "daemon",
+                            "cannot tell whether the daemon is running: nothing came from \(baseTopic)/bridge/state, "
+                                + "which the broker's ACL may hide",
+                            fix: "allow this user to read \(baseTopic)/# in the broker's ACL")
+                        : daemon(state, baseTopic: baseTopic))
+            }
             return checks
         }
     }
