@@ -51,38 +51,45 @@ public struct BrokerProbe: Sendable {
             return BrokerObservation(connection: .noAnswer(timeout))
         case .failure(let error):
             await client.close()
-            return BrokerObservation(connection: .failed(error as? MQTTError ?? .connectionLost("\(error)")))
+            return BrokerObservation(connection: .failed(Self.mqttError(error)))
         case .success:
             break
         }
         let reader = Task { await inbox.read(client.events) }
-        var observation = BrokerObservation(connection: .connected)
-        var stateError: MQTTError?
-        do {
+        let stateSubscribed = await firstOf(timeout, on: ContinuousClock()) {
             try await client.subscribe(inbox.stateTopic)
-        } catch {
-            stateError = error as? MQTTError ?? .connectionLost("\(error)")
         }
         let echoTopic = baseTopic + "/bridge/doctor/" + UUID().uuidString.lowercased()
         let token = Array(UUID().uuidString.utf8)
         inbox.expectEcho(topic: echoTopic, payload: token)
-        do {
+        let echoed = await firstOf(timeout, on: clock) {
             try await client.subscribe(echoTopic)
             try await client.publish(topic: echoTopic, payload: token)
-            let echoed = await firstOf(timeout, on: clock) { await inbox.echoArrived() }
-            inbox.stopWaiting()
-            observation.roundTrip = echoed == nil ? .noEcho(timeout) : .passed
-        } catch {
-            observation.roundTrip = .failed(error as? MQTTError ?? .connectionLost("\(error)"))
+            await inbox.echoArrived()
         }
-        if let stateError {
-            observation.bridgeState = .unreadable(stateError)
-        } else {
-            observation.bridgeState = inbox.bridgeState.map { .retained($0) } ?? .nothingRetained
-        }
+        inbox.stopWaiting()
         await client.close()
         reader.cancel()
+
+        var observation = BrokerObservation(connection: .connected)
+        switch echoed {
+        case nil: observation.roundTrip = .noEcho(timeout)
+        case .success: observation.roundTrip = .passed
+        case .failure(let error): observation.roundTrip = .failed(Self.mqttError(error))
+        }
+        switch stateSubscribed {
+        case nil:
+            observation.bridgeState = .unreadable(.timedOut("no SUBACK for \(inbox.stateTopic) within \(timeout)"))
+        case .failure(let error):
+            observation.bridgeState = .unreadable(Self.mqttError(error))
+        case .success:
+            observation.bridgeState = inbox.bridgeState.map { .retained($0) } ?? .nothingRetained
+        }
         return observation
+    }
+
+    private static func mqttError(_ error: any Error) -> MQTTError {
+        error as? MQTTError ?? .connectionLost("\(error)")
     }
 
     /// The result of `operation`, or nil when `limit` passes first. Unlike a task group this
