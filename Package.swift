@@ -53,6 +53,10 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
+        // BlueZ through raw HCI sockets. For now only the availability probe: is there a kernel
+        // with Bluetooth, the adapter, is it up, may this process use it.
+        .target(name: "BLELink", dependencies: ["CBluetooth"], swiftSettings: strict),
+        .testTarget(name: "BLELinkTests", dependencies: ["BLELink"], swiftSettings: strict),
         // A private mosquitto on a free loopback port, for tests, the demo and benchmarks.
         .target(name: "LocalBroker", swiftSettings: strict),
         // Simulated Tuya Wi-Fi lights and diffusers on a broker, for tests, the demo and benchmarks.
@@ -73,6 +77,7 @@ let package = Package(
                 "MQTTLink",
                 "LocalBroker",
                 "Gateway",
+                "BLELink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -96,23 +101,27 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", .product(name: "Yams", package: "Yams"),
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink",
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
-        // Helpers shared by test targets: a real notify socket standing in for systemd's.
+        // Helpers shared by test targets: the manual test clock, a real notify socket standing in for systemd's.
         .target(name: "YoullTestSupport", path: "Tests/Support", swiftSettings: strict),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController"],
+            dependencies: [
+                "YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController", "BLELink",
+                "LocalBroker",
+            ],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "TuyaControllerTests",
-            dependencies: ["TuyaController", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink", "DeviceSimulator"],
+            dependencies: ["YoullTestSupport", "TuyaController", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink", "DeviceSimulator"],
             swiftSettings: strict
         ),
         // The gateway's SQLite state through GRDB: devices, secrets, desired and confirmed state,

@@ -7,6 +7,8 @@ struct YoullDevices: AsyncParsableCommand {
         commandName: "youll-devices",
         abstract: "A gateway for Tuya lights and aroma diffusers over MQTT and BLE.",
         version: "0.1.0",
-        subcommands: [ServeCommand.self, DemoCommand.self, WireCommand.self, SimulateCommand.self]
+        subcommands: [
+            ServeCommand.self, DoctorCommand.self, DemoCommand.self, WireCommand.self, SimulateCommand.self,
+        ]
     )
 }

@@ -175,11 +175,11 @@ struct SystemdWatchdogTests {
         let loop = Task { await runWatchdog(notifier: notifier, clock: clock) }
 
         for _ in 0..<3 {
-            await clock.waitForSleeper()
+            await clock.waitForSleepers(1)
             clock.advance(by: .seconds(14))
             #expect(systemd.receive() == nil)
             clock.advance(by: .seconds(1))
-            await clock.waitForSleeper()
+            await clock.waitForSleepers(1)
             #expect(systemd.receive() == "WATCHDOG=1")
             #expect(systemd.receive() == nil)
         }
@@ -197,15 +197,15 @@ struct SystemdWatchdogTests {
         let clock = ManualClock()
         let loop = Task { await runWatchdog(notifier: notifier, clock: clock) }
 
-        await clock.waitForSleeper()
+        await clock.waitForSleepers(1)
         clock.advance(by: .seconds(100))
-        await clock.waitForSleeper()
+        await clock.waitForSleepers(1)
         #expect(systemd.receive() == "WATCHDOG=1")
         #expect(systemd.receive() == nil)
         clock.advance(by: .seconds(14))
         #expect(systemd.receive() == nil)
         clock.advance(by: .seconds(1))
-        await clock.waitForSleeper()
+        await clock.waitForSleepers(1)
         #expect(systemd.receive() == "WATCHDOG=1")
 
         loop.cancel()
@@ -221,14 +221,14 @@ struct SystemdWatchdogTests {
         let loop = Task { await runWatchdog(notifier: notifier, clock: clock) { reportFailure.yield($0) } }
         var failure = failures.makeAsyncIterator()
 
-        await clock.waitForSleeper()
+        await clock.waitForSleepers(1)
         clock.advance(by: .seconds(15))
         #expect(await failure.next() == .sendFailed(socket: .path(path), errno: ENOENT))
 
         let systemd = try NotifySocketListener(path: path)
-        await clock.waitForSleeper()
+        await clock.waitForSleepers(1)
         clock.advance(by: .seconds(15))
-        await clock.waitForSleeper()
+        await clock.waitForSleepers(1)
         #expect(systemd.receive() == "WATCHDOG=1")
 
         loop.cancel()

@@ -107,7 +107,19 @@ struct BrokerHostileTests {
                 [try Self.sentinel(devId: identity.devId)], on: "smart/device/out/\(identity.devId)",
                 via: rig.broker.url)
             let seen = try await events.collect(untilAvailability: .authFailed, of: device.id)
-            #expect(seen.count == 1, "unexpected events \(seen)")
+            // The unknown device is announced once (not once per frame); the garbage neither
+            // paired it nor disturbed the paired device (its own online and state events from
+            // pairing may still be arriving).
+            let announced = seen.compactMap { if case .candidateFound(let candidate) = $0 { candidate.id.rawValue } else { nil } }
+            #expect(announced == [unknown])
+            let unexpected = seen.filter { event in
+                switch event {
+                case .candidateFound, .stateChanged(device.id, _): false
+                case .availabilityChanged(device.id, let status): status.availability == .offline
+                default: true
+                }
+            }
+            #expect(unexpected.isEmpty, "unexpected events \(unexpected)")
 
             let candidates = await rig.controller.pairingCandidates()
             #expect(candidates.map(\.id.rawValue) == [unknown])

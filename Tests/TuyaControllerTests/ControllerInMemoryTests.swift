@@ -1,4 +1,5 @@
 import Testing
+import YoullTestSupport
 import TuyaCore
 import TuyaWire
 

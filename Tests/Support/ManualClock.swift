@@ -2,12 +2,14 @@ import Synchronization
 
 /// A clock that moves only when a test calls `advance(by:)`, so deadlines, frame gaps and
 /// query intervals are tested without waiting for real time.
-final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+public final class ManualClock: Clock, Sendable {
+    public init() {}
+
+    public struct Instant: InstantProtocol {
+        public var offset: Duration
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -24,12 +26,12 @@ final class ManualClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
 
     /// `Clock`'s requirement, for the code under test: it never waits on real time, it
     /// parks the caller until a test moves `now` past `deadline` with `advance(by:)`.
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -58,7 +60,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Moves time forward and wakes every sleeper whose deadline has come.
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
             state.now = state.now.advanced(by: duration)
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
@@ -70,7 +72,7 @@ final class ManualClock: Clock, Sendable {
 
     /// Returns once at least `count` tasks are asleep on this clock, so a test advances
     /// time only after the code under test has armed its timer.
-    func waitForSleepers(_ count: Int = 1) async {
+    public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 if state.sleepers.count >= count { return true }

@@ -1,0 +1,66 @@
+import BLELink
+import Foundation
+import TuyaCore
+
+/// `youll-devices doctor`: checks everything the daemon needs, in the order a user would fix
+/// them, and says for each what it found and what to do.
+///
+/// The machine is reached through the injected parts (`now`, `probeBluetooth`,
+/// `observeBroker`, `inspectState`), so each verdict is tested with crafted observations and
+/// the whole with the real ones. Doctor only reads: it creates, repairs and starts nothing.
+public struct Doctor: Sendable {
+    /// `--config`; nil searches the default locations as `serve` does.
+    public var configurationPath: String?
+    public var environment: [String: String]
+    public var isService: Bool
+    public var now: @Sendable () -> Date
+    public var probeBluetooth: @Sendable (String) throws(BLEUnavailable) -> BluetoothAdapter
+    public var observeBroker: @Sendable (GatewayConfiguration) async -> BrokerObservation
+    public var inspectState: @Sendable (String) -> StateDirectoryInspection
+    public var loadProfiles: @Sendable ([URL]) -> ProfileLibrary
+
+    /// The real machine: the system clock, the kernel's Bluetooth, the configured broker
+    /// (`brokerTimeout` for the connect and for the echo), the file system.
+    public init(
+        configurationPath: String?, environment: [String: String], brokerTimeout: Duration = .seconds(5)
+    ) {
+        self.configurationPath = configurationPath
+        self.environment = environment
+        isService = ConfigurationLoader.isService(environment: environment)
+        now = { Date() }
+        probeBluetooth = { adapter throws(BLEUnavailable) in try BluetoothAvailability.probe(adapter: adapter) }
+        observeBroker = { await BrokerProbe(gateway: $0, timeout: brokerTimeout).observe() }
+        inspectState = { StateDirectoryInspection.inspect($0) }
+        loadProfiles = { ProfileLibrary.load(directories: $0) }
+    }
+
+    /// Runs every check. Without a valid configuration only the checks that need none follow.
+    public func run() async -> [DoctorCheck] {
+        var environment = environment
+        if environment["HOME", default: ""].isEmpty {
+            environment["HOME"] = FileManager.default.homeDirectoryForCurrentUser.path
+        }
+        let file = try? ConfigurationLoader.configurationFile(
+            explicit: configurationPath, environment: environment, files: .system)
+        let loaded: Result<GatewayConfiguration, ConfigurationError> = Result { () throws(ConfigurationError) in
+            try ConfigurationLoader.load(path: configurationPath, environment: environment, isService: isService)
+        }
+        var checks = [
+            DoctorCheck.configuration(
+                loaded, file: file, searched: ConfigurationLoader.searchPaths(environment: environment))
+        ]
+        if case .success(let configuration) = loaded {
+            checks += DoctorCheck.broker(
+                await observeBroker(configuration), broker: configuration.mqtt.broker.description,
+                user: configuration.mqtt.username, baseTopic: configuration.baseTopic)
+            checks.append(DoctorCheck.bluetooth(configuration.ble, probe: probeBluetooth))
+            checks.append(
+                DoctorCheck.stateDirectory(configuration.stateDirectory, inspectState(configuration.stateDirectory)))
+            let folders = configuration.profiles
+            checks += DoctorCheck.profiles(
+                loadProfiles([folders.installed, folders.user].map { URL(fileURLWithPath: $0) }), folders: folders)
+        }
+        checks.append(DoctorCheck.clock(now: now()))
+        return checks
+    }
+}

@@ -1,0 +1,79 @@
+import BLELink
+import Foundation
+import TuyaCore
+
+/// The verdicts that need no network: configuration, BLE, profiles, clock. Each takes what was
+/// observed and returns the line(s) to print, so tests can give any input without the machine.
+extension DoctorCheck {
+    /// `file` is the configuration file that was read, nil when none exists and defaults apply.
+    public static func configuration(
+        _ result: Result<GatewayConfiguration, ConfigurationError>, file: String?, searched: [String]
+    ) -> DoctorCheck {
+        switch result {
+        case .success:
+            if let file { return .ok("config", "\(file) loads") }
+            return .ok(
+                "config", "no configuration file (looked for \(searched.joined(separator: ", "))); defaults apply")
+        case .failure(let error):
+            let fix =
+                error.variable.map { "correct or unset the environment variable \($0)" }
+                ?? "correct \(error.keyPath.isEmpty ? "the file" : error.keyPath) in \(error.source)"
+            return .fail("config", error.description, fix: fix + "; the other checks need a configuration that loads")
+        }
+    }
+
+    /// `probe` is only called when BLE is not switched off.
+    public static func bluetooth(
+        _ ble: GatewayConfiguration.BLE, probe: (String) throws(BLEUnavailable) -> BluetoothAdapter
+    ) -> DoctorCheck {
+        guard ble.mode != .off else { return .ok("ble", "disabled in config (ble.enabled: off)") }
+        do {
+            let adapter = try probe(ble.adapter)
+            return .ok("ble", "\(adapter.name) (\(adapter.address)) is up and usable")
+        } catch {
+            switch ble.mode {
+            case .on:
+                return .fail(
+                    "ble", "\(error.cause); the daemon will not start (ble.enabled: on)", fix: error.fix)
+            case .auto, .off:
+                return .warn(
+                    "ble", "\(error.cause); the daemon runs without BLE (ble.enabled: auto)",
+                    fix: error.fix + "; or set ble.enabled: off")
+            }
+        }
+    }
+
+    /// One ok or fail line for the library as a whole, then a warn per file that did not load.
+    public static func profiles(_ library: ProfileLibrary, folders: GatewayConfiguration.ProfileFolders)
+        -> [DoctorCheck]
+    {
+        let count = library.all.count
+        let places = "\(folders.installed) and \(folders.user)"
+        var checks: [DoctorCheck] = [
+            count == 0
+                ? .fail(
+                    "profiles", "no device profiles in \(places)",
+                    fix: "install the profiles (the devices/ folder of the package) to \(folders.installed), "
+                        + "or point profiles.installed at them")
+                : .ok("profiles", "\(count) profile\(count == 1 ? "" : "s") from \(places)")
+        ]
+        checks += library.errors.map {
+            .warn("profiles", $0.description, fix: "correct or remove this file; the other profiles still load")
+        }
+        return checks
+    }
+
+    /// The clock must be roughly right: TLS certificates, device timestamps and reminders depend on it.
+    public static func clock(now: Date) -> DoctorCheck {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let year = calendar.component(.year, from: now)
+        let text = now.formatted(.iso8601)
+        guard (2025..<2100).contains(year) else {
+            return .fail(
+                "clock", "the system clock says \(text), which cannot be right",
+                fix: "set the clock, or enable NTP (timedatectl set-ntp true)")
+        }
+        return .ok("clock", text)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// How `doctor` prints its checks: aligned columns for people, a JSON array for scripts.
+public enum DoctorReport {
+    /// ```
+    /// ok    broker    mqtt://127.0.0.1:1883 reachable, authorised
+    /// warn  daemon    the daemon is not running (nothing retained on youll/bridge/state)
+    ///                 fix: start it with `systemctl start youll-devices` or `youll-devices serve`
+    /// ```
+    /// With `colour`, the status word is green, yellow or red (ANSI); the columns stay aligned
+    /// because only the word itself is wrapped.
+    public static func text(_ checks: [DoctorCheck], colour: Bool) -> String {
+        let statusWidth = DoctorCheck.Status.allCases.map(\.rawValue.count).max()! + 2
+        let nameWidth = (checks.map(\.name.count).max() ?? 0) + 2
+        let indent = String(repeating: " ", count: statusWidth + nameWidth)
+        var lines: [String] = []
+        for check in checks {
+            let status = check.status.rawValue
+            let padding = String(repeating: " ", count: statusWidth - status.count)
+            let name = check.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+            lines.append((colour ? painted(check.status) : status) + padding + name + check.detail)
+            if let fix = check.fix, check.status != .ok { lines.append(indent + "fix: " + fix) }
+        }
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// `[{"check": …, "status": "ok"|"warn"|"fail", "detail": …, "fix": … or null}]`.
+    public static func json(_ checks: [DoctorCheck]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(checks.map(Line.init))) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// The one line for stderr when something failed; nil when nothing did.
+    public static func failureSummary(_ checks: [DoctorCheck]) -> String? {
+        let failed = checks.filter { $0.status == .fail }.map(\.name)
+        guard !failed.isEmpty else { return nil }
+        var names: [String] = []
+        for name in failed where !names.contains(name) { names.append(name) }
+        let count = failed.count == 1 ? "1 check failed" : "\(failed.count) checks failed"
+        return "doctor: \(count) (\(names.joined(separator: ", "))); see the fix lines above"
+    }
+
+    private static func painted(_ status: DoctorCheck.Status) -> String {
+        let code =
+            switch status {
+            case .ok: "32"
+            case .warn: "33"
+            case .fail: "31"
+            }
+        return "\u{1B}[\(code)m\(status.rawValue)\u{1B}[0m"
+    }
+
+    private struct Line: Encodable {
+        var check: String
+        var status: String
+        var detail: String
+        var fix: String?
+
+        init(_ check: DoctorCheck) {
+            self.check = check.name
+            status = check.status.rawValue
+            detail = check.detail
+            fix = check.fix
+        }
+
+        enum CodingKeys: CodingKey { case check, status, detail, fix }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(check, forKey: .check)
+            try container.encode(status, forKey: .status)
+            try container.encode(detail, forKey: .detail)
+            try container.encode(fix, forKey: .fix)  // null, not absent: every object has the same keys
+        }
+    }
+}

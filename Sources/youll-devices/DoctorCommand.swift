@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import Gateway
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `youll-devices doctor`: is this machine ready to run the gateway? One line per check
+/// (ok, warn or fail, with the fix), exit status 1 when anything fails. Runs in-process: it
+/// needs no daemon, and says whether one is running.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check the broker, BLE, the state directory, profiles and the clock; print what to fix.")
+
+    @Option(name: .long, help: "The configuration file (default: as `serve`: /etc, then $XDG_CONFIG_HOME).")
+    var config: String?
+
+    @Flag(name: .long, help: "Print a JSON array of {check, status, detail, fix} for scripts.")
+    var json = false
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let checks = await Doctor(configurationPath: config, environment: environment).run()
+        if json {
+            print(DoctorReport.json(checks), terminator: "")
+        } else {
+            // NO_COLOR: https://no-color.org, set and not empty.
+            let colour = isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR", default: ""].isEmpty
+            print(DoctorReport.text(checks, colour: colour), terminator: "")
+        }
+        if let summary = DoctorReport.failureSummary(checks) {
+            FileHandle.standardError.write(Data((summary + "\n").utf8))
+            throw ExitCode(1)
+        }
+    }
+}

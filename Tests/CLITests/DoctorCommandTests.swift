@@ -1,0 +1,118 @@
+import Foundation
+import LocalBroker
+import Testing
+
+/// Real parts: the built `youll-devices` binary and a private mosquitto (LocalBroker), with
+/// the configuration, state and profile folders in a temporary directory.
+@Suite("youll-devices doctor")
+struct DoctorCommandTests {
+    static let kernelHasBluetooth = FileManager.default.fileExists(atPath: "/sys/class/bluetooth")
+
+    /// A clean environment: no systemd variables, no YOULL_* from the caller, XDG folders in `home`.
+    private func run(_ arguments: [String], home: URL, _ extra: [String: String]) throws -> ChildProcess.Output {
+        var environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("YOULL_") && !["INVOCATION_ID", "STATE_DIRECTORY", "NO_COLOR"].contains($0.key)
+        }
+        environment["HOME"] = home.path
+        environment["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        environment["YOULL_PROFILES_DIR"] = Self.shippedProfiles
+        environment.merge(extra) { $1 }
+        return try ChildProcess.run(try CLIRunner.binary().path, ["doctor"] + arguments, environment: environment)
+    }
+
+    private static var shippedProfiles: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("devices").path
+    }
+
+    private func temporaryHome() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("youll-doctor-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    private func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
+
+    @Test("with a reachable broker: broker ok, daemon not running, BLE explained, exit 0, no colour in a pipe")
+    func healthyMachine() throws {
+        let broker = try LocalBroker()
+        let home = try temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = try run([], home: home, ["YOULL_MQTT_URL": broker.url])
+        #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        let output = lines(result.stdout)
+        #expect(output.contains("ok    broker    \(broker.url) reachable, authorised"))
+        #expect(output.contains("ok    topics    a message published under youll/ came back"))
+        #expect(output.contains("warn  daemon    the daemon is not running (nothing retained on youll/bridge/state)"))
+        #expect(
+            output.contains(
+                "                fix: start it with `systemctl start youll-devices` or `youll-devices serve`"))
+        let ble = try #require(output.first { $0.hasPrefix("warn  ble ") })
+        if !Self.kernelHasBluetooth {
+            #expect(ble.contains("the kernel has no Bluetooth support"))
+            let fix = try #require(output.firstIndex(of: ble).map { output[$0 + 1] })
+            #expect(fix.contains("fix: BLE needs a kernel with CONFIG_BT"))
+        }
+        #expect(
+            output.contains(
+                "warn  state     \(home.path)/state/youll-devices does not exist; it will be created on first start"))
+        #expect(output.contains { $0.hasPrefix("ok    profiles  ") })
+        #expect(!result.stdout.contains("\u{1B}["))
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("state").path))
+    }
+
+    @Test("with nothing listening on the broker port: broker fails, exit 1, one summary line on stderr")
+    func brokerDown() throws {
+        let port = try LocalBroker.freeLoopbackPort()
+        let home = try temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = try run([], home: home, ["YOULL_MQTT_URL": "mqtt://127.0.0.1:\(port)"])
+        #expect(result.status == 1)
+        let output = lines(result.stdout)
+        #expect(
+            output.contains(
+                "fail  broker    mqtt://127.0.0.1:\(port): connection refused by 127.0.0.1:\(port): "
+                    + "is mosquitto running on 127.0.0.1:\(port)?"))
+        #expect(!output.contains { $0.dropFirst(6).hasPrefix("daemon ") })
+        #expect(lines(result.stderr) == ["doctor: 1 check failed (broker); see the fix lines above"])
+    }
+
+    @Test("a configuration file with an unknown key fails naming the key path and line")
+    func badKey() throws {
+        let home = try temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("config.yaml")
+        try "base_topic: youll\nmqtt:\n  urll: mqtt://127.0.0.1:1883\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        let result = try run(["--config", file.path], home: home, [:])
+        #expect(result.status == 1)
+        let first = try #require(lines(result.stdout).first)
+        #expect(first.hasPrefix("fail  config  \(file.path):3: mqtt.urll: unknown key 'urll'; did you mean 'url'?"))
+        #expect(lines(result.stderr) == ["doctor: 1 check failed (config); see the fix lines above"])
+    }
+
+    @Test("--json prints an array of {check, status, detail, fix}; a wrong password is never printed")
+    func jsonWithWrongPassword() throws {
+        let broker = try LocalBroker(credentials: .init(username: "ada", password: "right-horse-battery"))
+        let home = try temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = try run(
+            ["--json"], home: home,
+            ["YOULL_MQTT_URL": broker.url, "YOULL_MQTT_USERNAME": "ada", "YOULL_MQTT_PASSWORD": "wrong-staple-99"])
+        #expect(result.status == 1)
+        let array = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let brokerCheck = try #require(array.first { $0["check"] as? String == "broker" })
+        #expect(brokerCheck["status"] as? String == "fail")
+        #expect((brokerCheck["detail"] as? String)?.contains("not authorised") == true)
+        #expect(
+            Set(array.compactMap { $0["check"] as? String }) == [
+                "config", "broker", "ble", "state", "profiles", "clock",
+            ])
+        for object in array { #expect(Set(object.keys) == ["check", "status", "detail", "fix"]) }
+        #expect(!result.stdout.contains("wrong-staple-99"))
+        #expect(!result.stderr.contains("wrong-staple-99"))
+    }
+}
