@@ -70,6 +70,8 @@ let package = Package(
                 "TuyaController",
                 "MQTTLink",
                 "LocalBroker",
+                "Gateway",
+                "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -97,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController"],
+            dependencies: ["Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController", "LocalBroker"],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
@@ -137,6 +139,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["youll-devices", "LocalBroker"], swiftSettings: strict),
+        .testTarget(
+            name: "CLITests", dependencies: ["youll-devices", "LocalBroker", "Gateway", "Storage", "TuyaCore"],
+            swiftSettings: strict),
     ]
 )

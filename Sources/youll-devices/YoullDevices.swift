@@ -8,5 +8,6 @@ struct YoullDevices: AsyncParsableCommand {
         abstract: "A gateway for Tuya lights and aroma diffusers over MQTT and BLE.",
         version: "0.1.0",
         subcommands: [DemoCommand.self, WireCommand.self, SimulateCommand.self]
+            + BridgeCommands.all
     )
 }
