@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // Domain types, device profiles (YAML in devices/), typed commands and state. Pure.
@@ -73,6 +75,8 @@ let package = Package(
                 "Gateway",
                 "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -89,11 +93,13 @@ let package = Package(
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
         .target(name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink"], swiftSettings: strict),
-        // Composition root: the configuration file, bridge payloads, and later the service group and bridge API.
+        // Composition root: the configuration file, the daemon's service group, the MQTT bridge API.
         .target(
             name: "Gateway",
             dependencies: [
                 "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

@@ -169,5 +169,6 @@ private func describe(_ event: ControllerEvent) -> String {
     case .faultCleared(let id, let labels): "fault cleared \(id) \(labels)"
     case .devicePaired(let device): "paired \(device.id)"
     case .deviceRemoved(let id): "removed \(id)"
+    case .candidateFound(let candidate): "heard unpaired device \(candidate.id)"
     }
 }

@@ -10,22 +10,35 @@ enum ProfileDirectories {
         if let override = ProcessInfo.processInfo.environment["YOULL_PROFILES"], !override.isEmpty {
             return override.split(separator: ":").map { URL(fileURLWithPath: String($0)) }
         }
-        // A source checkout: devices/ beside the package the binary was built in.
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = directory.appendingPathComponent("devices")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("README.md").path) {
-                directories.append(candidate)
-                break
-            }
-            directory.deleteLastPathComponent()
-        }
+        if let checkout = sourceCheckout() { directories.append(checkout) }
         directories.append(URL(fileURLWithPath: "/usr/share/youll-devices/devices"))
         let config = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
         directories.append(URL(fileURLWithPath: "/etc/youll-devices/devices"))
         directories.append(config.appendingPathComponent("youll-devices/devices"))
         return directories
+    }
+
+    /// The daemon's folders: the source checkout's `devices/` when the binary runs from one,
+    /// then the configured installed and user folders (the user's override).
+    static func daemon(installed: String, user: String) -> [URL] {
+        if let override = ProcessInfo.processInfo.environment["YOULL_PROFILES"], !override.isEmpty {
+            return override.split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        }
+        return (sourceCheckout().map { [$0] } ?? []) + [URL(fileURLWithPath: installed), URL(fileURLWithPath: user)]
+    }
+
+    /// `devices/` beside the package the binary was built in, when run from a checkout.
+    private static func sourceCheckout() -> URL? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = directory.appendingPathComponent("devices")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("README.md").path) {
+                return candidate
+            }
+            directory.deleteLastPathComponent()
+        }
+        return nil
     }
 }

@@ -7,7 +7,7 @@ struct YoullDevices: AsyncParsableCommand {
         commandName: "youll-devices",
         abstract: "A gateway for Tuya lights and aroma diffusers over MQTT and BLE.",
         version: "0.1.0",
-        subcommands: [DemoCommand.self, WireCommand.self, SimulateCommand.self]
+        subcommands: [ServeCommand.self, DemoCommand.self, WireCommand.self, SimulateCommand.self]
             + BridgeCommands.all
     )
 }

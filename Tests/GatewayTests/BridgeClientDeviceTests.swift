@@ -7,7 +7,8 @@ import TuyaWire
 @Suite("Bridge client: device list and names")
 struct BridgeClientDeviceTests {
     let payload = #"""
-        [{"id":"bf0000000000000001","friendly_name":"desk lamp","transport":"mqtt","category":"light","profile":"generic-light"},
+        [{"id":"bf0000000000000001","friendly_name":"desk lamp","transport":"mqtt","category":"light","profile":"generic-light",
+          "capabilities":[{"name":"brightness","type":"numeric"},"state",{"type":"nameless"}]},
          {"id":"bf0000000000000002","friendly_name":"bf0000000000000001","transport":"mqtt","category":"diffuser"},
          {"id":"bf0000000000000003","transport":"mqtt"},
          {"friendly_name":"no id"}, 42, "text"]
@@ -24,6 +25,7 @@ struct BridgeClientDeviceTests {
         #expect(list[0].friendlyName == "desk lamp")
         #expect(list[0].category == "light")
         #expect(list[0].profile == "generic-light")
+        #expect(list[0].capabilities == ["brightness", "state"])
         #expect(list[2].friendlyName == "bf0000000000000003")
     }
 

@@ -13,6 +13,7 @@ public struct BridgeDevice: Hashable, Sendable {
     public var profile: String?
     public var model: String?
     public var productID: String?
+    /// The names of what the device exposes (`brightness`, `mist_mode`).
     public var capabilities: [String]
     /// The entry exactly as published.
     public var json: JSONValue
@@ -28,7 +29,8 @@ public struct BridgeDevice: Hashable, Sendable {
         model = object["model"]?.stringValue
         productID = object["product_id"]?.stringValue
         if case .array(let items)? = object["capabilities"] {
-            capabilities = items.compactMap(\.stringValue)
+            // Names, or zigbee2mqtt-style exposes objects with a "name".
+            capabilities = items.compactMap { $0.stringValue ?? $0["name"]?.stringValue }
         } else {
             capabilities = []
         }

@@ -18,7 +18,8 @@ public struct SQLiteDeviceStore: DeviceStore {
     public func loadDevices() async throws -> [StoredDevice] {
         try await database.loadDevices().compactMap { record in
             guard let key = try? AESKey(localKey: record.localKey.text) else { return nil }
-            return StoredDevice(device: record.device, localKey: key, desired: record.desired)
+            return StoredDevice(
+                device: record.device, localKey: key, desired: record.desired, confirmed: record.confirmed)
         }
     }
 
@@ -30,6 +31,10 @@ public struct SQLiteDeviceStore: DeviceStore {
 
     public func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws {
         try await database.saveDesired(desired, for: id)
+    }
+
+    public func rename(_ id: DeviceID, to name: String) async throws {
+        try await database.rename(id, to: name)
     }
 
     public func remove(_ id: DeviceID) async throws {

@@ -52,7 +52,7 @@ actor MQTTDeviceLink {
     init(
         device: TuyaDevice, key: AESKey, profile: DeviceProfile, bus: any DeviceBus, configuration: Configuration,
         clock: LinkClock, unixTime: @escaping @Sendable () -> Int64, sequenceSeed: UInt32, desired: DataPoints,
-        hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void
+        confirmed: DataPoints = [:], hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void
     ) {
         self.device = device
         self.key = key
@@ -62,6 +62,14 @@ actor MQTTDeviceLink {
         self.hub = hub
         self.onDesiredChange = onDesiredChange
         self.desired = desired
+        // The values saved before a restart: the state is known before the device answers,
+        // and a fault still raised is not announced again.
+        reported = confirmed
+        if !confirmed.isEmpty {
+            let state = mapper.state(from: confirmed)
+            lastState = state
+            if case .diffuser(let diffuser) = state { lastFaults = Set(diffuser.faults) }
+        }
         // TCK starts from rand() & 0xffff and adds one per frame (protocol/TUYA.md §3.2).
         sequence = sequenceSeed & 0xffff
         inTopic = "smart/device/in/\(device.id.rawValue)"
@@ -92,6 +100,17 @@ actor MQTTDeviceLink {
     var confirmedState: DeviceState { mapper.state(from: reported) }
 
     var pendingState: DeviceState { mapper.state(from: reported.merging(queue.pending) { _, newer in newer }) }
+
+    /// The device as persisted: for a rekey that must keep its desired and confirmed values.
+    func stored(key: AESKey? = nil) -> StoredDevice {
+        StoredDevice(device: device, localKey: key ?? self.key, desired: desired, confirmed: reported)
+    }
+
+    /// Asks the device for all its values now (its report refreshes the confirmed state).
+    func refresh() {
+        guard !stopped else { return }
+        publish(.query(dpIDs: nil))
+    }
 
     // MARK: - Broker connection
 

@@ -9,6 +9,8 @@ public protocol DeviceStore: Sendable {
     func save(_ device: StoredDevice) async throws
     /// Records what the user last asked the device to hold, re-applied after reconnects.
     func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws
+    /// Changes a device's friendly name.
+    func rename(_ id: DeviceID, to name: String) async throws
     func remove(_ id: DeviceID) async throws
 }
 
@@ -18,11 +20,15 @@ public struct StoredDevice: Sendable, Hashable {
     public var device: TuyaDevice
     public var localKey: AESKey
     public var desired: DataPoints
+    /// The last values the device itself reported, so its state is known at start before
+    /// it answers (the controller does not save these; the gateway records them).
+    public var confirmed: DataPoints
 
-    public init(device: TuyaDevice, localKey: AESKey, desired: DataPoints = [:]) {
+    public init(device: TuyaDevice, localKey: AESKey, desired: DataPoints = [:], confirmed: DataPoints = [:]) {
         self.device = device
         self.localKey = localKey
         self.desired = desired
+        self.confirmed = confirmed
     }
 }
 
@@ -42,6 +48,10 @@ public actor InMemoryDeviceStore: DeviceStore {
 
     public func saveDesired(_ desired: DataPoints, for id: DeviceID) {
         devices[id]?.desired = desired
+    }
+
+    public func rename(_ id: DeviceID, to name: String) {
+        devices[id]?.device.name = name
     }
 
     public func remove(_ id: DeviceID) {

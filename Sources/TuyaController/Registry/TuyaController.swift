@@ -48,6 +48,8 @@ public actor TuyaController: TuyaControllerProtocol {
     /// A pairing under way: its key, its decision core and its waiting caller.
     private struct PendingPairing {
         var key: AESKey
+        /// For a rekey: the device as it was, whose name, profile and state carry over.
+        var previous: StoredDevice?
         var attempt: PairingAttempt
         var waiter: CheckedContinuation<PairingOutcome, Never>?
         var deadline: Task<Void, Never>?
@@ -170,6 +172,27 @@ public actor TuyaController: TuyaControllerProtocol {
         hub.publish(.deviceRemoved(id))
     }
 
+    /// Changes a device's friendly name (validating and de-duplicating names is the caller's job).
+    @discardableResult
+    public func rename(_ id: DeviceID, to name: String) async throws -> TuyaDevice {
+        guard var device = registry[id] else { throw ControllerError.unknownDevice(id.rawValue) }
+        try await store.rename(id, to: name)
+        device.name = name
+        registry[id] = device
+        return device
+    }
+
+    /// Asks the device for all its values now; its report updates the confirmed state.
+    public func refresh(_ id: DeviceID) async throws {
+        guard running else { throw ControllerError.stopped }
+        guard let link = links[id] else { throw ControllerError.unknownDevice(id.rawValue) }
+        await link.refresh()
+    }
+
+    /// Every value the device has reported (or that was saved before a restart): what the
+    /// gateway records as its confirmed state.
+    public func reportedDataPoints(of id: DeviceID) async -> DataPoints? { await links[id]?.reported }
+
     /// While open, devIds publishing on the broker that are not paired are listed by `pairingCandidates()`.
     public func openPairingWindow() {
         pairingWindowOpen = true
@@ -205,12 +228,56 @@ public actor TuyaController: TuyaControllerProtocol {
         guard registry[id] == nil, pairings[id] == nil else { return .alreadyPaired }
         let request = PairingAttempt.Request(
             id: id, name: name ?? id.rawValue, profileID: profileID, productID: productID)
-        pairings[id] = PendingPairing(key: key, attempt: PairingAttempt(request: request, library: library))
+        return await attemptPairing(request, key: key, previous: nil)
+    }
+
+    /// Replaces a paired device's local key, after proving it: the device is queried with
+    /// the new key and must answer with a report that decrypts. Its name, profile, desired
+    /// and confirmed state carry over. On any other outcome the old key stays in use.
+    public func rekey(_ id: DeviceID, localKey: String) async throws -> PairingOutcome {
+        guard running else { throw PairingError.notRunning }
+        let key: AESKey
+        do throws(WireError) {
+            key = try AESKey(localKey: localKey)
+        } catch {
+            throw PairingError.invalidLocalKey(device: id.rawValue, reason: "it must be 16 characters")
+        }
+        guard let link = links[id], let device = registry[id], pairings[id] == nil else {
+            throw ControllerError.unknownDevice(id.rawValue)
+        }
+        let previous = await link.stored()
+        // The device leaves the registry while its new key is tried, so its frames reach the attempt.
+        links[id] = nil
+        registry[id] = nil
+        await link.stop()
+        let request = PairingAttempt.Request(
+            id: id, name: device.name, profileID: device.profileID, productID: device.productID)
+        let outcome = await attemptPairing(request, key: key, previous: previous)
+        if case .paired = outcome { return outcome }
+        if running, links[id] == nil, let profile = library.profile(id: device.profileID) {
+            let restored = addLink(previous, profile: profile)
+            if busConnected { await restored.brokerConnected() }
+        }
+        return outcome
+    }
+
+    private func attemptPairing(
+        _ request: PairingAttempt.Request, key: AESKey, previous: StoredDevice?
+    ) async -> PairingOutcome {
+        let id = request.id
+        pairings[id] = PendingPairing(
+            key: key, previous: previous, attempt: PairingAttempt(request: request, library: library))
         candidates[id] = nil
 
         let body = TuyaEnvelope.query(dpIDs: nil).encode(timestamp: unixTime())
-        let frame = try MQTTFrame.encode(
-            body: body, key: key, sequence: sequenceSeed() & 0xffff, source: MQTTDeviceLink.gatewaySource)
+        let frame: [UInt8]
+        do {
+            frame = try MQTTFrame.encode(
+                body: body, key: key, sequence: sequenceSeed() & 0xffff, source: MQTTDeviceLink.gatewaySource)
+        } catch {
+            pairings[id] = nil
+            return .noAnswer
+        }
         let bus = bus
         let topic = "smart/device/in/\(id.rawValue)"
         let timeout = configuration.pairingTimeout
@@ -294,10 +361,12 @@ public actor TuyaController: TuyaControllerProtocol {
             return
         }
         // Registered before anything is awaited, so no frame or second pair call slips in between.
-        let stored = StoredDevice(device: device, localKey: pending.key)
+        let stored = StoredDevice(
+            device: device, localKey: pending.key, desired: pending.previous?.desired ?? [:],
+            confirmed: pending.previous?.confirmed ?? [:])
         let link = addLink(stored, profile: profile)
         finishPairing(id, outcome: outcome)
-        hub.publish(.devicePaired(device))
+        if pending.previous == nil { hub.publish(.devicePaired(device)) }
         if busConnected { await link.brokerConnected() }
         await link.receive(payload)
         try? await store.save(stored)
@@ -335,7 +404,9 @@ public actor TuyaController: TuyaControllerProtocol {
             candidates[id] = candidate
         } else if candidates.count < 1024 {
             // Bounded: a hostile publisher inventing devIds cannot grow this without limit.
-            candidates[id] = PairingCandidate(id: id, firstSeen: now, lastSeen: now, frames: 1)
+            let candidate = PairingCandidate(id: id, firstSeen: now, lastSeen: now, frames: 1)
+            candidates[id] = candidate
+            hub.publish(.candidateFound(candidate))
         }
     }
 
@@ -351,7 +422,8 @@ public actor TuyaController: TuyaControllerProtocol {
                     queryInterval: configuration.queryInterval,
                     maxUnansweredQueries: configuration.maxUnansweredQueries,
                     silenceTimeout: configuration.silenceTimeout)),
-            clock: linkClock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired, hub: hub,
+            clock: linkClock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired,
+            confirmed: stored.confirmed, hub: hub,
             onDesiredChange: { desired in persistence.yield((id, desired)) })
         links[id] = link
         registry[id] = stored.device

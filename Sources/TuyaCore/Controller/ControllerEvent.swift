@@ -9,4 +9,7 @@ public enum ControllerEvent: Hashable, Sendable {
     case faultCleared(DeviceID, [String])
     case devicePaired(TuyaDevice)
     case deviceRemoved(DeviceID)
+    /// An unpaired device published on the broker while the pairing window was open
+    /// (announced once per device and window).
+    case candidateFound(PairingCandidate)
 }

@@ -26,7 +26,9 @@ struct SetCommand: AsyncParsableCommand {
             let payload = try SetAssignments.parse(assignments)
             let state = try await bridge.withBridge { client, limit in
                 let target = try BridgeDevice.resolve(device, in: try await client.devices(timeout: limit))
-                let confirmed = try await client.set(device: target.friendlyName, payload: payload, timeout: limit)
+                let answer = try await client.set(device: target.friendlyName, payload: payload, timeout: limit)
+                // The daemon answers {"id","friendly_name","state":{…}}; older answers were the state itself.
+                let confirmed = answer["state"] ?? answer
                 if let members = confirmed.objectValue, !members.isEmpty { return confirmed }
                 // The daemon confirmed without the state: show what it retains now.
                 let topic = "\(client.baseTopic)/\(target.friendlyName)"

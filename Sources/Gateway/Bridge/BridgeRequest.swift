@@ -1,0 +1,231 @@
+import TuyaCore
+import TuyaWire
+
+/// A request published on `<base>/bridge/request/<verb>`, parsed from untrusted bytes into
+/// a typed value (README "The MQTT bridge API"). Parsing is pure; the daemon performs it.
+public enum BridgeRequest: Hashable, Sendable {
+    /// Open (`seconds` long, or the configured default) or close the pairing window.
+    case permitJoin(open: Bool, seconds: Int?)
+    case deviceAdd(DeviceAdd)
+    case deviceRemove(device: String)
+    case deviceRename(from: String, to: DeviceName)
+    case deviceRekey(device: String, localKey: SecretKey)
+    case deviceRefresh(device: String)
+    case healthCheck
+    case backup
+
+    /// `device/add`: a Wi-Fi device to pair by its devId and local key.
+    public struct DeviceAdd: Hashable, Sendable {
+        public var id: DeviceID
+        public var localKey: SecretKey
+        public var name: DeviceName?
+        public var profileID: String?
+        public var productID: String?
+    }
+
+    /// Every verb the bridge answers, for the error that lists them.
+    public static let verbs = [
+        "permit_join", "device/add", "device/remove", "device/rename", "device/rekey", "device/refresh",
+        "health_check", "backup",
+    ]
+
+    /// The longest verb accepted in a topic; anything longer is not answered (its response
+    /// topic would be as long).
+    static let maximumVerbLength = 64
+
+    /// Whether `verb` may be echoed in `<base>/bridge/response/<verb>`: short, lower-case
+    /// letters, digits, `_` and `/`.
+    public static func isAnswerable(verb: String) -> Bool {
+        !verb.isEmpty && verb.utf8.count <= maximumVerbLength
+            && verb.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "/")
+            }
+    }
+
+    /// Reads the transaction first, so even a request refused for a bad field is answered
+    /// with the caller's transaction.
+    public static func transaction(in payload: [UInt8]) -> JSONValue? {
+        guard let object = try? CompactJSON.decode(payload).objectValue, let transaction = object["transaction"] else {
+            return nil
+        }
+        switch transaction {
+        case .string(let text) where text.utf8.count <= 128: return transaction
+        case .integer, .double, .bool: return transaction
+        default: return nil
+        }
+    }
+
+    /// Parses the payload of `verb`. An empty payload counts as `{}`.
+    public static func parse(verb: String, payload: [UInt8]) throws(BridgePayloadError) -> BridgeRequest {
+        let object: [String: JSONValue]
+        if payload.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
+            object = [:]
+        } else {
+            let value: JSONValue
+            do {
+                value = try CompactJSON.decode(payload)
+            } catch {
+                throw BridgePayloadError(field: "payload", reason: "not JSON: \(error)")
+            }
+            guard let members = value.objectValue else {
+                throw BridgePayloadError(field: "payload", reason: "expected a JSON object")
+            }
+            object = members
+        }
+        var fields = RequestFields(object)
+        _ = fields.take("transaction")
+        let request: BridgeRequest
+        switch verb {
+        case "permit_join":
+            let open = try fields.requiredBool("value")
+            let seconds = try fields.optionalInteger("time", in: 1...3600)
+            request = .permitJoin(open: open, seconds: seconds)
+        case "device/add":
+            let idText = try fields.requiredString("id")
+            guard let id = DeviceID(idText) else {
+                throw BridgePayloadError(
+                    field: "id", reason: "not a Tuya device id (letters, digits, '_' and '-', up to 64 characters)")
+            }
+            let key = try SecretKey(field: "local_key", text: fields.requiredString("local_key"))
+            let name = try fields.optionalString("name").map { text throws(BridgePayloadError) in
+                try DeviceName(field: "name", text: text)
+            }
+            let profile = try fields.optionalString("profile")
+            let product = try fields.optionalString("product_id")
+            if let product, product.isEmpty || product.utf8.count > 64 || !product.allSatisfy(\.isASCII) {
+                throw BridgePayloadError(field: "product_id", reason: "expected up to 64 ASCII characters")
+            }
+            if let transport = try fields.optionalString("transport"), transport != "mqtt" {
+                throw BridgePayloadError(
+                    field: "transport", reason: "unknown transport \"\(transport.prefix(32))\"; this gateway pairs \"mqtt\" devices")
+            }
+            request = .deviceAdd(DeviceAdd(id: id, localKey: key, name: name, profileID: profile, productID: product))
+        case "device/remove":
+            request = .deviceRemove(device: try fields.deviceReference("id"))
+        case "device/rename":
+            let from = try fields.deviceReference("from")
+            let to = try DeviceName(field: "to", text: fields.requiredString("to"))
+            request = .deviceRename(from: from, to: to)
+        case "device/rekey":
+            let device = try fields.deviceReference("id")
+            let key = try SecretKey(field: "local_key", text: fields.requiredString("local_key"))
+            request = .deviceRekey(device: device, localKey: key)
+        case "device/refresh":
+            request = .deviceRefresh(device: try fields.deviceReference("id"))
+        case "health_check":
+            request = .healthCheck
+        case "backup":
+            request = .backup
+        default:
+            throw BridgePayloadError(
+                field: "verb", reason: "unknown request \"\(verb.prefix(64))\"; known: \(verbs.joined(separator: ", "))")
+        }
+        if let extra = fields.unread.first {
+            throw BridgePayloadError(field: extra, reason: "unknown field for \(verb)")
+        }
+        return request
+    }
+}
+
+/// A local key from a request: 16 printable ASCII characters. Its description is redacted,
+/// so a request value can be logged without leaking it.
+public struct SecretKey: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public let text: String
+
+    init(field: String, text: String) throws(BridgePayloadError) {
+        guard text.utf8.count == 16, text.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
+            throw BridgePayloadError(field: field, reason: "must be 16 printable ASCII characters")
+        }
+        self.text = text
+    }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+/// A device's friendly name, used in its topics (`<base>/<name>`): 1–64 characters, none of
+/// `/`, `+`, `#`, control characters or surrounding spaces, and not `bridge`.
+public struct DeviceName: Hashable, Sendable, CustomStringConvertible {
+    public let text: String
+
+    public init(field: String = "name", text: String) throws(BridgePayloadError) {
+        guard !text.isEmpty, text.count <= 64 else {
+            throw BridgePayloadError(field: field, reason: "must be 1 to 64 characters")
+        }
+        guard text.trimmingCharacters(in: .whitespaces) == text else {
+            throw BridgePayloadError(field: field, reason: "must not start or end with a space")
+        }
+        if let bad = text.unicodeScalars.first(where: { "/+#".unicodeScalars.contains($0) || $0.properties.generalCategory == .control }) {
+            let shown = bad.properties.generalCategory == .control ? "a control character" : "'\(bad)'"
+            throw BridgePayloadError(field: field, reason: "must not contain \(shown) (names are MQTT topic levels)")
+        }
+        guard text.lowercased() != "bridge" else {
+            throw BridgePayloadError(field: field, reason: "\"bridge\" is reserved for the bridge's own topics")
+        }
+        self.text = text
+    }
+
+    public var description: String { text }
+}
+
+/// The members of a request object, read once each, so unknown fields can be refused.
+struct RequestFields {
+    let object: [String: JSONValue]
+    private(set) var read: Set<String> = []
+
+    init(_ object: [String: JSONValue]) {
+        self.object = object
+    }
+
+    var unread: [String] { object.keys.filter { !read.contains($0) }.sorted() }
+
+    mutating func take(_ key: String) -> JSONValue? {
+        read.insert(key)
+        return object[key]
+    }
+
+    mutating func requiredString(_ key: String) throws(BridgePayloadError) -> String {
+        guard let value = take(key), value != .null else { throw BridgePayloadError(field: key, reason: "missing") }
+        guard case .string(let text) = value else { throw BridgePayloadError(field: key, reason: "expected a string") }
+        return text
+    }
+
+    mutating func optionalString(_ key: String) throws(BridgePayloadError) -> String? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw BridgePayloadError(field: key, reason: "expected a string")
+        }
+    }
+
+    mutating func requiredBool(_ key: String) throws(BridgePayloadError) -> Bool {
+        switch take(key) {
+        case nil, .null?: throw BridgePayloadError(field: key, reason: "missing")
+        case .bool(let flag)?: return flag
+        case .string(let text)? where ["true", "false"].contains(text.lowercased()): return text.lowercased() == "true"
+        default: throw BridgePayloadError(field: key, reason: "expected true or false")
+        }
+    }
+
+    mutating func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws(BridgePayloadError) -> Int? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case let value?:
+            guard let number = value.int64Value, let int = Int(exactly: number), range.contains(int) else {
+                throw BridgePayloadError(field: key, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return int
+        }
+    }
+
+    /// A device named by friendly name or id: a non-empty string of reasonable length.
+    mutating func deviceReference(_ key: String) throws(BridgePayloadError) -> String {
+        let text = try requiredString(key)
+        guard !text.isEmpty, text.count <= 64 else {
+            throw BridgePayloadError(field: key, reason: "expected a device's friendly name or id (1 to 64 characters)")
+        }
+        return text
+    }
+}

@@ -1,0 +1,74 @@
+import TuyaController
+import TuyaCore
+import TuyaWire
+
+extension BridgeServer {
+    /// `<base>/<name>/set`: a typed command for one device. With a `transaction` the outcome
+    /// is answered on `bridge/response/device/set`; a failure is also a `command_failed` event.
+    func handleSet(name: String, payload: [UInt8]) async {
+        let verb = "device/set"
+        let transaction = BridgeRequest.transaction(in: payload)
+        let devices = await controller.devices()
+        guard let device = devices.first(where: { $0.name == name }) ?? devices.first(where: { $0.id.rawValue == name })
+        else {
+            logger.notice("command for unknown device \"\(name.prefix(64))\" ignored")
+            if transaction != nil {
+                respond(verb, .failure(verb: verb, message: "no device is named \"\(name.prefix(64))\" or has that id"), transaction: transaction)
+            }
+            return
+        }
+        do {
+            let command = try await parseCommand(payload, for: device)
+            let state = try await controller.send(command, to: device.id)
+            // Saved before the answer, so a confirmed command survives a crash that follows it.
+            await persistConfirmed(device.id)
+            if transaction != nil {
+                respond(
+                    verb,
+                    .ok(["id": .string(device.id.rawValue), "friendly_name": .string(device.name), "state": DeviceStatePayload.json(state)]),
+                    transaction: transaction)
+            }
+        } catch {
+            commandsFailed += 1
+            let message = Self.describe(error)
+            logger.notice("command for \(device.name) failed: \(message)")
+            if transaction != nil { respond(verb, .failure(verb: verb, message: message), transaction: transaction) }
+            await emit(
+                "command_failed", device: device.id,
+                ["id": .string(device.id.rawValue), "friendly_name": .string(device.name), "error": .string(message)])
+        }
+    }
+
+    private func parseCommand(_ payload: [UInt8], for device: TuyaDevice) async throws -> DeviceCommand {
+        let value: JSONValue
+        do {
+            value = try CompactJSON.decode(payload)
+        } catch {
+            throw BridgeFailure(message: "payload: not JSON: \(error)")
+        }
+        guard var object = value.objectValue else {
+            throw BridgeFailure(message: "payload: expected a JSON object such as {\"state\":\"ON\"}")
+        }
+        object["transaction"] = nil
+        let current = await controller.pendingState(of: device.id)
+        do throws(BridgePayloadError) {
+            return try DeviceSetPayload.parse(object, category: device.category, current: current)
+        } catch {
+            throw BridgeFailure(message: error.description)
+        }
+    }
+
+    /// `<base>/<name>/get`: asks the device for all its values; its report republishes `<base>/<name>`.
+    /// The state known now is republished at once, so a reader gets an answer even from an offline device.
+    func handleGet(name: String) async {
+        let devices = await controller.devices()
+        guard let device = devices.first(where: { $0.name == name }) ?? devices.first(where: { $0.id.rawValue == name })
+        else { return }
+        try? await controller.refresh(device.id)
+        if let reported = await controller.reportedDataPoints(of: device.id), !reported.isEmpty,
+            let state = await controller.confirmedState(of: device.id)
+        {
+            enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true)
+        }
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import Storage
+import TuyaController
+import TuyaCore
+import TuyaWire
+
+/// A request that could not be carried out, with the message the response carries.
+struct BridgeFailure: Error {
+    var message: String
+    var data: [String: JSONValue] = [:]
+}
+
+extension BridgeServer {
+    /// Parses and performs one request, and answers it on `bridge/response/<verb>`.
+    func answer(verb: String, payload: [UInt8]) async {
+        guard BridgeRequest.isAnswerable(verb: verb) else {
+            logger.warning("ignored a request on an unanswerable topic (\(verb.utf8.count) bytes of verb)")
+            return
+        }
+        let transaction = BridgeRequest.transaction(in: payload)
+        guard BridgeRequest.verbs.contains(verb) else {
+            logger.notice("refused unknown request \(verb)")
+            let known = BridgeRequest.verbs.joined(separator: ", ")
+            respond(verb, .failure(verb: verb, message: "unknown request; known: \(known)"), transaction: transaction)
+            return
+        }
+        let result: BridgeResult
+        do throws(BridgePayloadError) {
+            let request = try BridgeRequest.parse(verb: verb, payload: payload)
+            // The request is logged by verb only: device/add and device/rekey carry a local key.
+            logger.info("request \(verb)")
+            result = await perform(request, verb: verb)
+        } catch {
+            logger.notice("refused request \(verb): \(error)")
+            result = .failure(verb: verb, message: error.description)
+        }
+        respond(verb, result, transaction: transaction)
+    }
+
+    private func perform(_ request: BridgeRequest, verb: String) async -> BridgeResult {
+        do {
+            switch request {
+            case .permitJoin(let open, let seconds): return .ok(await permitJoin(open: open, seconds: seconds))
+            case .deviceAdd(let add): return .ok(try await addDevice(add))
+            case .deviceRemove(let reference): return .ok(try await removeDevice(reference))
+            case .deviceRename(let from, let to): return .ok(try await renameDevice(from, to: to))
+            case .deviceRekey(let reference, let key): return .ok(try await rekeyDevice(reference, key: key))
+            case .deviceRefresh(let reference):
+                let device = try await resolve(reference, field: "id")
+                try await controller.refresh(device.id)
+                return .ok(["id": .string(device.id.rawValue), "friendly_name": .string(device.name)])
+            case .healthCheck: return .ok(await health())
+            case .backup: return .ok(try makeBackup())
+            }
+        } catch let failure as BridgeFailure {
+            return .failure(verb: verb, message: failure.message, data: failure.data)
+        } catch {
+            return .failure(verb: verb, message: Self.describe(error))
+        }
+    }
+
+    /// A device named by friendly name (first) or id.
+    func resolve(_ reference: String, field: String) async throws -> TuyaDevice {
+        let devices = await controller.devices()
+        if let device = devices.first(where: { $0.name == reference }) ?? devices.first(where: { $0.id.rawValue == reference }) {
+            return device
+        }
+        throw BridgeFailure(message: "\(field): no device is named \"\(reference)\" or has that id")
+    }
+
+    /// Refuses a name another device uses as its name or id (either would make `<base>/<name>` ambiguous).
+    private func checkNameFree(_ name: String, for id: DeviceID, field: String) async throws {
+        for device in await controller.devices() where device.id != id {
+            if device.name == name || device.id.rawValue == name {
+                throw BridgeFailure(message: "\(field): \"\(name)\" is already used by device \(device.id)")
+            }
+        }
+    }
+
+    // MARK: - Pairing
+
+    private func permitJoin(open: Bool, seconds: Int?) async -> [String: JSONValue] {
+        permitJoinTask?.cancel()
+        permitJoinTask = nil
+        guard open else {
+            await closePermitJoin()
+            return ["value": .bool(false)]
+        }
+        let duration = seconds.map { Duration.seconds($0) } ?? settings.permitJoinDefault
+        let time = duration.components.seconds
+        permitJoinEnd = ContinuousClock.now + duration
+        await controller.openPairingWindow()
+        let clock = clock
+        permitJoinTask = Task { [weak self] in
+            do { try await clock.sleep(for: duration) } catch { return }
+            await self?.closePermitJoin()
+        }
+        logger.info("pairing permitted for \(time) s")
+        await emit("permit_join_changed", ["value": .bool(true), "time": .integer(time)])
+        await publishInfo()
+        return ["value": .bool(true), "time": .integer(time)]
+    }
+
+    func closePermitJoin() async {
+        guard permitJoinEnd != nil else { return }
+        permitJoinEnd = nil
+        permitJoinTask = nil
+        await controller.closePairingWindow()
+        logger.info("pairing window closed")
+        await emit("permit_join_changed", ["value": .bool(false)])
+        await publishInfo()
+    }
+
+    private func addDevice(_ add: BridgeRequest.DeviceAdd) async throws -> [String: JSONValue] {
+        let name = add.name?.text ?? add.id.rawValue
+        let idField: [String: JSONValue] = ["id": .string(add.id.rawValue)]
+        if let profile = add.profileID, library.profile(id: profile) == nil {
+            let known = library.all.map(\.id).joined(separator: ", ")
+            throw BridgeFailure(message: "profile: no profile \"\(profile.prefix(64))\" (known: \(known))")
+        }
+        if await controller.device(add.id) != nil {
+            await pairingFailed(add.id, reason: "already_paired", message: PairingOutcome.alreadyPaired.description)
+            throw BridgeFailure(
+                message: "id: \(PairingOutcome.alreadyPaired.description)", data: ["reason": .string("already_paired")])
+        }
+        try await checkNameFree(name, for: add.id, field: add.name == nil ? "id" : "name")
+        await emit("pairing_started", device: add.id, idField)
+        let outcome: PairingOutcome
+        do {
+            outcome = try await controller.pair(
+                devId: add.id.rawValue, localKey: add.localKey.text, profileID: add.profileID, name: name,
+                productID: add.productID)
+        } catch {
+            let message = Self.describe(error)
+            await pairingFailed(add.id, reason: "invalid_request", message: message)
+            throw BridgeFailure(message: message, data: ["reason": .string("invalid_request")])
+        }
+        guard case .paired(let device) = outcome else {
+            let reason = Self.reason(outcome)
+            await pairingFailed(add.id, reason: reason, message: outcome.description)
+            throw BridgeFailure(message: outcome.description, data: ["reason": .string(reason)])
+        }
+        let json = BridgeDevicePayload.json(device, profile: library.profile(id: device.profileID))
+        logger.info("paired \(device.name) (\(device.id)) with profile \(device.profileID)")
+        await emit("device_paired", device: device.id, ["device": json])
+        return json.objectValue ?? [:]
+    }
+
+    private func pairingFailed(_ id: DeviceID, reason: String, message: String) async {
+        logger.notice("pairing \(id) failed: \(message)")
+        await emit(
+            "pairing_failed", device: id,
+            ["id": .string(id.rawValue), "reason": .string(reason), "message": .string(message)])
+    }
+
+    static func reason(_ outcome: PairingOutcome) -> String {
+        switch outcome {
+        case .paired: "paired"
+        case .wrongKey: "wrong_key"
+        case .noAnswer: "no_answer"
+        case .unknownProduct: "unknown_product"
+        case .alreadyPaired: "already_paired"
+        }
+    }
+
+    // MARK: - Registry
+
+    private func removeDevice(_ reference: String) async throws -> [String: JSONValue] {
+        let device = try await resolve(reference, field: "id")
+        try await controller.remove(device.id)
+        clearRetained(topics.device(device.name))
+        clearRetained(topics.availability(device.name))
+        let data: [String: JSONValue] = ["id": .string(device.id.rawValue), "friendly_name": .string(device.name)]
+        logger.info("removed \(device.name) (\(device.id))")
+        await emit("device_removed", device: device.id, data)
+        return data
+    }
+
+    private func renameDevice(_ reference: String, to name: DeviceName) async throws -> [String: JSONValue] {
+        let device = try await resolve(reference, field: "from")
+        try await checkNameFree(name.text, for: device.id, field: "to")
+        guard device.name != name.text else {
+            return ["id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text)]
+        }
+        let renamed = try await controller.rename(device.id, to: name.text)
+        clearRetained(topics.device(device.name))
+        clearRetained(topics.availability(device.name))
+        await publishDevices()
+        enqueueAvailability(renamed, await controller.status(of: device.id))
+        if let reported = await controller.reportedDataPoints(of: device.id), !reported.isEmpty,
+            let state = await controller.confirmedState(of: device.id)
+        {
+            enqueue(topics.device(renamed.name), DeviceStatePayload.json(state), retain: true)
+        }
+        let data: [String: JSONValue] = [
+            "id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text),
+        ]
+        logger.info("renamed \(device.id) from \(device.name) to \(name.text)")
+        await emit("device_renamed", device: device.id, data)
+        return data
+    }
+
+    private func rekeyDevice(_ reference: String, key: SecretKey) async throws -> [String: JSONValue] {
+        let device = try await resolve(reference, field: "id")
+        let outcome = try await controller.rekey(device.id, localKey: key.text)
+        guard case .paired = outcome else {
+            throw BridgeFailure(
+                message: "the new key was not accepted, the old one stays in use: \(outcome.description)",
+                data: ["reason": .string(Self.reason(outcome))])
+        }
+        let data: [String: JSONValue] = ["id": .string(device.id.rawValue), "friendly_name": .string(device.name)]
+        logger.info("rekeyed \(device.name) (\(device.id))")
+        await emit("device_rekeyed", device: device.id, data)
+        return data
+    }
+
+    // MARK: - Health and backup
+
+    private func health() async -> [String: JSONValue] {
+        var counts: [String: Int64] = [:]
+        for availability in Availability.allCases { counts[availability.rawValue] = 0 }
+        for device in await controller.devices() {
+            let availability = await controller.status(of: device.id)?.availability ?? .unknown
+            counts[availability.rawValue, default: 0] += 1
+        }
+        let databaseHealthy = (try? await database.recentEvents(limit: 1)) != nil
+        return [
+            "healthy": .bool(isConnected && databaseHealthy),
+            "broker": .string(isConnected ? "connected" : "disconnected"),
+            "database": .string(databaseHealthy ? "ok" : "failing"),
+            "uptime_seconds": .integer(uptime.components.seconds),
+            "devices": .object(counts.mapValues { .integer($0) }),
+            "permit_join": .bool(permitJoinEnd != nil),
+        ]
+    }
+
+    private func makeBackup() throws -> [String: JSONValue] {
+        let directory = settings.backupDirectory
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw BridgeFailure(message: "cannot create \(directory.path): \(error.localizedDescription)")
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let base = "youll-devices-" + formatter.string(from: Date())
+        var target = directory.appendingPathComponent(base + ".sqlite")
+        var attempt = 1
+        while FileManager.default.fileExists(atPath: target.path) {
+            attempt += 1
+            target = directory.appendingPathComponent("\(base)-\(attempt).sqlite")
+        }
+        try database.backup(to: target)
+        let size = (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int) ?? 0
+        logger.info("backup written to \(target.path)")
+        return ["path": .string(target.path), "size_bytes": .integer(Int64(size))]
+    }
+
+    /// One line for a response or event; never includes a key.
+    static func describe(_ error: any Error) -> String {
+        if let failure = error as? BridgeFailure { return failure.message }
+        return String(describing: error)
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import Logging
+import MQTTLink
+import ServiceLifecycle
+import Storage
+import TuyaController
+import TuyaCore
+
+/// `youll-devices serve`: the daemon as one `Service` for a `ServiceGroup`.
+///
+/// Start: take the state directory's lock (one daemon per directory; `restore` refuses
+/// while it is held), open the database, load profiles, start the controller (paired
+/// devices come online on their own; none is waited for), then the bridge API, then tell
+/// systemd it is ready. Graceful shutdown (SIGTERM/SIGINT): refuse new requests and let
+/// those under way answer, stop the controller, record its last reports, publish the
+/// bridge's `offline` state, disconnect, close the database.
+public struct GatewayDaemon: Service {
+    /// What the daemon tells its supervisor (systemd's notify socket in `serve`).
+    public struct Hooks: Sendable {
+        public var ready: @Sendable (_ status: String) -> Void
+        public var status: @Sendable (_ status: String) -> Void
+        public var stopping: @Sendable () -> Void
+
+        public init(
+            ready: @escaping @Sendable (String) -> Void = { _ in },
+            status: @escaping @Sendable (String) -> Void = { _ in },
+            stopping: @escaping @Sendable () -> Void = {}
+        ) {
+            self.ready = ready
+            self.status = status
+            self.stopping = stopping
+        }
+    }
+
+    public let configuration: GatewayConfiguration
+    /// Profile folders in override order (later wins).
+    public let profileDirectories: [URL]
+    public let version: String
+    let logger: Logger
+    let hooks: Hooks
+
+    public init(
+        configuration: GatewayConfiguration, profileDirectories: [URL], version: String, logger: Logger,
+        hooks: Hooks = Hooks()
+    ) {
+        self.configuration = configuration
+        self.profileDirectories = profileDirectories
+        self.version = version
+        self.logger = logger
+        self.hooks = hooks
+    }
+
+    public func run() async throws {
+        let directory = URL(fileURLWithPath: configuration.stateDirectory)
+        let lock: DaemonLock
+        do {
+            lock = try GatewayDatabase.acquireDaemonLock(in: directory)
+        } catch {
+            throw GatewayStartError(String(describing: error))
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let database: GatewayDatabase
+        do {
+            database = try GatewayDatabase.open(directory: directory)
+        } catch {
+            throw GatewayStartError(String(describing: error))
+        }
+        for notice in database.notices { logger.notice("\(notice)") }
+
+        let library = ProfileLibrary.load(directories: profileDirectories)
+        for error in library.errors { logger.warning("profile skipped: \(error)") }
+        logger.info(
+            "youll-devices \(version) starting: \(library.all.count) profiles, state in \(directory.path), broker \(configuration.mqtt)")
+        if library.all.isEmpty {
+            logger.warning(
+                "no device profiles found in \(profileDirectories.map(\.path).joined(separator: ", ")); devices cannot be paired")
+        }
+
+        guard let controller = try await startController(library: library, database: database) else {
+            // Shut down while waiting for the broker.
+            try? database.close()
+            return
+        }
+        let topics = BridgeTopics(base: configuration.baseTopic)
+        let bridgeClient: MQTTClient
+        do {
+            bridgeClient = try MQTTClient(
+                configuration: configuration.mqttLinkConfiguration(lastWill: BridgeServer.lastWill(topics: topics)))
+        } catch {
+            await controller.stop()
+            throw GatewayStartError("the bridge's MQTT client: \(error)")
+        }
+        let bridge = BridgeServer(
+            settings: .init(
+                topics: topics, permitJoinDefault: configuration.permitJoinTimeout,
+                backupDirectory: directory.appendingPathComponent("backups"), info: info()),
+            client: bridgeClient, controller: controller, database: database, library: library, logger: logger)
+        do {
+            try await bridge.start()
+        } catch {
+            await controller.stop()
+            await bridge.finish()
+            throw GatewayStartError("the bridge could not connect to \(configuration.mqtt): \(error)")
+        }
+        let count = await controller.devices().count
+        hooks.ready("\(count) devices, bridge on \(topics.base)/bridge")
+        logger.info("ready: \(count) paired devices, bridge API on \(topics.base)/bridge/#")
+
+        // Returns when the service group starts a graceful shutdown (SIGTERM, SIGINT).
+        try? await gracefulShutdown()
+
+        hooks.stopping()
+        logger.info("shutting down: finishing requests under way")
+        await bridge.refuseNewRequests()
+        await controller.stop()
+        await bridge.finish()
+        do {
+            try database.close()
+        } catch {
+            logger.error("closing the database: \(error)")
+        }
+        logger.info("stopped")
+    }
+
+    /// Starts the controller, retrying while the broker cannot be reached (it may start
+    /// after the gateway at boot). A broker that refuses the credentials or the TLS
+    /// settings stops the start: retrying cannot fix that. Returns nil when a graceful
+    /// shutdown came first.
+    private func startController(library: ProfileLibrary, database: GatewayDatabase) async throws -> TuyaController? {
+        var delay = Duration.seconds(1)
+        while true {
+            var busConfiguration = configuration.mqttLinkConfiguration()
+            busConfiguration.clientID = configuration.effectiveClientID + "-devices"
+            let bus: MQTTDeviceBus
+            do {
+                bus = try MQTTDeviceBus(configuration: busConfiguration)
+            } catch {
+                throw GatewayStartError("the device bus's MQTT client: \(error)")
+            }
+            var settings = TuyaController.Configuration()
+            settings.confirmationTimeout = configuration.devices.confirmationTimeout
+            settings.queryInterval = configuration.devices.queryInterval
+            let controller = TuyaController(
+                bus: bus, library: library, store: SQLiteDeviceStore(database: database), configuration: settings)
+            do {
+                try await controller.start()
+                return controller
+            } catch let error as MQTTError where Self.isTransient(error) {
+                logger.warning("broker \(configuration.mqtt) not reachable (\(error)); retrying in \(delay)")
+                hooks.status("waiting for the broker at \(configuration.mqtt)")
+            } catch {
+                throw GatewayStartError("cannot use the broker \(configuration.mqtt): \(error)")
+            }
+            let wait = delay
+            let shutDown = await cancelWhenGracefulShutdown {
+                (try? await Task.sleep(for: wait)) == nil
+            }
+            if shutDown || Task.isCancelled || Task.isShuttingDownGracefully { return nil }
+            delay = min(delay * 2, .seconds(30))
+        }
+    }
+
+    static func isTransient(_ error: MQTTError) -> Bool {
+        switch error {
+        case .connectionRefused, .hostNotFound, .network, .timedOut, .connectionLost: true
+        default: false
+        }
+    }
+
+    /// `bridge/info`: what is useful to see, nothing secret (the broker address is shown
+    /// without its password).
+    private func info() -> [String: JSONValue] {
+        [
+            "version": .string(version),
+            "config": .object([
+                "base_topic": .string(configuration.baseTopic),
+                "mqtt": .string(configuration.mqtt.description),
+                "state_directory": .string(configuration.stateDirectory),
+                "ble": .string(configuration.ble.mode.rawValue),
+                "log_level": .string(configuration.logLevel.rawValue),
+                "permit_join_default_seconds": .integer(configuration.permitJoinTimeout.components.seconds),
+            ]),
+        ]
+    }
+}
+
+/// Why the daemon could not start; the message names the part and the fix.
+public struct GatewayStartError: Error, CustomStringConvertible {
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
