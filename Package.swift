@@ -78,6 +78,7 @@ let package = Package(
                 "LocalBroker",
                 "Gateway",
                 "BLELink",
+                "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -159,6 +160,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "youll-devices", "LocalBroker", "MQTTLink", "DeviceSimulator", "TuyaCore", "TuyaWire", "YoullTestSupport",
+                "Gateway", "Storage",
             ],
             swiftSettings: strict
         ),

@@ -1,0 +1,64 @@
+/// Why a bridge API call from the CLI failed, one case per thing a user can act on. Texts
+/// that came from the broker or the daemon are passed through `BridgeText.printable`, so
+/// a hostile peer cannot put terminal escapes or megabytes into an error line.
+public enum BridgeClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The first connection to the broker failed (refused, unknown host, TLS, credentials).
+    case brokerUnreachable(broker: String, reason: String)
+    /// The broker call itself failed after connecting (subscription refused by an ACL, …).
+    case broker(String)
+    /// The connection to the broker ended while an answer was awaited.
+    case connectionLost(broker: String, reason: String)
+    /// `<base>/bridge/state` is not `online`: no daemon answers on this base topic.
+    case daemonNotRunning(stateTopic: String, found: String)
+    /// No answer within the time allowed; `waitingFor` names the topic.
+    case timedOut(waitingFor: String, after: Duration)
+    /// The daemon answered `status: error`; `message` is its `error` text.
+    case requestFailed(verb: String, message: String)
+    /// Something arrived on a response topic that is not a bridge response.
+    case malformedResponse(topic: String, reason: String)
+    /// A retained payload (`bridge/devices`, a device state) could not be read.
+    case malformedPayload(topic: String, reason: String)
+    /// The daemon has never published this retained topic.
+    case nothingRetained(topic: String, hint: String)
+    /// No paired device has this friendly name or id.
+    case unknownDevice(name: String, known: [String])
+
+    public var description: String {
+        switch self {
+        case .brokerUnreachable(let broker, let reason):
+            "cannot reach the broker at \(broker): \(reason)"
+        case .broker(let reason):
+            "broker: \(reason)"
+        case .connectionLost(let broker, let reason):
+            "lost the connection to the broker at \(broker) (\(reason)) before the daemon answered"
+        case .daemonNotRunning(let topic, let found):
+            "the daemon is not running (\(topic) \(found)); start it with `youll-devices serve` or "
+                + "`systemctl start youll-devices`"
+        case .timedOut(let what, let after):
+            "timed out after \(Self.seconds(after)) waiting for \(what)"
+        case .requestFailed(_, let message):
+            message
+        case .malformedResponse(let topic, let reason):
+            "a malformed response on \(topic): \(reason)"
+        case .malformedPayload(let topic, let reason):
+            "cannot read \(topic): \(reason)"
+        case .nothingRetained(let topic, let hint):
+            "nothing is published on \(topic); \(hint)"
+        case .unknownDevice(let name, let known):
+            if known.isEmpty {
+                "no device named \"\(name)\": no devices are paired; pair one with `youll-devices pair mqtt`"
+            } else {
+                "no device named \"\(name)\" (by friendly name or id); paired: "
+                    + known.prefix(8).joined(separator: ", ") + (known.count > 8 ? ", …" : "")
+            }
+        }
+    }
+
+    /// "10 s", "0.5 s".
+    static func seconds(_ duration: Duration) -> String {
+        let (whole, fraction) = (duration.components.seconds, duration.components.attoseconds)
+        if fraction == 0 { return "\(whole) s" }
+        let value = Double(whole) + Double(fraction) / 1e18
+        return "\((value * 1000).rounded() / 1000) s"
+    }
+}

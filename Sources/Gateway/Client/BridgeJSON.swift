@@ -1,0 +1,78 @@
+import Foundation
+import TuyaCore
+import TuyaWire
+
+/// JSON for the bridge API's payloads, read with `CompactJSON` like every other payload the
+/// gateway handles.
+///
+/// `CompactJSON` caps input at 64 KiB, which a Tuya frame never reaches but a retained
+/// `bridge/devices` of a few hundred devices does; larger payloads (up to
+/// `maximumSize`) are read with `JSONDecoder` into the same `JSONValue`.
+public enum BridgeJSON {
+    /// Far above `bridge/devices` for thousands of devices; anything larger is refused.
+    public static let maximumSize = 16 * 1024 * 1024
+
+    /// Why a payload is not JSON, for error messages.
+    public struct DecodingFailure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(DecodingFailure) -> JSONValue {
+        if bytes.count <= CompactJSON.maxInputSize {
+            do {
+                return try CompactJSON.decode(bytes)
+            } catch {
+                throw DecodingFailure(description: "\(error)")
+            }
+        }
+        guard bytes.count <= maximumSize else {
+            throw DecodingFailure(description: "\(bytes.count) bytes is larger than the \(maximumSize)-byte limit")
+        }
+        do {
+            return try JSONDecoder().decode(DecodedValue.self, from: Data(bytes)).value
+        } catch {
+            throw DecodingFailure(description: "invalid JSON in a \(bytes.count)-byte payload")
+        }
+    }
+
+    /// Compact text of `value`, for messages and `--json` output.
+    public static func text(_ value: JSONValue) -> String {
+        String(decoding: CompactJSON.encode(value), as: UTF8.self)
+    }
+
+    /// "an array", "a string", … for messages about a value of the wrong kind.
+    public static func kind(of value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer, .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// `JSONValue` through `Decodable`, integers kept exact as `CompactJSON` does.
+    private struct DecodedValue: Decodable {
+        var value: JSONValue
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                value = .null
+            } else if let bool = try? container.decode(Bool.self) {
+                value = .bool(bool)
+            } else if let integer = try? container.decode(Int64.self) {
+                value = .integer(integer)
+            } else if let double = try? container.decode(Double.self) {
+                value = .double(double)
+            } else if let string = try? container.decode(String.self) {
+                value = .string(string)
+            } else if let array = try? container.decode([DecodedValue].self) {
+                value = .array(array.map(\.value))
+            } else {
+                value = .object(try container.decode([String: DecodedValue].self).mapValues(\.value))
+            }
+        }
+    }
+}

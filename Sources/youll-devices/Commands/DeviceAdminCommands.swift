@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import Gateway
+import TuyaCore
+
+/// `youll-devices rename DEVICE NEW`: `device/rename`; the device's topics move to the new name.
+struct RenameCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rename", abstract: "Give a device a new friendly name.")
+
+    @OptionGroup var bridge: BridgeOptions
+
+    @Argument(help: "The device's friendly name or id.")
+    var device: String
+
+    @Argument(help: "The new name (1–64 characters, no /, + or #).")
+    var newName: String
+
+    func run() async throws {
+        try await reportingErrors {
+            let answer = try await bridge.withBridge { client, limit in
+                try await client.request(
+                    "device/rename", ["from": .string(device), "to": .string(newName)], timeout: limit)
+            }
+            if bridge.json { return printJSONLine(answer) }
+            let from = answer["from"]?.stringValue ?? device
+            let to = answer["to"]?.stringValue ?? newName
+            print("renamed \(BridgeText.printable(from)) to \(BridgeText.printable(to))")
+        }
+    }
+}
+
+/// `youll-devices remove DEVICE`: `device/remove`; forgets the device and its local key.
+struct RemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Unpair a device (its local key is forgotten).")
+
+    @OptionGroup var bridge: BridgeOptions
+
+    @Argument(help: "The device's friendly name or id.")
+    var device: String
+
+    @Flag(name: [.short, .long], help: "Do not ask for confirmation on a terminal.")
+    var yes = false
+
+    func run() async throws {
+        try await reportingErrors {
+            if !yes, Terminal.standardInputIsTerminal {
+                try confirm("Remove \(BridgeText.printable(device)) and forget its local key? [y/N] ")
+            }
+            let answer = try await bridge.withBridge { client, limit in
+                try await client.request("device/remove", ["id": .string(device)], timeout: limit)
+            }
+            if bridge.json { return printJSONLine(answer) }
+            print("removed \(describe(answer, fallback: device))")
+        }
+    }
+}
+
+/// `youll-devices rekey DEVICE --key-file F`: `device/rekey`; the daemon checks the new key
+/// against the device before storing it.
+struct RekeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rekey", abstract: "Replace a device's local key (after re-pairing it in the Tuya app).")
+
+    @OptionGroup var bridge: BridgeOptions
+    @OptionGroup var key: LocalKeyOptions
+
+    @Argument(help: "The device's friendly name or id.")
+    var device: String
+
+    func run() async throws {
+        try await reportingErrors {
+            let localKey = try key.localKey()
+            let answer = try await bridge.withBridge(waitDefault: pairingWaitSeconds) { client, limit in
+                try await client.request(
+                    "device/rekey", ["id": .string(device), "local_key": .string(localKey)], timeout: limit)
+            }
+            if bridge.json { return printJSONLine(answer) }
+            print("new local key verified and stored for \(describe(answer, fallback: device))")
+        }
+    }
+}
+
+/// `youll-devices refresh DEVICE`: `device/refresh`; the device is asked for all its values.
+struct RefreshCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refresh", abstract: "Ask a device for all its values now.")
+
+    @OptionGroup var bridge: BridgeOptions
+
+    @Argument(help: "The device's friendly name or id.")
+    var device: String
+
+    func run() async throws {
+        try await reportingErrors {
+            let answer = try await bridge.withBridge { client, limit in
+                try await client.request("device/refresh", ["id": .string(device)], timeout: limit)
+            }
+            if bridge.json { return printJSONLine(answer) }
+            print("asked \(describe(answer, fallback: device)) for all its values")
+        }
+    }
+}
+
+/// `name (id)` from a `{id, friendly_name}` answer.
+func describe(_ answer: JSONValue, fallback: String) -> String {
+    let name = answer["friendly_name"]?.stringValue ?? fallback
+    let id = answer["id"]?.stringValue
+    return BridgeText.printable(name) + (id.map { $0 == name ? "" : " (\(BridgeText.printable($0)))" } ?? "")
+}
+
+/// Asks on the terminal; anything but y/yes stops the command with exit status 1.
+func confirm(_ question: String) throws {
+    FileHandle.standardError.write(Data(question.utf8))
+    let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+    guard answer == "y" || answer == "yes" else { throw CLIError("cancelled; nothing was changed") }
+}

@@ -1,0 +1,208 @@
+import ArgumentParser
+import Foundation
+import Gateway
+import TuyaController
+import TuyaCore
+
+/// `youll-devices pair …`: adds devices to the running daemon (`device/add`, `permit_join`).
+struct PairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair", abstract: "Pair devices with the running daemon.",
+        subcommands: [PairMQTT.self, PairImport.self, PairPermit.self])
+}
+
+/// Pairing waits for the device to answer a query with the right key: longer than a request.
+let pairingWaitSeconds = 30.0
+
+/// `pair mqtt DEVID --key-file F [--name N]`: one Wi-Fi device by devId and local key.
+struct PairMQTT: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mqtt", abstract: "Pair a Wi-Fi (MQTT) device by its devId and local key.")
+
+    @OptionGroup var bridge: BridgeOptions
+    @OptionGroup var key: LocalKeyOptions
+
+    @Argument(help: "The Tuya device id (devId).")
+    var devId: String
+
+    @Option(name: .long, help: "Friendly name: the device's topics become <base>/<name> (default: its devId).")
+    var name: String?
+
+    @Option(name: .long, help: "Device profile id (default: chosen from the product id).")
+    var profile: String?
+
+    @Option(name: .customLong("product-id"), help: "Tuya product id, when the device does not report it.")
+    var productID: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            var request: [String: JSONValue] = [
+                "id": .string(devId), "local_key": .string(try key.localKey()), "transport": .string("mqtt"),
+            ]
+            if let name { request["name"] = .string(name) }
+            if let profile { request["profile"] = .string(profile) }
+            if let productID { request["product_id"] = .string(productID) }
+            let device = try await bridge.withBridge(waitDefault: pairingWaitSeconds) { client, limit in
+                try await client.request("device/add", request, timeout: limit)
+            }
+            if bridge.json {
+                printJSONLine(device)
+            } else {
+                let paired = BridgeDevice(device)
+                print(
+                    "paired \(BridgeText.printable(paired?.friendlyName ?? devId)) (\(BridgeText.printable(paired?.id ?? devId)))"
+                        + (paired?.profile.map { ", profile \(BridgeText.printable($0))" } ?? ""))
+            }
+        }
+    }
+}
+
+/// `pair import devices.json`: every device of a tinytuya wizard file, 8 at a time.
+struct PairImport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Pair every device of a tinytuya devices.json.")
+
+    @OptionGroup var bridge: BridgeOptions
+
+    @Argument(help: "The devices.json written by `python -m tinytuya wizard`.", completion: .file(extensions: ["json"]))
+    var file: String
+
+    /// Pairing attempts in flight at once: enough to import a house quickly without
+    /// flooding the daemon's pairing queue.
+    static let concurrency = 8
+
+    struct Outcome: Sendable {
+        var entry: TinyTuyaImport.Entry
+        var result: Result<JSONValue, BridgeClientError>
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CLIError("\(file): cannot read the file")
+            }
+            let entries: [TinyTuyaImport.Entry]
+            do {
+                entries = try TinyTuyaImport.parse(Array(data))
+            } catch {
+                throw CLIError("\(file): \(error)")
+            }
+            guard !entries.isEmpty else { throw CLIError("\(file): no device with a local key to import") }
+            let outcomes = try await bridge.withBridge(waitDefault: pairingWaitSeconds) { client, limit in
+                await Self.pairAll(entries, client: client, timeout: limit)
+            }
+            report(outcomes)
+            if outcomes.contains(where: { if case .failure = $0.result { true } else { false } }) {
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    static func pairAll(_ entries: [TinyTuyaImport.Entry], client: BridgeClient, timeout: Duration) async -> [Outcome] {
+        await withTaskGroup(of: (Int, Outcome).self) { group in
+            var next = 0
+            func start() {
+                guard next < entries.count else { return }
+                let index = next
+                let entry = entries[index]
+                next += 1
+                group.addTask {
+                    var request: [String: JSONValue] = [
+                        "id": .string(entry.id.rawValue), "local_key": .string(entry.localKey),
+                        "name": .string(entry.name), "transport": .string("mqtt"),
+                    ]
+                    if let productID = entry.productID { request["product_id"] = .string(productID) }
+                    do throws(BridgeClientError) {
+                        let device = try await client.request("device/add", request, timeout: timeout)
+                        return (index, Outcome(entry: entry, result: .success(device)))
+                    } catch {
+                        return (index, Outcome(entry: entry, result: .failure(error)))
+                    }
+                }
+            }
+            for _ in 0..<concurrency { start() }
+            var outcomes: [Outcome?] = Array(repeating: nil, count: entries.count)
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                start()
+            }
+            return outcomes.compactMap { $0 }
+        }
+    }
+
+    private func report(_ outcomes: [Outcome]) {
+        if bridge.json {
+            printJSONLine(
+                .array(
+                    outcomes.map { outcome in
+                        var fields: [String: JSONValue] = [
+                            "id": .string(outcome.entry.id.rawValue), "name": .string(outcome.entry.name),
+                        ]
+                        switch outcome.result {
+                        case .success(let device):
+                            fields["status"] = .string("ok")
+                            fields["device"] = device
+                        case .failure(let error):
+                            fields["status"] = .string("error")
+                            fields["error"] = .string(error.description)
+                        }
+                        return .object(fields)
+                    }))
+            return
+        }
+        var table = TextTable(headers: ["ID", "NAME", "RESULT"])
+        table.colour = { column, text in column == 2 ? (text == "paired" ? .green : .red) : nil }
+        for outcome in outcomes {
+            switch outcome.result {
+            case .success: table.append([outcome.entry.id.rawValue, outcome.entry.name, "paired"])
+            case .failure(let error): table.append([outcome.entry.id.rawValue, outcome.entry.name, "failed: \(error)"])
+            }
+        }
+        table.print()
+        let failed = outcomes.filter { if case .failure = $0.result { true } else { false } }.count
+        if failed > 0 { printNote("error: \(failed) of \(outcomes.count) devices did not pair") }
+    }
+}
+
+/// `pair permit [--seconds N]`: opens the pairing window and lists unknown devices seen on
+/// the broker until it closes.
+struct PairPermit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "permit",
+        abstract: "Let the daemon list unknown devices publishing on the broker for a while.")
+
+    @OptionGroup var bridge: BridgeOptions
+
+    @Option(name: .long, help: "How long the window stays open (1–3600; default: the daemon's permit_join_timeout).")
+    var seconds: Int?
+
+    func run() async throws {
+        try await reportingErrors {
+            if let seconds, !(1...3600).contains(seconds) {
+                throw CLIError("--seconds: expected 1 to 3600, got \(seconds)")
+            }
+            try await bridge.withBridge { client, limit in
+                let events = try await client.subscribe(["\(client.baseTopic)/bridge/event"])
+                var request: [String: JSONValue] = ["value": .bool(true)]
+                if let seconds { request["time"] = .integer(Int64(seconds)) }
+                let answer = try await client.request("permit_join", request, timeout: limit)
+                let window = answer["time"]?.int64Value ?? Int64(seconds ?? 120)
+                if !bridge.json {
+                    printNote("pairing permitted for \(window) s; power on the devices to pair (Ctrl-C to stop)")
+                }
+                let terminal = Terminal.current
+                try await forEach(events, for: .seconds(window)) { message in
+                    guard let event = message.json, let type = event["type"]?.stringValue else { return true }
+                    if bridge.json {
+                        printJSONLine(event)
+                    } else if type.hasPrefix("device_") || type.hasPrefix("pairing_") {
+                        print(MonitorLine.human(message, baseTopic: client.baseTopic, at: Date(), terminal: terminal))
+                    }
+                    flushStandardOutput()
+                    if type == "permit_join_changed", event["data"]?["value"]?.boolValue == false { return false }
+                    return true
+                }
+            }
+        }
+    }
+}

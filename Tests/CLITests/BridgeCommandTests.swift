@@ -1,0 +1,129 @@
+import Foundation
+import LocalBroker
+import Storage
+import Testing
+
+/// Real parts: the built `youll-devices` binary, a private mosquitto (LocalBroker) with no
+/// daemon on it, and real state directories in temporary folders.
+@Suite("youll-devices bridge commands without a daemon")
+struct BridgeCommandTests {
+    /// An environment that reads no configuration file of this machine.
+    func environment(broker: String? = nil, state: URL? = nil) -> [String: String] {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("youll-cli-home-\(UUID().uuidString)")
+            .path
+        var environment = [
+            "HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.state", "NO_COLOR": "1",
+        ]
+        if let broker { environment["YOULL_MQTT_URL"] = broker }
+        if let state { environment["YOULL_STATE_DIR"] = state.path }
+        return environment
+    }
+
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("youll-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test("with no daemon on the broker, devices fails in one line that says how to start it")
+    func noDaemon() throws {
+        let broker = try LocalBroker()
+        let result = try CLIRunner.run(["devices"], environment: environment(broker: broker.url))
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("error: the daemon is not running (youll/bridge/state") == true)
+        #expect(result.stderr.contains("youll-devices serve"))
+    }
+
+    @Test("an unreachable broker is named in one line with the URL")
+    func noBroker() throws {
+        let port = try LocalBroker.freeLoopbackPort()
+        let result = try CLIRunner.run(
+            ["get", "lamp", "--timeout", "5"], environment: environment(broker: "mqtt://127.0.0.1:\(port)"))
+        #expect(result.status == 1)
+        #expect(
+            result.stderr == "error: cannot reach the broker at mqtt://127.0.0.1:\(port): connection refused "
+                + "(is the broker running? set mqtt.url in the configuration or YOULL_MQTT_URL)\n")
+    }
+
+    @Test("a bad set argument is refused before anything is sent")
+    func badSetArgument() throws {
+        let port = try LocalBroker.freeLoopbackPort()
+        let result = try CLIRunner.run(
+            ["set", "lamp", "brightness"], environment: environment(broker: "mqtt://127.0.0.1:\(port)"))
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: \"brightness\": expected key=value, e.g. brightness=40\n")
+    }
+
+    @Test("pair mqtt with a short key fails without printing the key")
+    func shortKey() throws {
+        let result = try CLIRunner.run(["pair", "mqtt", "bf01", "--key", "secret-short"], environment: environment())
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: --key: a local key is 16 characters, got 12\n")
+        #expect(!result.stderr.contains("secret-short"))
+    }
+
+    @Test(
+        "backup writes a private copy, refuses to overwrite without --force, and restore refuses while the daemon holds the state"
+    )
+    func backupAndRestore() throws {
+        let state = try temporaryDirectory()
+        let backups = try temporaryDirectory()
+        try GatewayDatabase.open(directory: state).close()
+        let file = backups.appendingPathComponent("youll.backup").path
+        let env = environment(state: state)
+
+        let first = try CLIRunner.run(["backup", file], environment: env)
+        #expect(first.status == 0, "\(first.stderr)")
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let again = try CLIRunner.run(["backup", file], environment: env)
+        #expect(again.status == 1)
+        #expect(again.stderr == "error: \(file) already exists; choose another file or add --force to overwrite it\n")
+        #expect(try CLIRunner.run(["backup", "--force", file], environment: env).status == 0)
+
+        let lock = try GatewayDatabase.acquireDaemonLock(in: state)
+        let refused = try CLIRunner.run(["restore", file], environment: env)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+        #expect(refused.stderr.contains("the daemon is running"))
+        withExtendedLifetime(lock) {}
+    }
+
+    @Test("restore puts the backup in place once the daemon is stopped")
+    func restoreWhenStopped() throws {
+        let state = try temporaryDirectory()
+        let backups = try temporaryDirectory()
+        try GatewayDatabase.open(directory: state).close()
+        let file = backups.appendingPathComponent("youll.backup").path
+        let env = environment(state: state)
+        #expect(try CLIRunner.run(["backup", file], environment: env).status == 0)
+        let restored = try CLIRunner.run(["restore", file], environment: env)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("restored"))
+    }
+
+    @Test("backup of a state directory with no database says there is nothing to back up")
+    func backupNothing() throws {
+        let state = try temporaryDirectory()
+        let result = try CLIRunner.run(
+            ["backup", state.appendingPathComponent("x").path], environment: environment(state: state))
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: no gateway state in \(state.path)"))
+        #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("state.sqlite").path))
+    }
+
+    @Test("every command has a shell completion entry")
+    func completion() throws {
+        let result = try CLIRunner.run(["--generate-completion-script", "bash"])
+        #expect(result.status == 0)
+        for command in [
+            "pair", "devices", "get", "set", "monitor", "rename", "remove", "rekey", "refresh", "backup", "restore",
+        ] {
+            #expect(result.stdout.contains(command))
+        }
+    }
+}

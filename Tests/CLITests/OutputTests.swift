@@ -1,0 +1,114 @@
+import Foundation
+import Gateway
+import Testing
+import TuyaCore
+
+@testable import youll_devices
+
+/// Pure: tables, key/value lists, colour decisions and monitor lines.
+@Suite("CLI output")
+struct OutputTests {
+    let plain = Terminal(usesColour: false)
+    let colour = Terminal(usesColour: true)
+
+    @Test("table columns line up whatever the cell widths, with no trailing spaces")
+    func alignment() {
+        var table = TextTable(headers: ["NAME", "ID", "AVAILABILITY"])
+        table.append(["desk lamp", "bf01", "online"])
+        table.append(["x", "bf0000000000000002", "offline"])
+        let lines = table.render(on: plain)
+        #expect(
+            lines == [
+                "NAME       ID                  AVAILABILITY",
+                "desk lamp  bf01                online",
+                "x          bf0000000000000002  offline",
+            ])
+        #expect(lines.allSatisfy { !$0.hasSuffix(" ") })
+    }
+
+    @Test("colour never shifts a column: without the escapes the coloured table equals the plain one")
+    func colourKeepsAlignment() {
+        var table = TextTable(headers: ["NAME", "AVAILABILITY", "ID"])
+        table.colour = { column, text in column == 1 ? Terminal.colour(forStatus: text) : nil }
+        table.append(["lamp", "online", "bf01"])
+        table.append(["diffuser", "offline", "bf02"])
+        let coloured = table.render(on: colour)
+        #expect(coloured[1].contains("\u{1B}[32monline\u{1B}[0m"))
+        #expect(coloured[2].contains("\u{1B}[31moffline\u{1B}[0m"))
+        #expect(coloured.map(withoutEscapes) == table.render(on: plain))
+    }
+
+    @Test("no colour when standard output is not a terminal, when NO_COLOR is set, or TERM is dumb")
+    func colourDecision() {
+        #expect(Terminal(environment: [:], standardOutputIsTerminal: true).usesColour)
+        #expect(!Terminal(environment: [:], standardOutputIsTerminal: false).usesColour)
+        #expect(!Terminal(environment: ["NO_COLOR": "1"], standardOutputIsTerminal: true).usesColour)
+        #expect(Terminal(environment: ["NO_COLOR": ""], standardOutputIsTerminal: true).usesColour)
+        #expect(!Terminal(environment: ["TERM": "dumb"], standardOutputIsTerminal: true).usesColour)
+        var table = TextTable(headers: ["A"])
+        table.append(["online"])
+        #expect(table.render(on: plain).allSatisfy { !$0.contains("\u{1B}") })
+    }
+
+    @Test("a device name carrying terminal escapes is printed inert")
+    func hostileCell() {
+        var table = TextTable(headers: ["NAME"])
+        table.append(["evil\u{1B}[2J\nname"])
+        let lines = table.render(on: plain)
+        #expect(lines.count == 2)
+        #expect(!lines[1].contains("\u{1B}"))
+    }
+
+    @Test("a device state prints as sorted key/value lines with nested values as JSON")
+    func stateLines() {
+        let state: JSONValue = .object([
+            "state": .string("ON"), "brightness": .integer(40),
+            "color": .object(["hue": .integer(30), "saturation": .integer(80)]),
+        ])
+        #expect(
+            stateList(state).render(on: plain) == [
+                "brightness  40",
+                #"color       {"hue":30,"saturation":80}"#,
+                "state       ON",
+            ])
+    }
+
+    @Test("monitor lines name the device and what changed; JSON lines carry the topic and the payload")
+    func monitorLines() {
+        let date = Date(timeIntervalSince1970: 1_700_000_000.25)
+        let event = BridgeMessage(
+            topic: "youll/bridge/event", payload: Array(#"{"type":"device_found","data":{"id":"bf01"}}"#.utf8),
+            retained: false)
+        let human = MonitorLine.human(event, baseTopic: "youll", at: date, terminal: plain)
+        #expect(human.hasSuffix(#"bridge            device_found    {"id":"bf01"}"#))
+        let availability = BridgeMessage(
+            topic: "youll/lamp/availability", payload: Array(#"{"state":"offline"}"#.utf8), retained: false)
+        #expect(
+            MonitorLine.human(availability, baseTopic: "youll", at: date, terminal: plain).hasSuffix(
+                "lamp              availability    offline"))
+        let json = MonitorLine.json(
+            BridgeMessage(topic: "youll/lamp", payload: Array("not json".utf8), retained: false), at: date)
+        #expect(
+            json
+                == .object([
+                    "time": .string("2023-11-14T22:13:20.250Z"), "topic": .string("youll/lamp"),
+                    "payload": .string("not json"),
+                ]))
+    }
+
+    /// `line` without its SGR colour sequences (ESC [ … m).
+    func withoutEscapes(_ line: String) -> String {
+        var out = ""
+        var inEscape = false
+        for character in line {
+            if character == "\u{1B}" {
+                inEscape = true
+            } else if inEscape {
+                if character == "m" { inEscape = false }
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+}
