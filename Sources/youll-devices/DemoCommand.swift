@@ -1,174 +1,226 @@
 import ArgumentParser
 import DeviceSimulator
 import Foundation
+import Gateway
 import LocalBroker
-import MQTTLink
-import TuyaController
+import Logging
+import ServiceLifecycle
 import TuyaCore
+import TuyaWire
 
-/// `youll-devices demo`: the whole MQTT path on a fresh machine, no hardware needed. A
+/// `youll-devices demo`: the whole gateway on a fresh machine, no hardware needed. A
 /// private mosquitto on a free loopback port, simulated devices speaking Tuya's real
-/// protocol to it, and the controller pairing and driving them exactly as it would real
-/// ones. Leaves no process behind.
+/// protocol to it, the gateway daemon with a temporary state directory, and every step
+/// done through the daemon's public MQTT bridge API, as a user or Home Assistant would.
+/// Leaves no process or file behind.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "demo", abstract: "Pair and drive simulated Tuya devices on a private broker.")
+        commandName: "demo",
+        abstract: "Run the gateway with simulated Tuya devices on a private broker, and drive them through its API.")
 
     @Option(name: .long, help: "A folder of device profiles (repeatable; default: the installed ones).")
     var profiles: [String] = []
 
     func run() async throws {
-        let start = ContinuousClock.now
-        let library = ProfileLibrary.load(directories: ProfileDirectories.search(explicit: profiles))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let directories = ProfileDirectories.search(explicit: profiles)
+        let library = ProfileLibrary.load(directories: directories)
         for error in library.errors { print("  warning: profile skipped: \(error)") }
 
         step("Starting a private mosquitto broker")
         let broker = try LocalBroker()
         defer { broker.stop() }
-        print("  broker on \(broker.url) (set_tcp_nodelay true)")
+        print("  broker on \(broker.url)")
 
-        step("Starting simulated devices: two lights and an aroma diffuser")
+        step("Starting simulated devices: two lights and an aroma diffuser (Tuya's MQTT device protocol)")
         let fleet = try SimulatorFleet(
             options: .init(lights: 2, diffusers: 1, seed: 2026), library: library,
             broker: SwarmConfiguration(brokerURL: broker.url))
         try await fleet.start()
         defer { fleet.stop() }
         guard await fleet.waitUntilConnected(timeout: .seconds(15)) else { throw CLIError("simulated devices did not connect") }
-        for identity in fleet.identities { print("  \(identity.name): devId \(identity.devId), profile \(identity.profile.id)") }
+        for identity in fleet.identities { print("  \(identity.devId)  \(identity.profile.name)") }
 
-        step("Starting the controller and importing the devices' tinytuya devices.json")
-        let bus = try MQTTDeviceBus(configuration: MQTTConfiguration(url: broker.url))
-        let controller = TuyaController(bus: bus, library: library)
-        try await controller.start()
-        let events = controller.events()
-        let eventLog = Task {
-            var lines: [String] = []
-            for await event in events { lines.append(describe(event)) }
-            return lines
+        step("Starting the gateway (youll-devices serve) with a temporary state directory")
+        let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: stateDirectory) }
+        var configuration = GatewayConfiguration(
+            stateDirectory: stateDirectory.path,
+            profiles: .init(installed: directories.first?.path ?? "/usr/share/youll-devices/devices", user: "/nonexistent"))
+        configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
+        var logger = Logger(label: "youll-devices") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = .error
+        let daemon = GatewayDaemon(
+            configuration: configuration, profileDirectories: directories, version: YoullDevices.configuration.version,
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
+        let gateway = Task { try await group.run() }
+
+        let client = try BridgeClient(configuration: configuration)
+        try await client.connect(timeout: .seconds(10))
+        try await waitForBridge(client, gateway: gateway)
+        print("  state in \(stateDirectory.path) (SQLite), bridge API on \(configuration.baseTopic)/bridge/#")
+        let events = try await client.subscribe(["\(configuration.baseTopic)/bridge/event"])
+        let eventPrinter = Task {
+            var count = 0
+            for await message in events {
+                count += 1
+                print("    event: \(describeEvent(message.json))")
+            }
+            return count
         }
-        let outcomes = try await controller.importTinyTuya(devicesJSON: Array(fleet.devicesJSON().utf8))
-        var devices: [TuyaDevice] = []
-        for (entry, outcome) in outcomes {
-            print("  \(entry.name): \(outcome)")
-            if case .paired(let device) = outcome { devices.append(device) }
-        }
-        guard devices.count == fleet.identities.count else {
-            await controller.stop()
-            throw CLIError("only \(devices.count) of \(fleet.identities.count) devices paired")
+
+        step("Pairing the devices through the bridge API (youll/bridge/request/device/add)")
+        let names = ["living-room", "bedroom", "diffuser"]
+        var paired: [(name: String, category: String)] = []
+        for (identity, name) in zip(fleet.identities, names) {
+            let data = try await client.request(
+                "device/add",
+                ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string(name)],
+                timeout: .seconds(30))
+            let profile = data.objectValue?["model"]?.stringValue ?? "?"
+            print("  \(name): paired with profile \(profile)")
+            paired.append((name, data.objectValue?["category"]?.stringValue ?? "light"))
         }
 
         step("A wrong local key is caught at pairing, not mistaken for an offline device")
-        // A device reveals a wrong key only by what it sends, so the lamp is switched on
-        // while pairing is under way: its power-on report cannot be decrypted.
-        let extra = try SimulatorFleet(
+        let stranger = try SimulatorFleet(
             options: .init(lights: 1, diffusers: 0, seed: 99), library: library,
             broker: SwarmConfiguration(brokerURL: broker.url))
-        if let stranger = extra.identities.first {
-            let outcome = try await withThrowingTaskGroup(of: PairingOutcome?.self) { group in
-                group.addTask {
-                    try await controller.pair(devId: stranger.devId, localKey: "0000000000000000", name: "guest-lamp")
-                }
-                group.addTask {
-                    // Switched on once pairing is under way; switched off and on again while
-                    // the pairing waits, as a person trying would.
-                    try await Task.sleep(for: .milliseconds(100))
-                    try await extra.start()
-                    while true {
-                        try await Task.sleep(for: .milliseconds(500))
-                        await extra.goOffline(stranger.devId)
-                        await extra.comeOnline(stranger.devId)
-                    }
-                }
-                defer { group.cancelAll() }
-                while let result = try await group.next() {
-                    if let outcome = result { return outcome }
-                }
-                return PairingOutcome.noAnswer
-            }
-            print("  guest-lamp, paired with key 0000… and switched on: \(outcome)")
-        }
-        defer { extra.stop() }
-
-        step("Driving the devices (each call returns when the device itself confirms)")
-        let lights = devices.filter { $0.category == .light }
-        let diffusers = devices.filter { $0.category == .diffuser }
-        if let first = lights.first {
-            try await drive(controller, first, .light(LightCommand(power: true, brightness: 30, colorTemperature: 2700)),
-                "warm and dim: on, 30 %, 2700 K")
-        }
-        if lights.count > 1 {
-            try await drive(controller, lights[1], .light(LightCommand(power: true, colour: HSVColour(hue: 30, saturation: 80, value: 60))),
-                "amber colour: hue 30°, 80 % saturation, 60 % value")
-        }
-        if let diffuser = diffusers.first {
-            try await drive(controller, diffuser, .diffuser(DiffuserCommand(power: true, mist: true, ledPower: true, ledBrightness: 20)),
-                "mist on, LED at 20 %")
-        }
-        if let first = lights.first {
-            try await drive(controller, first, .light(LightCommand(brightness: 100, colorTemperature: 5000)),
-                "sunrise end: 100 %, 5000 K")
+        defer { stranger.stop() }
+        if let identity = stranger.identities.first {
+            let message = await pairWithWrongKey(client, stranger, identity.devId)
+            print("  guest-lamp with key 0000…: \(message)")
         }
 
-        step("What the devices say now")
-        for device in devices {
-            let state = await controller.confirmedState(of: device.id)
-            let status = await controller.status(of: device.id)
-            print("  \(device.name) [\(status?.availability.rawValue ?? "unknown")]: \(state.map(describe) ?? "no report yet")")
+        step("Driving the devices through youll/<name>/set (each answer comes after the device confirmed)")
+        var confirmed = 0
+        let commands: [(String, [String: JSONValue], String)] = [
+            ("living-room", ["state": .string("ON"), "brightness": .integer(30), "color_temp": .integer(2700)], "warm and dim: on, 30 %, 2700 K"),
+            ("bedroom", ["state": .string("ON"), "color": .object(["hue": .integer(30), "saturation": .integer(80)])], "amber: hue 30°, 80 % saturation"),
+            ("diffuser", ["state": .string("ON"), "mist": .string("ON"), "led": .string("ON"), "led_brightness": .integer(20)], "mist on, LED at 20 %"),
+            ("living-room", ["brightness": .integer(100), "color_temp": .integer(5000)], "sunrise end: 100 %, 5000 K"),
+        ]
+        for (name, payload, what) in commands {
+            let started = clock.now
+            let data = try await client.set(device: name, payload: payload, timeout: .seconds(15))
+            let elapsed = started.duration(to: clock.now)
+            confirmed += 1
+            print("  \(name): \(what) → confirmed in \(milliseconds(elapsed)) ms")
+            print("    \(describeState(data.objectValue?["state"]))")
+        }
+        do {
+            _ = try await client.set(device: "living-room", payload: ["brightness": .integer(140)], timeout: .seconds(15))
+        } catch {
+            print("  living-room: brightness 140 → refused: \(error)")
         }
 
-        await controller.stop()
-        let log = await eventLog.value
-        let elapsed = start.duration(to: .now)
+        step("What a newcomer (or Home Assistant) reads from the broker: retained state per device")
+        for (name, _) in paired {
+            let state = try await client.retained("\(configuration.baseTopic)/\(name)", timeout: .seconds(5))
+            let availability = try await client.retained("\(configuration.baseTopic)/\(name)/availability", timeout: .seconds(5))
+            print("  \(configuration.baseTopic)/\(name) [\(availability?.availability ?? "?")]: \(describeState(state?.json))")
+        }
+        let health = try await client.request("health_check", timeout: .seconds(10))
+        print("  health_check: \(CompactJSONText(health))")
+
+        step("Stopping the gateway (as on SIGTERM): requests finish, bridge goes offline, database closes")
+        await group.triggerGracefulShutdown()
+        try await gateway.value
+        let state = try await client.retained("\(configuration.baseTopic)/bridge/state", timeout: .seconds(5))
+        print("  youll/bridge/state: \(state?.availability ?? "?")")
+        await client.close()
+        let eventCount = await eventPrinter.value
+
         step("Done")
-        print("  \(devices.count) devices paired and driven over MQTT, \(log.count) controller events, in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
-        print("  broker and simulated devices stopped; nothing left running")
+        let elapsed = start.duration(to: clock.now)
+        print(
+            "  \(paired.count) devices paired and \(confirmed) commands confirmed through the MQTT bridge API, "
+                + "\(eventCount) bridge events, in \(String(format: "%.1f", Double(milliseconds(elapsed)) / 1000)) s")
+        print("  gateway, broker and simulated devices stopped; nothing left running")
     }
 
     private func step(_ text: String) {
         print("\n== \(text)")
     }
 
-    private func drive(_ controller: TuyaController, _ device: TuyaDevice, _ command: DeviceCommand, _ what: String) async throws {
-        let clock = ContinuousClock()
-        let started = clock.now
-        let state = try await controller.send(command, to: device.id)
-        let elapsed = started.duration(to: clock.now)
-        print("  \(device.name): \(what) → confirmed in \(String(format: "%.1f", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)) ms")
-        print("    \(describe(state))")
-    }
-}
-
-private func describe(_ state: DeviceState) -> String {
-    switch state {
-    case .light(let light):
-        var parts = [light.power == true ? "on" : "off"]
-        if let mode = light.mode { parts.append("mode \(mode)") }
-        if light.mode == "colour", let colour = light.colour {
-            parts.append("\(colour)")
-        } else {
-            if let brightness = light.brightness { parts.append("brightness \(brightness) %") }
-            if let kelvin = light.colorTemperature { parts.append("\(kelvin) K") }
+    /// Waits until the in-process gateway's bridge says online (or the gateway failed).
+    private func waitForBridge(_ client: BridgeClient, gateway: Task<Void, any Error>) async throws {
+        for _ in 0..<100 {
+            if (try? await client.requireDaemonOnline(timeout: .seconds(2))) != nil { return }
+            try await Task.sleep(for: .milliseconds(100))
         }
-        return parts.joined(separator: ", ")
-    case .diffuser(let diffuser):
-        var parts = [diffuser.power == true ? "on" : "off"]
-        if let mist = diffuser.mist { parts.append("mist \(mist ? "on" : "off")") }
-        if let mode = diffuser.mistMode { parts.append("mode \(mode)") }
-        if let led = diffuser.ledPower { parts.append("LED \(led ? "on" : "off")") }
-        if let brightness = diffuser.ledBrightness { parts.append("LED \(brightness) %") }
-        if !diffuser.faults.isEmpty { parts.append("faults: \(diffuser.faults.joined(separator: ", "))") }
-        return parts.joined(separator: ", ")
+        gateway.cancel()
+        throw CLIError("the gateway did not come online")
+    }
+
+    /// A device reveals a wrong key only by what it sends, so the lamp is switched on while
+    /// pairing is under way (and off and on again, as a person trying would).
+    private func pairWithWrongKey(_ client: BridgeClient, _ stranger: SimulatorFleet, _ devId: String) async -> String {
+        let toggling = Task {
+            try await Task.sleep(for: .milliseconds(100))
+            try await stranger.start()
+            while true {
+                try await Task.sleep(for: .milliseconds(500))
+                await stranger.goOffline(devId)
+                await stranger.comeOnline(devId)
+            }
+        }
+        defer { toggling.cancel() }
+        do {
+            _ = try await client.request(
+                "device/add",
+                ["id": .string(devId), "local_key": .string("0000000000000000"), "name": .string("guest-lamp")],
+                timeout: .seconds(30))
+            return "paired (unexpected)"
+        } catch {
+            return "\(error)"
+        }
     }
 }
 
-private func describe(_ event: ControllerEvent) -> String {
-    switch event {
-    case .stateChanged(let id, _): "state \(id)"
-    case .availabilityChanged(let id, let status): "availability \(id) \(status.availability.rawValue)"
-    case .faultRaised(let id, let labels): "fault \(id) \(labels)"
-    case .faultCleared(let id, let labels): "fault cleared \(id) \(labels)"
-    case .devicePaired(let device): "paired \(device.id)"
-    case .deviceRemoved(let id): "removed \(id)"
-    case .candidateFound(let candidate): "heard unpaired device \(candidate.id)"
+private func milliseconds(_ duration: Duration) -> Int64 {
+    duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+}
+
+private func CompactJSONText(_ value: JSONValue) -> String {
+    String(decoding: CompactJSON.encode(value), as: UTF8.self)
+}
+
+private func describeEvent(_ json: JSONValue?) -> String {
+    let type = json?.objectValue?["type"]?.stringValue ?? "?"
+    let data = json?.objectValue?["data"]?.objectValue ?? [:]
+    switch type {
+    case "device_paired":
+        let device = data["device"]?.objectValue
+        return "device_paired \(device?["friendly_name"]?.stringValue ?? "?") (\(device?["profile"]?.stringValue ?? "?"))"
+    case "pairing_failed":
+        return "pairing_failed \(data["id"]?.stringValue ?? "?"): \(data["reason"]?.stringValue ?? "?")"
+    case "command_failed":
+        return "command_failed \(data["friendly_name"]?.stringValue ?? "?"): \(data["error"]?.stringValue ?? "?")"
+    default:
+        let subject = data["friendly_name"]?.stringValue ?? data["id"]?.stringValue
+        return subject.map { "\(type) \($0)" } ?? type
     }
+}
+
+private func describeState(_ json: JSONValue?) -> String {
+    guard let fields = json?.objectValue else { return "no report yet" }
+    var parts = [fields["state"]?.stringValue == "ON" ? "on" : "off"]
+    if let mode = fields["color_mode"]?.stringValue { parts.append("mode \(mode)") }
+    if fields["color_mode"]?.stringValue == "hs", let colour = fields["color"]?.objectValue {
+        parts.append("hue \(colour["hue"]?.int64Value ?? 0)°, saturation \(colour["saturation"]?.int64Value ?? 0) %")
+    } else {
+        if let brightness = fields["brightness"]?.int64Value { parts.append("brightness \(brightness) %") }
+        if let kelvin = fields["color_temp"]?.int64Value { parts.append("\(kelvin) K") }
+    }
+    if let mist = fields["mist"]?.stringValue { parts.append("mist \(mist.lowercased())") }
+    if let mode = fields["mist_mode"]?.stringValue { parts.append("mode \(mode)") }
+    if let led = fields["led"]?.stringValue { parts.append("LED \(led.lowercased())") }
+    if let brightness = fields["led_brightness"]?.int64Value { parts.append("LED \(brightness) %") }
+    if case .array(let faults)? = fields["faults"], !faults.isEmpty {
+        parts.append("faults: \(faults.compactMap(\.stringValue).joined(separator: ", "))")
+    }
+    return parts.joined(separator: ", ")
 }

@@ -9,11 +9,15 @@ import Testing
 /// simulated devices.
 @Suite("youll-devices demo")
 struct DemoCommandTests {
-    @Test("the demo pairs and drives three simulated devices, catches a wrong key, and leaves no broker running")
+    @Test("the demo pairs and drives three simulated devices through the bridge API, catches a wrong key, stops the gateway cleanly and leaves nothing behind")
     func demoRunsEndToEnd() throws {
         let result = try CLIRunner.run(["demo"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("3 devices paired and driven over MQTT"))
+        #expect(result.stdout.contains("3 devices paired and 4 commands confirmed through the MQTT bridge API"))
+        #expect(result.stdout.contains("event: device_paired living-room"))
+        #expect(result.stdout.contains("pairing_failed"))
+        #expect(result.stdout.contains("youll/bridge/state: offline"))
+        #expect(result.stdout.contains("brightness 140 → refused"))
         #expect(result.stdout.components(separatedBy: "with profile").count - 1 == 3)
         #expect(result.stdout.contains("check the local key"))
         #expect(result.stdout.components(separatedBy: "→ confirmed in").count - 1 == 4)
@@ -24,6 +28,11 @@ struct DemoCommandTests {
             result.stdout.split(separator: "\n").first { $0.contains("broker on mqtt://127.0.0.1:") }
                 .flatMap { $0.split(separator: ":").last }.flatMap { Int($0.prefix { $0.isNumber }) })
         #expect(!acceptsConnections(port: port))
+        // And its temporary state directory is gone.
+        let state = try #require(
+            result.stdout.split(separator: "\n").first { $0.contains("state in ") }
+                .flatMap { $0.split(separator: " ").first { $0.hasPrefix("/") } })
+        #expect(!FileManager.default.fileExists(atPath: String(state)))
     }
 
     private func acceptsConnections(port: Int) -> Bool {
