@@ -1,3 +1,4 @@
+import BLELink
 import Foundation
 import Logging
 import MQTTLink
@@ -74,6 +75,7 @@ public struct GatewayDaemon: Service {
         }
         for notice in database.notices { logger.notice("\(notice)") }
 
+        let ble = try checkBluetooth()
         let library = ProfileLibrary.load(directories: profileDirectories)
         for error in library.errors { logger.warning("profile skipped: \(error)") }
         logger.info(
@@ -100,7 +102,7 @@ public struct GatewayDaemon: Service {
         let bridge = BridgeServer(
             settings: .init(
                 topics: topics, permitJoinDefault: configuration.permitJoinTimeout,
-                backupDirectory: directory.appendingPathComponent("backups"), info: info()),
+                backupDirectory: directory.appendingPathComponent("backups"), info: info(bleAdapter: ble)),
             client: bridgeClient, controller: controller, database: database, library: library, logger: logger)
         do {
             try await bridge.start()
@@ -128,6 +130,27 @@ public struct GatewayDaemon: Service {
             logger.error("closing the database: \(error)")
         }
         logger.info("stopped")
+    }
+
+    /// `ble.enabled: on` refuses to start without a working adapter; `auto` carries on
+    /// with Wi-Fi devices only and says why; `off` does not look. Returns the adapter's
+    /// description when BLE can be used.
+    private func checkBluetooth() throws -> String? {
+        guard configuration.ble.mode != .off else {
+            logger.info("BLE is switched off in the configuration")
+            return nil
+        }
+        do {
+            let adapter = try BluetoothAvailability.probe(adapter: configuration.ble.adapter)
+            logger.info("BLE adapter \(adapter.name) (\(adapter.address)) is available")
+            return adapter.name
+        } catch {
+            if configuration.ble.mode == .on {
+                throw GatewayStartError("BLE is required (ble.enabled: on) but cannot be used: \(error)")
+            }
+            logger.notice("BLE unavailable, continuing with Wi-Fi devices only: \(error)")
+            return nil
+        }
     }
 
     /// Starts the controller, retrying while the broker cannot be reached (it may start
@@ -192,8 +215,9 @@ public struct GatewayDaemon: Service {
 
     /// `bridge/info`: what is useful to see, nothing secret (the broker address is shown
     /// without its password).
-    private func info() -> [String: JSONValue] {
+    private func info(bleAdapter: String?) -> [String: JSONValue] {
         [
+            "ble_adapter": bleAdapter.map(JSONValue.string) ?? .null,
             "version": .string(version),
             "config": .object([
                 "base_topic": .string(configuration.baseTopic),

@@ -40,3 +40,26 @@ struct DaemonSystemdTests {
         await rig.shutdown()
     }
 }
+
+/// BLE at start on a machine whose kernel has no Bluetooth (this project's CI machines);
+/// where Bluetooth exists the outcome depends on the adapter, so the suite does not apply.
+@Suite(
+    "youll-devices serve without Bluetooth",
+    .enabled(if: !FileManager.default.fileExists(atPath: "/sys/class/bluetooth"), "this kernel has Bluetooth"))
+struct DaemonBluetoothTests {
+    @Test("ble.enabled: on refuses to start and says the kernel has no Bluetooth; auto starts with Wi-Fi devices only")
+    func bluetoothModes() async throws {
+        let required = try await DaemonRig(extraConfig: "ble:\n  enabled: on\n")
+        let refused = try CLIRunner.run(["serve", "--config", required.configPath])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("kernel has no Bluetooth support"), "\(refused.stderr)")
+        await required.shutdown()
+
+        let automatic = try await DaemonRig()
+        try await automatic.startDaemon()
+        let info = try await automatic.observer.wait(for: "youll/bridge/info")
+        #expect(info.json?["ble_adapter"] == .null)
+        #expect(automatic.log.contains("BLE unavailable, continuing with Wi-Fi devices only"))
+        await automatic.shutdown()
+    }
+}
