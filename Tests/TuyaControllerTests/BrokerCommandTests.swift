@@ -54,9 +54,11 @@ struct BrokerCommandTests {
                 #expect(state.brightness == 100)
             }
             let after = try #require(await rig.fleet.statistics(of: identity.devId))
-            // The first write goes out at once; the other nine wait out the 300 ms frame gap
-            // together and travel as one frame.
-            #expect(after.commandsApplied - before.commandsApplied <= 2)
+            // The first write goes out at once and the rest wait out the 300 ms frame gap
+            // together (two frames on an idle machine). On a loaded one a send can reach the
+            // controller after a gap has passed, so the real-time bound here is only "fewer
+            // frames than writes"; CommandQueueTests checks the exact coalescing on a test clock.
+            #expect(after.commandsApplied - before.commandsApplied < values.count)
             #expect(await rig.simulated(identity, 22) == .value(1000))
             #expect(try await rig.light(device.id).brightness == 100)
         }

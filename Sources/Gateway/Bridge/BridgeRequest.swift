@@ -170,7 +170,8 @@ public struct DeviceName: Hashable, Sendable, CustomStringConvertible {
     public var description: String { text }
 }
 
-/// The members of a request object, read once each, so unknown fields can be refused.
+/// Reads typed fields out of a request object (or a `/set` command), remembering which were
+/// read, so unknown fields can be refused.
 struct RequestFields {
     let object: [String: JSONValue]
     private(set) var read: Set<String> = []

@@ -31,7 +31,7 @@ public enum DeviceSetPayload {
     public static func parse(
         _ object: [String: JSONValue], category: DeviceCategory, current: DeviceState? = nil
     ) throws(BridgePayloadError) -> DeviceCommand {
-        var fields = Fields(object)
+        var fields = RequestFields(object)
         let command: DeviceCommand
         switch category {
         case .light:
@@ -72,22 +72,8 @@ public enum DeviceSetPayload {
     }
 }
 
-/// Reads typed fields out of a JSON object, remembering which were read.
-private struct Fields {
-    let object: [String: JSONValue]
-    private(set) var read: Set<String> = []
-
-    init(_ object: [String: JSONValue]) {
-        self.object = object
-    }
-
-    var unread: [String] { object.keys.filter { !read.contains($0) }.sorted() }
-
-    mutating func take(_ key: String) -> JSONValue? {
-        read.insert(key)
-        return object[key]
-    }
-
+/// The `/set` fields (the request fields' reader is shared with `BridgeRequest`).
+extension RequestFields {
     /// "ON"/"OFF"/"TOGGLE" (any case) or a JSON bool.
     mutating func onOff(_ key: String, current: Bool?) throws(BridgePayloadError) -> Bool? {
         switch take(key) {
@@ -142,7 +128,7 @@ private struct Fields {
         switch take(key) {
         case nil, .null?: return nil
         case .object(let members)?:
-            var inner = Fields(members)
+            var inner = RequestFields(members)
             let longHue = try inner.integer("hue", in: 0...360)
             let shortHue = try inner.integer("h", in: 0...360)
             let longSaturation = try inner.integer("saturation", in: 0...100)

@@ -29,7 +29,7 @@ public enum BridgeJSON {
             throw DecodingFailure(description: "\(bytes.count) bytes is larger than the \(maximumSize)-byte limit")
         }
         do {
-            return try JSONDecoder().decode(DecodedValue.self, from: Data(bytes)).value
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {
             throw DecodingFailure(description: "invalid JSON in a \(bytes.count)-byte payload")
         }
@@ -49,30 +49,6 @@ public enum BridgeJSON {
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"
-        }
-    }
-
-    /// `JSONValue` through `Decodable`, integers kept exact as `CompactJSON` does.
-    private struct DecodedValue: Decodable {
-        var value: JSONValue
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                value = .null
-            } else if let bool = try? container.decode(Bool.self) {
-                value = .bool(bool)
-            } else if let integer = try? container.decode(Int64.self) {
-                value = .integer(integer)
-            } else if let double = try? container.decode(Double.self) {
-                value = .double(double)
-            } else if let string = try? container.decode(String.self) {
-                value = .string(string)
-            } else if let array = try? container.decode([DecodedValue].self) {
-                value = .array(array.map(\.value))
-            } else {
-                value = .object(try container.decode([String: DecodedValue].self).mapValues(\.value))
-            }
         }
     }
 }

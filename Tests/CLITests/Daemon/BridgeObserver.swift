@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import MQTTLink
 import TuyaCore
@@ -58,10 +59,12 @@ actor BridgeObserver {
         where condition: @Sendable (Message) -> Bool = { _ in true }
     ) async throws -> Message {
         let deadline = ContinuousClock.now + timeout
-        let timer = Task { [weak self] in
-            try? await Task.sleep(until: deadline)
-            await self?.wakeAll()
-        }
+        // Only a bound on a wait for the daemon: a Dispatch timer wakes the waiters once.
+        let timer = DispatchWorkItem { [weak self] in Task { await self?.wakeAll() } }
+        let (seconds, attoseconds) = timeout.components
+        DispatchQueue.global().asyncAfter(
+            deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)),
+            execute: timer)
         defer { timer.cancel() }
         var index = after
         while true {
