@@ -59,6 +59,15 @@ struct OutputTests {
         #expect(!lines[1].contains("\u{1B}"))
     }
 
+    @Test("cells are cut at 80 characters, except the last column's, which keeps a whole reason")
+    func longCells() {
+        var table = TextTable(headers: ["NAME", "RESULT"])
+        let reason = "failed: the device answered but the local key does not decrypt its frames; check the local key"
+        table.append([String(repeating: "n", count: 100), reason])
+        let row = table.render(on: plain)[1]
+        #expect(row == String(repeating: "n", count: 80) + "…  " + reason)
+    }
+
     @Test("a device state prints as sorted key/value lines with nested values as JSON")
     func stateLines() {
         let state: JSONValue = .object([

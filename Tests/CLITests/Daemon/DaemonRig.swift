@@ -55,13 +55,39 @@ final class DaemonRig {
     /// Starts `youll-devices serve --config …` and waits for `bridge/state` online.
     func startDaemon(environment extra: [String: String] = [:]) async throws {
         let mark = await observer.mark
-        var environment = ProcessInfo.processInfo.environment
-        for key in environment.keys where key.hasPrefix("YOULL_") || key == "NOTIFY_SOCKET" { environment[key] = nil }
-        environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("xdg-config").path
-        environment.merge(extra) { $1 }
+        let environment = cleanEnvironment(extra)
         daemon = try ChildProcess.spawn(
             try CLIRunner.binary().path, ["serve", "--config", configPath], outputPath: logPath, environment: environment)
         _ = try await observer.wait(for: "youll/bridge/state", after: mark) { $0.json?["state"]?.string == "online" }
+    }
+
+    /// This process's environment without anything that would point the binary elsewhere
+    /// (`YOULL_*`, systemd's variables, `NO_COLOR`), with the XDG folders in the rig.
+    func cleanEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for key in environment.keys
+        where key.hasPrefix("YOULL_") || ["NOTIFY_SOCKET", "INVOCATION_ID", "STATE_DIRECTORY", "NO_COLOR"].contains(key) {
+            environment[key] = nil
+        }
+        environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("xdg-config").path
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("xdg-state").path
+        environment.merge(extra) { $1 }
+        return environment
+    }
+
+    /// Runs `youll-devices ARGUMENTS --config <the rig's config>` as a user would, to
+    /// completion, on a thread of its own (the child may take seconds; the test's tasks,
+    /// the observer among them, keep running).
+    func cli(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> CLIRunner.Result {
+        try await Self.cli(arguments + ["--config", configPath], environment: cleanEnvironment(extra))
+    }
+
+    /// `cli` for a caller that runs several at once: the arguments (with `--config`) and
+    /// the environment (from `cleanEnvironment`) are given whole.
+    static func cli(_ arguments: [String], environment: [String: String]) async throws -> CLIRunner.Result {
+        let path = try CLIRunner.binary().path
+        let output = try await onThread { try ChildProcess.run(path, arguments, environment: environment) }
+        return CLIRunner.Result(status: output.status ?? -1, stdout: output.stdout, stderr: output.stderr)
     }
 
     /// SIGTERM, and the exit status (nil when a signal ended it).
@@ -115,5 +141,13 @@ final class DaemonRig {
         await observer.close()
         broker.stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Runs blocking work (waiting for a child process) on a new thread, not on the
+/// cooperative pool that the observer and the test's other tasks share.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result(catching: body)) }.start()
     }
 }

@@ -14,8 +14,15 @@ struct TextTable {
         self.headers = headers
     }
 
+    /// Cells are cut at 80 characters, except the last column's: nothing is aligned after
+    /// it, and it is where a reason is given (`pair import`'s "failed: …"), which must keep
+    /// its fix (cut only at `BridgeText.maximumLength`).
     mutating func append(_ row: [String]) {
-        rows.append(row.map { BridgeText.printable($0, maximumLength: 80) })
+        rows.append(
+            row.enumerated().map { column, cell in
+                BridgeText.printable(
+                    cell, maximumLength: column == headers.count - 1 ? BridgeText.maximumLength : 80)
+            })
     }
 
     /// The lines to print, the header first (bold when colour is on). No trailing spaces.
