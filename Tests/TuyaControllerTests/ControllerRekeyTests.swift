@@ -1,4 +1,5 @@
 import Testing
+import YoullTestSupport
 import TuyaCore
 import TuyaWire
 
@@ -47,5 +48,39 @@ struct ControllerRekeyTests {
             try await rig.controller.rename(DeviceID("nobody")!, to: "x")
         }
         await rig.controller.stop()
+    }
+}
+
+/// A store whose disk is full.
+private struct FullDiskStore: DeviceStore {
+    struct DiskFull: Error, CustomStringConvertible {
+        var description: String { "disk full" }
+    }
+
+    func loadDevices() async throws -> [StoredDevice] { [] }
+    func save(_ device: StoredDevice) async throws { throw DiskFull() }
+    func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws { throw DiskFull() }
+    func rename(_ id: DeviceID, to name: String) async throws { throw DiskFull() }
+    func remove(_ id: DeviceID) async throws { throw DiskFull() }
+}
+
+@Suite("TuyaController: pairing is saved before it is reported")
+struct ControllerPairingSaveTests {
+    @Test("a device that answers but cannot be saved is reported as not saved, and is not paired")
+    func saveFailure() async throws {
+        let bus = InMemoryBus()
+        let device = FakeTuyaDevice(
+            id: ControllerInMemoryTests.devId, key: ControllerInMemoryTests.key,
+            dps: ["1": .bool(true), "2": .integer(255), "3": .integer(0)])
+        bus.attach(device)
+        let controller = TuyaController(
+            bus: bus, library: Fixtures.library, store: FullDiskStore(), clock: ManualClock(),
+            unixTime: { 1_700_000_000 }, sequenceSeed: { 1 })
+        try await controller.start()
+        let outcome = try await controller.pair(devId: ControllerInMemoryTests.devId, localKey: ControllerInMemoryTests.key)
+        #expect(outcome == .notSaved(reason: "disk full"))
+        #expect("\(outcome)".contains("could not save"))
+        #expect(await controller.devices().isEmpty)
+        await controller.stop()
     }
 }

@@ -15,6 +15,9 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
     case unknownProduct(dpsSeen: [DataPointID])
     /// A device with this id is already paired; remove it first to pair it again.
     case alreadyPaired
+    /// The device answered with the key, but the gateway could not save it (disk full,
+    /// read-only state directory): it is not paired.
+    case notSaved(reason: String)
 
     public var description: String {
         switch self {
@@ -25,6 +28,7 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
             "no profile fits this device (it reported \(seen.map(\.description).joined(separator: ", "))); "
                 + "choose a profile id or add one under devices/"
         case .alreadyPaired: "this device is already paired; remove it first to pair it again"
+        case .notSaved(let reason): "the device answered, but the gateway could not save it (\(reason)); it is not paired"
         }
     }
 }

@@ -50,6 +50,8 @@ public actor TuyaController: TuyaControllerProtocol {
         var key: AESKey
         /// For a rekey: the device as it was, whose name, profile and state carry over.
         var previous: StoredDevice?
+        /// The device answered and is being saved: frames and the deadline no longer decide.
+        var saving = false
         var attempt: PairingAttempt
         var waiter: CheckedContinuation<PairingOutcome, Never>?
         var deadline: Task<Void, Never>?
@@ -329,7 +331,7 @@ public actor TuyaController: TuyaControllerProtocol {
     static let importConcurrency = 32
 
     private func pairingDeadlinePassed(_ id: DeviceID) {
-        guard let pending = pairings[id] else { return }
+        guard let pending = pairings[id], !pending.saving else { return }
         finishPairing(id, outcome: pending.attempt.outcomeAtDeadline)
     }
 
@@ -340,7 +342,7 @@ public actor TuyaController: TuyaControllerProtocol {
     }
 
     private func receivePairingFrame(_ payload: [UInt8], for id: DeviceID) async {
-        guard var pending = pairings[id] else { return }
+        guard var pending = pairings[id], !pending.saving else { return }
         let body: [UInt8]
         do throws(WireError) {
             body = try MQTTFrame.decode(payload, key: pending.key).body
@@ -362,16 +364,29 @@ public actor TuyaController: TuyaControllerProtocol {
             finishPairing(id, outcome: outcome)
             return
         }
-        // Registered before anything is awaited, so no frame or second pair call slips in between.
+        // Saved before the caller hears "paired": a device the user was told is paired survives
+        // a crash that follows, and a failed save is reported instead of swallowed. While it
+        // is saved, `saving` keeps further frames, the deadline and a second pair call out.
         let stored = StoredDevice(
             device: device, localKey: pending.key, desired: pending.previous?.desired ?? [:],
             confirmed: pending.previous?.confirmed ?? [:])
+        pairings[id]?.saving = true
+        do {
+            try await store.save(stored)
+        } catch {
+            finishPairing(id, outcome: .notSaved(reason: String(describing: error)))
+            return
+        }
+        guard running else {
+            // Stopped while saving: it is paired and its link starts with the next start.
+            finishPairing(id, outcome: outcome)
+            return
+        }
         let link = addLink(stored, profile: profile)
         finishPairing(id, outcome: outcome)
         if pending.previous == nil { hub.publish(.devicePaired(device)) }
         if busConnected { await link.brokerConnected() }
         await link.receive(payload)
-        try? await store.save(stored)
     }
 
     // MARK: - Bus events

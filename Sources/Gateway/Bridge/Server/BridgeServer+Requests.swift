@@ -160,6 +160,7 @@ extension BridgeServer {
         case .noAnswer: "no_answer"
         case .unknownProduct: "unknown_product"
         case .alreadyPaired: "already_paired"
+        case .notSaved: "storage_failed"
         }
     }
 
