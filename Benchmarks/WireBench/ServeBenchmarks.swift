@@ -197,12 +197,12 @@ struct ServeBenchmarks {
         guard let brokerPID = broker.pid else { throw Failure("the broker is not running") }
         guard let daemonBefore = ProcessStats.cpuTicks(process.pid), let brokerBefore = ProcessStats.cpuTicks(brokerPID)
         else { throw Failure("cannot read /proc/<pid>/stat of the daemon or the broker") }
-        let preciseBefore = (ProcessStats.onCPUNanoseconds(process.pid), ProcessStats.onCPUNanoseconds(brokerPID))
+        let preciseBefore = (ProcessStats.cpuNanoseconds(process.pid), ProcessStats.cpuNanoseconds(brokerPID))
         let opened = ContinuousClock.now
         try await Task.sleep(for: .seconds(options.idleSeconds))
         guard let daemonAfter = ProcessStats.cpuTicks(process.pid), let brokerAfter = ProcessStats.cpuTicks(brokerPID)
         else { throw Failure("the daemon or the broker exited during the idle window") }
-        let preciseAfter = (ProcessStats.onCPUNanoseconds(process.pid), ProcessStats.onCPUNanoseconds(brokerPID))
+        let preciseAfter = (ProcessStats.cpuNanoseconds(process.pid), ProcessStats.cpuNanoseconds(brokerPID))
         let wall = MQTTBenchmarks.milliseconds(ContinuousClock.now - opened) / 1e3
         let rss = ProcessStats.statusMegabytes(process.pid, "VmRSS:")
         let stillOnline = Self.onlineCount(await watch.received(after: 0), topics: topics)
@@ -219,15 +219,15 @@ struct ServeBenchmarks {
                 format: "# idle window %.1f s: daemon %d ticks, broker %d ticks (%.0f ticks/s); %d of %d devices online at the end",
                 wall, daemonTicks, brokerTicks, ProcessStats.ticksPerSecond, stillOnline, topics.count))
         // A tick is 10 ms: the broker may use only a few in the window, so the ratio comes
-        // from the nanosecond on-CPU times when the kernel has them.
+        // from the processes' nanosecond CPU-time clocks when the kernel has them.
         if let daemonStart = preciseBefore.0, let brokerStart = preciseBefore.1, let daemonEnd = preciseAfter.0,
-            let brokerEnd = preciseAfter.1, brokerEnd > brokerStart
+            let brokerEnd = preciseAfter.1, brokerEnd > brokerStart, daemonEnd >= daemonStart
         {
-            let daemonTime = Double(daemonEnd &- daemonStart) / 1e6
-            let brokerTime = Double(brokerEnd &- brokerStart) / 1e6
+            let daemonTime = Double(daemonEnd - daemonStart) / 1e6
+            let brokerTime = Double(brokerEnd - brokerStart) / 1e6
             print(
                 String(
-                    format: "# on-CPU time in the window (schedstat): daemon %.1f ms (%.3f %%), broker %.1f ms (%.3f %%)",
+                    format: "# CPU time in the window (clock_getcpuclockid): daemon %.1f ms (%.3f %%), broker %.1f ms (%.3f %%)",
                     daemonTime, daemonTime / 10 / wall, brokerTime, brokerTime / 10 / wall))
             Self.printRatio("serve.idle100.cpu.vs-broker", daemonTime, brokerTime)
         } else if brokerTicks > 0 {
