@@ -79,7 +79,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Throughput benchmarks run by scripts/bench (release build).
+        // Benchmarks run by scripts/bench (release build): codecs, MQTT round trips, the daemon.
         .executableTarget(
             name: "youll-bench",
             dependencies: [

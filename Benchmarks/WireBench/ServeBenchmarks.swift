@@ -52,7 +52,8 @@ struct ServeBenchmarks {
     let options: Options
 
     func run() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("youll-bench-serve-\(UUID().uuidString)")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "youll-bench-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let broker = try LocalBroker()
         defer {
@@ -216,7 +217,8 @@ struct ServeBenchmarks {
         if let rss { print(String(format: "BENCH serve.idle100.rss %.1f MB", rss)) }
         print(
             String(
-                format: "# idle window %.1f s: daemon %d ticks, broker %d ticks (%.0f ticks/s); %d of %d devices online at the end",
+                format:
+                    "# idle window %.1f s: daemon %d ticks, broker %d ticks (%.0f ticks/s); %d of %d devices online at the end",
                 wall, daemonTicks, brokerTicks, ProcessStats.ticksPerSecond, stillOnline, topics.count))
         // A tick is 10 ms: the broker may use only a few in the window, so the ratio comes
         // from the processes' nanosecond CPU-time clocks when the kernel has them.
@@ -227,7 +229,8 @@ struct ServeBenchmarks {
             let brokerTime = Double(brokerEnd - brokerStart) / 1e6
             print(
                 String(
-                    format: "# CPU time in the window (clock_getcpuclockid): daemon %.1f ms (%.3f %%), broker %.1f ms (%.3f %%)",
+                    format:
+                        "# CPU time in the window (clock_getcpuclockid): daemon %.1f ms (%.3f %%), broker %.1f ms (%.3f %%)",
                     daemonTime, daemonTime / 10 / wall, brokerTime, brokerTime / 10 / wall))
             Self.printRatio("serve.idle100.cpu.vs-broker", daemonTime, brokerTime)
         } else if brokerTicks > 0 {

@@ -133,7 +133,8 @@ struct DaemonUnderTest {
     }
 
     func spawn() throws -> ChildProcess {
-        try ChildProcess.spawn(binary, ["serve", "--config", configPath], outputPath: logPath, environment: environment)
+        try ChildProcess.spawn(
+            binary, ["serve", "--config", configPath], outputPath: logPath, environment: environment)
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -186,7 +187,8 @@ enum ProcessStats {
     static func statusMegabytes(_ pid: pid_t, _ field: String) -> Double? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix(field) {
-            return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) }.map { $0 / 1024 }
+            return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) }.map
+            { $0 / 1024 }
         }
         return nil
     }
