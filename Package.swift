@@ -85,11 +85,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Throughput benchmarks run by scripts/bench (release build).
+        // Benchmarks run by scripts/bench (release build): codecs, MQTT round trips, the daemon.
         .executableTarget(
             name: "youll-bench",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker",
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

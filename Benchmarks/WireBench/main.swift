@@ -3,9 +3,12 @@ import Foundation
 /// youll-bench: the project's in-process benchmarks, run by scripts/bench in release mode.
 /// Prints `BENCH <name> <value> <unit>` lines. Usage: youll-bench wire [--seconds N] [--body JSON]
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
+/// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
+/// [--idle-seconds S]
 let arguments = Array(CommandLine.arguments.dropFirst())
 var options = BenchOptions()
 var mqttOptions = MQTTBenchmarks.Options()
+var serveOptions = ServeBenchmarks.Options()
 var index = 0
 var suite = "wire"
 while index < arguments.count {
@@ -18,15 +21,26 @@ while index < arguments.count {
         index += 2
     case "--floor" where index + 1 < arguments.count:
         mqttOptions.floor = arguments[index + 1]
+        serveOptions.floor = arguments[index + 1]
         index += 2
     case "--simulator" where index + 1 < arguments.count:
         mqttOptions.simulator = arguments[index + 1]
         index += 2
     case "--profiles" where index + 1 < arguments.count:
         mqttOptions.profiles = arguments[index + 1]
+        serveOptions.profiles = arguments[index + 1]
         index += 2
     case "--samples" where index + 1 < arguments.count:
         mqttOptions.samples = max(1, Int(arguments[index + 1]) ?? mqttOptions.samples)
+        index += 2
+    case "--daemon" where index + 1 < arguments.count:
+        serveOptions.daemon = arguments[index + 1]
+        index += 2
+    case "--starts" where index + 1 < arguments.count:
+        serveOptions.starts = max(1, Int(arguments[index + 1]) ?? serveOptions.starts)
+        index += 2
+    case "--idle-seconds" where index + 1 < arguments.count:
+        serveOptions.idleSeconds = max(1, Double(arguments[index + 1]) ?? serveOptions.idleSeconds)
         index += 2
     case let name:
         suite = name
@@ -49,7 +63,14 @@ case "mqtt":
         FileHandle.standardError.write(Data("youll-bench: mqtt: \(error)\n".utf8))
         exit(1)
     }
+case "serve":
+    do {
+        try await ServeBenchmarks(options: serveOptions).run()
+    } catch {
+        FileHandle.standardError.write(Data("youll-bench: serve: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt)\n".utf8))
+    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve)\n".utf8))
     exit(2)
 }

@@ -19,6 +19,11 @@
  *
  * Like the fastest floor in INTEROP.md, it drives mosquitto_loop itself (no thread)
  * and sets TCP_NODELAY.
+ *
+ * Usage: mqtt_floor --announce HOST PORT TOPIC PAYLOAD
+ *   The floor for the daemon's start (`youll-bench serve`): start, connect, publish
+ *   PAYLOAD retained at QoS 1 on TOPIC, wait for the PUBACK, disconnect, exit 0. What
+ *   the daemon does to say `bridge/state` online, with nothing else.
  */
 #include <mosquitto.h>
 #include <stdio.h>
@@ -150,9 +155,51 @@ static void respect_gap(struct mosquitto *m, int i, double gap_ms) {
     while (now_ms() < last_sent_ms[i] + gap_ms) mosquitto_loop(m, 1, 1);
 }
 
+static int announced;
+
+static void on_announce_connect(struct mosquitto *m, void *ud, int rc) {
+    (void)ud;
+    if (rc == 0) connected = 1;
+    (void)m;
+}
+
+static void on_announce_publish(struct mosquitto *m, void *ud, int mid) {
+    (void)m; (void)ud; (void)mid;
+    announced = 1;
+}
+
+/* --announce HOST PORT TOPIC PAYLOAD: one retained QoS-1 publish, then exit. */
+static int announce(const char *host, int port, const char *topic, const char *payload) {
+    mosquitto_lib_init();
+    struct mosquitto *m = mosquitto_new(NULL, true, NULL);
+    mosquitto_int_option(m, MOSQ_OPT_TCP_NODELAY, 1);
+    mosquitto_connect_callback_set(m, on_announce_connect);
+    mosquitto_publish_callback_set(m, on_announce_publish);
+    if (mosquitto_connect(m, host, port, 30) != MOSQ_ERR_SUCCESS) {
+        fprintf(stderr, "mqtt_floor: cannot connect to %s:%d\n", host, port);
+        return 1;
+    }
+    wait_until(m, &connected, 0, now_ms() + 5000);
+    if (!connected) {
+        fprintf(stderr, "mqtt_floor: no CONNACK from %s:%d\n", host, port);
+        return 1;
+    }
+    mosquitto_publish(m, NULL, topic, (int)strlen(payload), payload, 1, true);
+    wait_until(m, &announced, 0, now_ms() + 5000);
+    if (!announced) {
+        fprintf(stderr, "mqtt_floor: no PUBACK for %s\n", topic);
+        return 1;
+    }
+    mosquitto_disconnect(m);
+    mosquitto_destroy(m);
+    mosquitto_lib_cleanup();
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 6 && strcmp(argv[1], "--announce") == 0) return announce(argv[2], atoi(argv[3]), argv[4], argv[5]);
     if (argc < 4) {
-        fprintf(stderr, "usage: %s PORT FRAMES_FILE ROUNDS [GAP_MS]\n", argv[0]);
+        fprintf(stderr, "usage: %s PORT FRAMES_FILE ROUNDS [GAP_MS] | --announce HOST PORT TOPIC PAYLOAD\n", argv[0]);
         return 2;
     }
     int port = atoi(argv[1]);

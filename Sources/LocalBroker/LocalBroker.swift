@@ -112,6 +112,9 @@ public final class LocalBroker: Sendable {
 
     public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
 
+    /// The broker's process id while it runs (benchmarks read its CPU time in /proc).
+    public var pid: pid_t? { process.withLock { $0?.pid } }
+
     private func writeConfiguration(credentials: Credentials?, tls: TLSFiles?, extra: [String]) throws {
         // Security settings follow the listener they belong to; with a second listener they
         // are per listener, which mosquitto wants declared before any of them.
