@@ -23,7 +23,10 @@ enum ProfileDirectories {
     /// then the configured installed and user folders (the user's override).
     /// (`profiles.installed` and `YOULL_PROFILES_DIR` set the installed folder.)
     static func daemon(installed: String, user: String) -> [URL] {
-        return (sourceCheckout().map { [$0] } ?? []) + [URL(fileURLWithPath: installed), URL(fileURLWithPath: user)]
+        let all = (sourceCheckout().map { [$0] } ?? []) + [URL(fileURLWithPath: installed), URL(fileURLWithPath: user)]
+        // The same folder named twice (the checkout configured as the installed folder) is read once.
+        var seen: Set<String> = []
+        return all.filter { seen.insert($0.standardizedFileURL.resolvingSymlinksInPath().path).inserted }
     }
 
     /// `devices/` beside the package the binary was built in, when run from a checkout.
