@@ -29,6 +29,14 @@ public final class DaemonLock: Sendable {
         guard fd >= 0 else {
             throw .fileSystem(path: files.lock, reason: StateFiles.errnoText("cannot open the lock file"))
         }
+        // A child being spawned by another thread of this process briefly shares the lock
+        // file's descriptor until it execs (O_CLOEXEC takes effect at exec), which keeps a lock
+        // just released looking held for a few milliseconds; a real holder keeps it far longer.
+        var attempts = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK && attempts < 40 {
+            attempts += 1
+            usleep(5_000)
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
             let reason = StateFiles.errnoText("cannot lock")
