@@ -310,7 +310,9 @@ public actor BridgeServer {
         case .availabilityChanged(let id, let status):
             guard let device = await controller.device(id) else { return }
             if announced { enqueueAvailability(device, status) } else { changedDuringRepublish.insert(id) }
-            logger.info("\(device.name) (\(id)) is \(status.availability.rawValue)\(status.hint.map { ": \($0)" } ?? "")")
+            // Coming online is routine (1,000 devices at every start); anything else is news.
+            let line: Logger.Message = "\(device.name) (\(id)) is \(status.availability.rawValue)\(status.hint.map { ": \($0)" } ?? "")"
+            if status.availability == .online { logger.debug(line) } else { logger.notice(line) }
             if status.availability == .authFailed {
                 await emit(
                     "auth_failed", device: id,
