@@ -19,13 +19,14 @@ public struct SQLiteDeviceStore: DeviceStore {
         try await database.loadDevices().compactMap { record in
             guard let key = try? AESKey(localKey: record.localKey.text) else { return nil }
             return StoredDevice(
-                device: record.device, localKey: key, desired: record.desired, confirmed: record.confirmed)
+                device: record.device, localKey: key, desired: record.desired, confirmed: record.confirmed,
+                ble: record.ble)
         }
     }
 
     public func save(_ device: StoredDevice) async throws {
         let text = String(decoding: device.localKey.bytes, as: UTF8.self)
-        try await database.saveDevice(device.device, localKey: LocalKey(text))
+        try await database.saveDevice(device.device, localKey: LocalKey(text), ble: device.ble)
         try await database.saveDesired(device.desired, for: device.device.id)
     }
 

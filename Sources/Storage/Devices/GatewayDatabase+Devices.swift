@@ -6,7 +6,10 @@ extension GatewayDatabase {
     /// Adds a device with its local key, or replaces the description and key of one already
     /// paired (keeping when it was paired and its desired and confirmed state).
     /// Throws `nameTaken` when another device already has the name.
-    public func saveDevice(_ device: TuyaDevice, localKey: LocalKey, at now: Date = Date()) async throws(StorageError) {
+    /// `ble` is stored for BLE devices (and cleared when nil).
+    public func saveDevice(
+        _ device: TuyaDevice, localKey: LocalKey, ble: BLEIdentity? = nil, at now: Date = Date()
+    ) async throws(StorageError) {
         let fields = [
             ("name", device.name), ("profile id", device.profileID), ("product id", device.productID ?? ""),
             ("local key", localKey.text),
@@ -35,6 +38,17 @@ extension GatewayDatabase {
                 arguments: [device.id.rawValue, localKey.text])
             try db.execute(
                 sql: "INSERT OR IGNORE INTO device_state (device_id) VALUES (?)", arguments: [device.id.rawValue])
+            if let ble {
+                try db.execute(
+                    sql: """
+                        INSERT INTO ble_identities (device_id, address, random_address, uuid) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(device_id) DO UPDATE SET address = excluded.address,
+                            random_address = excluded.random_address, uuid = excluded.uuid
+                        """,
+                    arguments: [device.id.rawValue, ble.address, ble.randomAddress, ble.uuid])
+            } else {
+                try db.execute(sql: "DELETE FROM ble_identities WHERE device_id = ?", arguments: [device.id.rawValue])
+            }
         }
     }
 
@@ -80,10 +94,12 @@ extension GatewayDatabase {
 
     static let deviceQuery = """
         SELECT d.id, d.name, d.profile_id, d.category, d.transport, d.product_id, d.created_at,
-               s.local_key, st.desired, st.confirmed, st.confirmed_at
+               s.local_key, st.desired, st.confirmed, st.confirmed_at,
+               b.address AS ble_address, b.random_address AS ble_random, b.uuid AS ble_uuid
         FROM devices d
         LEFT JOIN secrets s ON s.device_id = d.id
         LEFT JOIN device_state st ON st.device_id = d.id
+        LEFT JOIN ble_identities b ON b.device_id = d.id
         """
 
     static func checkNameFree(_ name: String, for id: DeviceID, _ db: Database) throws {
@@ -114,8 +130,15 @@ extension GatewayDatabase {
             productID: row["product_id"])
         let desired = try StoredDataPoints.decode(row["desired"] ?? "{}", path: path, column: "desired")
         let confirmed = try StoredDataPoints.decode(row["confirmed"] ?? "{}", path: path, column: "confirmed")
+        var ble: BLEIdentity?
+        if let address: String = row["ble_address"] {
+            guard let uuid: String = row["ble_uuid"],
+                let identity = try? BLEIdentity(address: address, randomAddress: row["ble_random"] ?? false, uuid: uuid)
+            else { throw corrupt }
+            ble = identity
+        }
         return StoredDeviceRecord(
             device: device, localKey: LocalKey(keyText), createdAt: createdAt, desired: desired, confirmed: confirmed,
-            confirmedAt: row["confirmed_at"])
+            confirmedAt: row["confirmed_at"], ble: ble)
     }
 }

@@ -12,10 +12,12 @@ public struct StoredDeviceRecord: Sendable, Hashable, CustomStringConvertible {
     /// What the device last reported holding, and when.
     public var confirmed: DataPoints
     public var confirmedAt: Date?
+    /// For a BLE device: its address and uuid.
+    public var ble: BLEIdentity?
 
     public init(
         device: TuyaDevice, localKey: LocalKey, createdAt: Date, desired: DataPoints = [:],
-        confirmed: DataPoints = [:], confirmedAt: Date? = nil
+        confirmed: DataPoints = [:], confirmedAt: Date? = nil, ble: BLEIdentity? = nil
     ) {
         self.device = device
         self.localKey = localKey
@@ -23,6 +25,7 @@ public struct StoredDeviceRecord: Sendable, Hashable, CustomStringConvertible {
         self.desired = desired
         self.confirmed = confirmed
         self.confirmedAt = confirmedAt
+        self.ble = ble
     }
 
     public var description: String {

@@ -13,6 +13,7 @@ enum Schema {
         ("v1-devices", v1Devices),
         ("v2-pairing-candidates", v2PairingCandidates),
         ("v3-event-log", v3EventLog),
+        ("v4-ble-identities", v4BLEIdentities),
     ]
 
     /// The newest schema version this binary knows.
@@ -87,6 +88,19 @@ enum Schema {
                     kind TEXT NOT NULL,
                     device_id TEXT,
                     detail TEXT NOT NULL
+                );
+                """)
+    }
+
+    /// Where a BLE device is and the uuid its pair request carries; a row only for BLE devices.
+    private static func v4BLEIdentities(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE ble_identities (
+                    device_id TEXT PRIMARY KEY NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                    address TEXT NOT NULL,
+                    random_address INTEGER NOT NULL,
+                    uuid TEXT NOT NULL
                 );
                 """)
     }

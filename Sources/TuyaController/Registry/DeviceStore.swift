@@ -23,12 +23,18 @@ public struct StoredDevice: Sendable, Hashable {
     /// The last values the device itself reported, so its state is known at start before
     /// it answers (the controller does not save these; the gateway records them).
     public var confirmed: DataPoints
+    /// For a BLE device: where it is and the uuid its pairing needs.
+    public var ble: BLEIdentity?
 
-    public init(device: TuyaDevice, localKey: AESKey, desired: DataPoints = [:], confirmed: DataPoints = [:]) {
+    public init(
+        device: TuyaDevice, localKey: AESKey, desired: DataPoints = [:], confirmed: DataPoints = [:],
+        ble: BLEIdentity? = nil
+    ) {
         self.device = device
         self.localKey = localKey
         self.desired = desired
         self.confirmed = confirmed
+        self.ble = ble
     }
 }
 
