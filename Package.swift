@@ -53,18 +53,19 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
-        // BlueZ through raw HCI sockets. For now only the availability probe: is there a kernel
-        // with Bluetooth, the adapter, is it up, may this process use it.
+        // BlueZ: the availability probe (kernel, adapter, power, permissions), byte channels
+        // (L2CAP LE sockets, socketpairs), the ATT bearer and a minimal GATT client.
         .target(name: "BLELink", dependencies: ["CBluetooth"], swiftSettings: strict),
-        .testTarget(name: "BLELinkTests", dependencies: ["BLELink"], swiftSettings: strict),
+        .testTarget(name: "BLELinkTests", dependencies: ["BLELink", "YoullTestSupport"], swiftSettings: strict),
         // A private mosquitto on a free loopback port, for tests, the demo and benchmarks.
         .target(name: "LocalBroker", swiftSettings: strict),
-        // Simulated Tuya Wi-Fi lights and diffusers on a broker, for tests, the demo and benchmarks.
+        // Simulated Tuya Wi-Fi lights and diffusers on a broker, and BLE peripherals (a GATT server
+        // over a socketpair), for tests, the demo and benchmarks.
         // Talks to libmosquitto directly, not through MQTTLink: one poll loop drives every
         // simulated device's connection, while MQTTLink runs one thread per connection.
         .target(
             name: "DeviceSimulator",
-            dependencies: ["TuyaCore", "TuyaWire", "CMosquitto"],
+            dependencies: ["TuyaCore", "TuyaWire", "CMosquitto", "BLELink"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -152,7 +153,9 @@ let package = Package(
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
         .testTarget(
             name: "DeviceSimulatorTests",
-            dependencies: ["DeviceSimulator", "LocalBroker", "TuyaCore", "TuyaWire", "CMosquitto"],
+            dependencies: [
+                "DeviceSimulator", "LocalBroker", "TuyaCore", "TuyaWire", "CMosquitto", "BLELink", "YoullTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker"], swiftSettings: strict),

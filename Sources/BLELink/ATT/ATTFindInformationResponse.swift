@@ -1,0 +1,59 @@
+/// Find Information Response (0x05): a format byte (1: 16-bit UUIDs, 2: 128-bit), then
+/// handle–type pairs that all use that format.
+public struct ATTFindInformationResponse: ATTPDU {
+    public static let opcode = ATTOpcode.findInformationResponse
+
+    /// One attribute: its handle and type.
+    public struct Entry: Hashable, Sendable {
+        public var handle: UInt16
+        public var type: BluetoothUUID
+
+        public init(handle: UInt16, type: BluetoothUUID) {
+            self.handle = handle
+            self.type = type
+        }
+    }
+
+    /// Whether the list carries 128-bit UUIDs (format 2) or 16-bit ones (format 1).
+    public var uses128BitUUIDs: Bool
+    public var entries: [Entry]
+
+    /// `entries` must all have a 16-bit form unless `uses128BitUUIDs`; `encode()` writes each
+    /// type in the width the format says.
+    public init(uses128BitUUIDs: Bool, entries: [Entry]) {
+        self.uses128BitUUIDs = uses128BitUUIDs
+        self.entries = entries
+    }
+
+    public init(bytes: [UInt8]) throws(ATTDecodingError) {
+        var reader = try ATTReader(bytes, expecting: Self.opcode, minimumLength: 2)
+        let format = try reader.uint8()
+        let uuidLength: Int
+        switch format {
+        case 1: uuidLength = 2
+        case 2: uuidLength = 16
+        default: throw .invalidFormat(Self.opcode, format)
+        }
+        let list = reader.rest()
+        let entryLength = 2 + uuidLength
+        guard !list.isEmpty, list.count % entryLength == 0 else {
+            throw .invalidListLength(Self.opcode, listLength: list.count, entryLength: entryLength)
+        }
+        uses128BitUUIDs = format == 2
+        // The slice is 2 or 16 bytes by construction, so the UUID always parses.
+        entries = stride(from: 0, to: list.count, by: entryLength).map { start in
+            Entry(
+                handle: UInt16(list[start]) | UInt16(list[start + 1]) << 8,
+                type: BluetoothUUID(littleEndian: Array(list[start + 2..<start + entryLength]))!)
+        }
+    }
+
+    public func encode() -> [UInt8] {
+        var bytes = [Self.opcode.rawValue, uses128BitUUIDs ? 2 : 1]
+        for entry in entries {
+            bytes.appendLittleEndian(entry.handle)
+            bytes += uses128BitUUIDs ? entry.type.bytes.reversed() : entry.type.littleEndianField
+        }
+        return bytes
+    }
+}

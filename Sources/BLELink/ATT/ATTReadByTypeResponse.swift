@@ -1,0 +1,45 @@
+/// Read By Type Response (0x09): a length byte, then handle–value pairs of exactly that length
+/// (handle included). A server puts only same-length values in one response.
+public struct ATTReadByTypeResponse: ATTPDU {
+    public static let opcode = ATTOpcode.readByTypeResponse
+
+    /// One attribute: its handle and (possibly truncated) value.
+    public struct Entry: Hashable, Sendable {
+        public var handle: UInt16
+        public var value: [UInt8]
+
+        public init(handle: UInt16, value: [UInt8]) {
+            self.handle = handle
+            self.value = value
+        }
+    }
+
+    /// Non-empty, all values the same length (the caller's duty when encoding).
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+
+    public init(bytes: [UInt8]) throws(ATTDecodingError) {
+        var reader = try ATTReader(bytes, expecting: Self.opcode, minimumLength: 2)
+        let length = Int(try reader.uint8())
+        guard length >= 2 else { throw .invalidEntryLength(Self.opcode, length: length, minimum: 2) }
+        let list = reader.rest()
+        guard !list.isEmpty, list.count % length == 0 else {
+            throw .invalidListLength(Self.opcode, listLength: list.count, entryLength: length)
+        }
+        entries = stride(from: 0, to: list.count, by: length).map { start in
+            Entry(
+                handle: UInt16(list[start]) | UInt16(list[start + 1]) << 8,
+                value: Array(list[start + 2..<start + length]))
+        }
+    }
+
+    public func encode() -> [UInt8] {
+        var bytes = [Self.opcode.rawValue, UInt8(truncatingIfNeeded: 2 + (entries.first?.value.count ?? 0))]
+        for entry in entries {
+            bytes.appendLittleEndian(entry.handle)
+            bytes += entry.value
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,33 @@
+/// A message-oriented, bidirectional link: one PDU per datagram, boundaries kept
+/// (`SOCK_SEQPACKET` semantics). The ATT bearer runs over it, so the same code talks to a real
+/// device through an L2CAP socket and to the simulator through a socketpair.
+public protocol ByteChannel: Sendable {
+    /// Sends one PDU. Throws when the channel is closed or the system refuses the write.
+    func send(_ pdu: [UInt8]) async throws
+    /// The next PDU, waiting for it; nil once the peer has closed the link or `close()` was
+    /// called. PDUs that arrived before the peer closed are delivered first.
+    func receive() async throws -> [UInt8]?
+    /// Closes the link. A pending `receive()` returns nil, a pending `send` throws. Idempotent.
+    func close() async
+}
+
+/// Why a `ByteChannel` operation failed.
+public enum ByteChannelError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// `close()` was called, or the peer closed the link before a send.
+    case closed
+    /// ATT PDUs are never empty, and an empty datagram reads like end-of-file on a seqpacket socket.
+    case emptyPDU
+    /// The peer sent a datagram longer than this channel accepts.
+    case oversizedPDU(size: Int, maximum: Int)
+    /// A system call failed.
+    case system(call: String, errno: Int32, text: String)
+
+    public var description: String {
+        switch self {
+        case .closed: "the link is closed"
+        case .emptyPDU: "refusing to send an empty PDU"
+        case .oversizedPDU(let size, let maximum): "the peer sent a \(size)-byte PDU; at most \(maximum) are accepted"
+        case .system(let call, let errno, let text): "\(call) failed: \(text) (errno \(errno))"
+        }
+    }
+}
