@@ -56,7 +56,8 @@ let package = Package(
         // BlueZ through raw HCI sockets. For now only the availability probe: is there a kernel
         // with Bluetooth, the adapter, is it up, may this process use it.
         .target(name: "BLELink", dependencies: ["CBluetooth"], swiftSettings: strict),
-        .testTarget(name: "BLELinkTests", dependencies: ["BLELink"], swiftSettings: strict),
+        // TuyaWire and TuyaCore: one test follows a Tuya advert from the HCI packet to the pairing list.
+        .testTarget(name: "BLELinkTests", dependencies: ["BLELink", "TuyaWire", "TuyaCore"], swiftSettings: strict),
         // A private mosquitto on a free loopback port, for tests, the demo and benchmarks.
         .target(name: "LocalBroker", swiftSettings: strict),
         // Simulated Tuya Wi-Fi lights and diffusers on a broker, for tests, the demo and benchmarks.
