@@ -37,6 +37,8 @@ public actor BLEScanner {
     private var session: HCIScanSession?
     private var consumer: Task<Void, Never>?
     private var updates: AsyncStream<DiscoveredDevice>.Continuation?
+    /// Counts `start()` calls, so a previous scan's consumer cannot feed the current one.
+    private var generation = 0
     /// Packets the parser rejected since `start()`, and the last reason: a count that keeps
     /// climbing means a broken controller or a hostile one, not lost devices.
     public private(set) var rejectedPackets = 0
@@ -72,12 +74,14 @@ public actor BLEScanner {
         let (stream, continuation) = AsyncStream.makeStream(
             of: DiscoveredDevice.self, bufferingPolicy: .bufferingNewest(256))
         updates = continuation
+        generation += 1
+        let current = generation
         consumer = Task { [weak self] in
             for await packet in packets {
-                await self?.receive(packet)
+                await self?.receive(packet, generation: current)
             }
             // The reading thread ended: stop() was called, or the adapter went away.
-            await self?.finishUpdates()
+            continuation.finish()
         }
         return stream
     }
@@ -88,7 +92,8 @@ public actor BLEScanner {
         guard let session else { return }
         session.stopReading()
         await consumer?.value
-        stopSession()
+        // A start() while this waited has replaced the session: that one stays open.
+        if self.session === session { stopSession() }
     }
 
     private func stopSession() {
@@ -100,11 +105,9 @@ public actor BLEScanner {
         updates = nil
     }
 
-    private func finishUpdates() {
-        updates?.finish()
-    }
-
-    private func receive(_ packet: TimedPacket) {
+    /// Packets still queued from a previous `start()` are dropped, not mixed into the new stream.
+    private func receive(_ packet: TimedPacket, generation: Int) {
+        guard generation == self.generation else { return }
         for event in table.receive(packet: packet.bytes, at: packet.time) {
             switch event {
             case .seen(let device, _): updates?.yield(device)
