@@ -56,7 +56,10 @@ let package = Package(
         // BlueZ: the availability probe (kernel, adapter, power, permissions), byte channels
         // (L2CAP LE sockets, socketpairs), the ATT bearer and a minimal GATT client.
         .target(name: "BLELink", dependencies: ["CBluetooth"], swiftSettings: strict),
-        .testTarget(name: "BLELinkTests", dependencies: ["BLELink", "YoullTestSupport"], swiftSettings: strict),
+        // TuyaWire and TuyaCore: one test follows a Tuya advert from the HCI packet to the pairing list.
+        .testTarget(
+            name: "BLELinkTests", dependencies: ["BLELink", "YoullTestSupport", "TuyaWire", "TuyaCore"],
+            swiftSettings: strict),
         // A private mosquitto on a free loopback port, for tests, the demo and benchmarks.
         .target(name: "LocalBroker", swiftSettings: strict),
         // Simulated Tuya Wi-Fi lights and diffusers on a broker, and BLE peripherals (a GATT server

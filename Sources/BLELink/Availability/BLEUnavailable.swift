@@ -69,6 +69,10 @@ public enum BLEUnavailable: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Step: String, Hashable, Sendable {
         case openSocket = "socket(AF_BLUETOOTH, SOCK_RAW, BTPROTO_HCI)"
         case readAdapter = "ioctl(HCIGETDEVINFO)"
+        case openAdapter = "hci_open_dev"
+        case setScanFilter = "setsockopt(HCI_FILTER)"
+        case setScanParameters = "LE Set Scan Parameters"
+        case enableScan = "LE Set Scan Enable"
     }
 
     /// Maps a failed system call's errno to the case a user can act on. Pure, so every case is

@@ -61,7 +61,8 @@ public enum BluetoothAvailability {
         return UInt16(digits)
     }
 
-    private static func failure(_ code: Int32, during step: BLEUnavailable.Step, adapter: String) -> BLEUnavailable {
+    /// The `BLEUnavailable` case for a failed system call, with the capabilities this process lacks.
+    static func failure(_ code: Int32, during step: BLEUnavailable.Step, adapter: String) -> BLEUnavailable {
         let missing = LinuxCapability.missing(fromProcessStatus: processStatus()) ?? []
         return .classify(errno: code, during: step, adapter: adapter, missing: missing)
     }

@@ -1,0 +1,125 @@
+import BLELink
+import Foundation
+import Testing
+import TuyaCore
+import TuyaWire
+
+@Suite("Scan results: deduplication and merging")
+struct ScanTableTests {
+    static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+    static let name = adStructure(0x09, Array("TY".utf8))
+
+    @Test("an advert and its scan response merge into one device with the latest RSSI and time")
+    func mergeAndDedupe() {
+        var table = ScanTable()
+        let first = table.receive(
+            packet: advertisingReportPacket([(0x00, "AA:BB:CC:00:00:01", adStructure(0x01, [0x06]), -70)]), at: Self.t0)
+        guard case .seen(let device, isNew: true) = first.first else {
+            Issue.record("first sighting not new: \(first)")
+            return
+        }
+        #expect(device.isConnectable)
+        #expect(device.scanResponse == nil)
+
+        let second = table.receive(
+            packet: advertisingReportPacket([(0x04, "AA:BB:CC:00:00:01", Self.name, -55)]),
+            at: Self.t0.addingTimeInterval(1))
+        guard case .seen(let merged, isNew: false) = second.first else {
+            Issue.record("scan response made a second device: \(second)")
+            return
+        }
+        #expect(table.devices.count == 1)
+        #expect(merged.rssi == -55)
+        #expect(merged.firstSeen == Self.t0)
+        #expect(merged.lastSeen == Self.t0.addingTimeInterval(1))
+        #expect(merged.data.flags == 0x06)
+        #expect(merged.localName == "TY")
+        #expect(merged.isConnectable, "a scan response does not make the device unconnectable")
+    }
+
+    @Test("a newer advert replaces the older one; a report without RSSI keeps the last measured")
+    func latestWins() {
+        var table = ScanTable()
+        _ = table.receive(
+            packet: advertisingReportPacket([(0x00, "AA:BB:CC:00:00:01", adStructure(0x01, [0x06]), -70)]), at: Self.t0)
+        _ = table.receive(
+            packet: advertisingReportPacket([(0x03, "AA:BB:CC:00:00:01", adStructure(0x01, [0x04]), 127)]),
+            at: Self.t0.addingTimeInterval(2))
+        let device = table.devices["AA:BB:CC:00:00:01"]
+        #expect(device?.rssi == -70)
+        #expect(device?.data.flags == 0x04)
+        #expect(device?.isConnectable == false)
+    }
+
+    @Test("a malformed packet is rejected with its reason and changes nothing")
+    func rejected() {
+        var table = ScanTable()
+        let events = table.receive(packet: hexBytes("04 3E 05 02 01"), at: Self.t0)
+        #expect(events == [.rejected(.parameterLengthMismatch(declared: 5, actual: 2))])
+        #expect(table.devices.isEmpty)
+        #expect(table.receive(packet: hexBytes("04 0E 04 01 0B 20 00"), at: Self.t0).isEmpty)
+    }
+
+    @Test("a flood of addresses is capped by dropping the device heard longest ago")
+    func capacity() {
+        var table = ScanTable(capacity: 3)
+        for index in 1...5 {
+            _ = table.receive(
+                packet: advertisingReportPacket([(0x00, "AA:BB:CC:00:00:0\(index)", [], Int8(-40 - index))]),
+                at: Self.t0.addingTimeInterval(Double(index)))
+        }
+        #expect(Set(table.devices.keys) == ["AA:BB:CC:00:00:03", "AA:BB:CC:00:00:04", "AA:BB:CC:00:00:05"])
+        #expect(table.sorted.map(\.address) == ["AA:BB:CC:00:00:03", "AA:BB:CC:00:00:04", "AA:BB:CC:00:00:05"])
+        table.forget(notSeenSince: Self.t0.addingTimeInterval(4))
+        #expect(Set(table.devices.keys) == ["AA:BB:CC:00:00:04", "AA:BB:CC:00:00:05"])
+    }
+
+    /// The whole BLE discovery path: HCI packets built from TUYA.md §1.2 (a), through the scan
+    /// table, into the listing `pair ble --scan` prints.
+    @Test("a Tuya A201 device heard over HCI is listed with product id, bound flag, uuid, RSSI and profile")
+    func tuyaEndToEnd() throws {
+        let productID = "if1nolcm"
+        let encrypted = try TuyaAdvertisement.encryptUUID("abcdefgh12345678", productID: productID)
+        let advert =
+            adStructure(0x01, [0x05]) + adStructure(0x02, [0x01, 0xA2])
+            + adStructure(0x16, [0x01, 0xA2, 0x00] + Array(productID.utf8))
+        let response =
+            adStructure(0x09, Array("TY".utf8))
+            + adStructure(0xFF, [0xD0, 0x07, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00] + encrypted)
+        #expect(advert.count <= 31 && response.count <= 31)
+        var table = ScanTable()
+        _ = table.receive(packet: advertisingReportPacket([(0x00, "DC:23:4D:00:00:01", advert, -61)]), at: Self.t0)
+        _ = table.receive(packet: advertisingReportPacket([(0x04, "DC:23:4D:00:00:01", response, -63)]), at: Self.t0)
+        _ = table.receive(
+            packet: advertisingReportPacket([(0x00, "11:22:33:44:55:66", adStructure(0xFF, [0x4C, 0x00, 0x02]), -30)]),
+            at: Self.t0)
+
+        let profile = DeviceProfile(
+            id: "ble-diffuser", name: "BLE diffuser", category: .diffuser, productIDs: [productID], transports: [.ble],
+            dataPoints: [DataPointSpec(id: DataPointID(1)!, code: "switch", type: .bool)],
+            capabilities: [.power: CapabilityBinding(dataPoint: DataPointID(1)!)])
+        let discovery = TuyaDiscovery(
+            sightings: table.sorted.map(\.tuyaSighting), library: ProfileLibrary(profiles: [profile]))
+        #expect(discovery.devices.count == 1)
+        let device = try #require(discovery.devices.first)
+        #expect(device.address == "DC:23:4D:00:00:01")
+        #expect(device.productID == productID)
+        #expect(device.isBound == false)
+        #expect(device.rssi == -63)
+        #expect(device.advertisement.deviceUUID == "abcdefgh12345678")
+        #expect(device.advertisement.protocolVersion == 3)
+        #expect(device.profile?.id == "ble-diffuser")
+    }
+}
+
+extension DiscoveredDevice {
+    /// The glue a consumer of both modules writes: BLELink's parsed AD fields into TuyaWire's input.
+    var tuyaSighting: TuyaAdvertSighting {
+        let data = self.data
+        return TuyaAdvertSighting(
+            address: address, rssi: rssi,
+            fields: TuyaAdvertisingFields(
+                serviceUUIDs: data.serviceUUIDs16, serviceData: data.serviceData16,
+                manufacturerData: data.manufacturerData, localName: data.localName))
+    }
+}
