@@ -4,8 +4,9 @@ import TuyaWire
 /// A request published on `<base>/bridge/request/<verb>`, parsed from untrusted bytes into
 /// a typed value (README "The MQTT bridge API"). Parsing is pure; the daemon performs it.
 public enum BridgeRequest: Hashable, Sendable {
-    /// Open (`seconds` long, or the configured default) or close the pairing window.
-    case permitJoin(open: Bool, seconds: Int?)
+    /// Open (`seconds` long, or the configured default) or close the pairing window; with
+    /// `transport` only for Wi-Fi (unknown devIds on the broker) or BLE (a scan), else both.
+    case permitJoin(open: Bool, seconds: Int?, transport: Transport?)
     case deviceAdd(DeviceAdd)
     case deviceRemove(device: String)
     case deviceRename(from: String, to: DeviceName)
@@ -14,13 +15,17 @@ public enum BridgeRequest: Hashable, Sendable {
     case healthCheck
     case backup
 
-    /// `device/add`: a Wi-Fi device to pair by its devId and local key.
+    /// `device/add`: a device to pair by its devId and local key; a BLE device also by its
+    /// address and uuid.
     public struct DeviceAdd: Hashable, Sendable {
         public var id: DeviceID
         public var localKey: SecretKey
         public var name: DeviceName?
         public var profileID: String?
         public var productID: String?
+        public var transport: Transport = .mqtt
+        /// Set exactly when `transport` is `.ble`.
+        public var ble: BLEIdentity?
     }
 
     /// Every verb the bridge answers, for the error that lists them.
@@ -80,7 +85,7 @@ public enum BridgeRequest: Hashable, Sendable {
         case "permit_join":
             let open = try fields.requiredBool("value")
             let seconds = try fields.optionalInteger("time", in: 1...3600)
-            request = .permitJoin(open: open, seconds: seconds)
+            request = .permitJoin(open: open, seconds: seconds, transport: try fields.transport())
         case "device/add":
             let idText = try fields.requiredString("id")
             guard let id = DeviceID(idText) else {
@@ -96,11 +101,23 @@ public enum BridgeRequest: Hashable, Sendable {
             if let product, product.isEmpty || product.utf8.count > 64 || !product.allSatisfy(\.isASCII) {
                 throw BridgePayloadError(field: "product_id", reason: "expected up to 64 ASCII characters")
             }
-            if let transport = try fields.optionalString("transport"), transport != "mqtt" {
-                throw BridgePayloadError(
-                    field: "transport", reason: "unknown transport \"\(transport.prefix(32))\"; this gateway pairs \"mqtt\" devices")
+            let transport = try fields.transport() ?? .mqtt
+            var ble: BLEIdentity?
+            if transport == .ble {
+                let address = try fields.requiredString("address")
+                let uuid = try fields.requiredString("uuid")
+                let random = try fields.optionalBool("random_address") ?? false
+                do throws(BLEIdentityError) {
+                    ble = try BLEIdentity(address: address, randomAddress: random, uuid: uuid)
+                } catch {
+                    let field = if case .invalidAddress = error { "address" } else { "uuid" }
+                    throw BridgePayloadError(field: field, reason: error.description)
+                }
             }
-            request = .deviceAdd(DeviceAdd(id: id, localKey: key, name: name, profileID: profile, productID: product))
+            request = .deviceAdd(
+                DeviceAdd(
+                    id: id, localKey: key, name: name, profileID: profile, productID: product, transport: transport,
+                    ble: ble))
         case "device/remove":
             request = .deviceRemove(device: try fields.deviceReference("id"))
         case "device/rename":
@@ -208,6 +225,24 @@ struct RequestFields {
         case .string(let text)? where ["true", "false"].contains(text.lowercased()): return text.lowercased() == "true"
         default: throw BridgePayloadError(field: key, reason: "expected true or false")
         }
+    }
+
+    mutating func optionalBool(_ key: String) throws(BridgePayloadError) -> Bool? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case .bool(let flag)?: return flag
+        default: throw BridgePayloadError(field: key, reason: "expected true or false")
+        }
+    }
+
+    /// `"mqtt"` or `"ble"`.
+    mutating func transport() throws(BridgePayloadError) -> Transport? {
+        guard let text = try optionalString("transport") else { return nil }
+        guard let transport = Transport(rawValue: text) else {
+            throw BridgePayloadError(
+                field: "transport", reason: "unknown transport \"\(text.prefix(32))\"; expected \"mqtt\" or \"ble\"")
+        }
+        return transport
     }
 
     mutating func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws(BridgePayloadError) -> Int? {

@@ -102,7 +102,8 @@ public struct GatewayDaemon: Service {
         let bridge = BridgeServer(
             settings: .init(
                 topics: topics, permitJoinDefault: configuration.permitJoinTimeout,
-                backupDirectory: directory.appendingPathComponent("backups"), info: info(bleAdapter: ble)),
+                backupDirectory: directory.appendingPathComponent("backups"), info: info(bleAdapter: ble.adapter),
+                ble: ble),
             client: bridgeClient, controller: controller, database: database, library: library, logger: logger)
         do {
             try await bridge.start()
@@ -135,21 +136,21 @@ public struct GatewayDaemon: Service {
     /// `ble.enabled: on` refuses to start without a working adapter; `auto` carries on
     /// with Wi-Fi devices only and says why; `off` does not look. Returns the adapter's
     /// description when BLE can be used.
-    private func checkBluetooth() throws -> String? {
+    private func checkBluetooth() throws -> BLESupport {
         guard configuration.ble.mode != .off else {
             logger.info("BLE is switched off in the configuration")
-            return nil
+            return .unavailable(reason: "switched off in the configuration (ble.enabled: off)")
         }
         do {
             let adapter = try BluetoothAvailability.probe(adapter: configuration.ble.adapter)
             logger.info("BLE adapter \(adapter.name) (\(adapter.address)) is available")
-            return adapter.name
+            return .available(adapter: adapter.name)
         } catch {
             if configuration.ble.mode == .on {
                 throw GatewayStartError("BLE is required (ble.enabled: on) but cannot be used: \(error)")
             }
             logger.notice("BLE unavailable, continuing with Wi-Fi devices only: \(error)")
-            return nil
+            return .unavailable(reason: error.description)
         }
     }
 

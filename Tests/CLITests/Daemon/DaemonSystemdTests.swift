@@ -60,6 +60,22 @@ struct DaemonBluetoothTests {
         let info = try await automatic.observer.wait(for: "youll/bridge/info")
         #expect(info.json?["ble_adapter"] == .null)
         #expect(automatic.log.contains("BLE unavailable, continuing with Wi-Fi devices only"))
+
+        // Pairing BLE devices says why it cannot; pairing in general still works for Wi-Fi.
+        let scan = try await automatic.request("permit_join", ["value": .bool(true), "time": .integer(5), "transport": .string("ble")])
+        #expect(scan["status"]?.string == "error")
+        #expect(scan["error"]?.string?.contains("kernel has no Bluetooth support") == true, "\(scan)")
+        let add = try await automatic.request(
+            "device/add",
+            [
+                "id": .string("blediff1"), "local_key": .string("0123456789abcdef"), "transport": .string("ble"),
+                "address": .string("DC:23:4D:12:34:56"), "uuid": .string("tuya1234abcd5678"),
+            ])
+        #expect(add["status"]?.string == "error")
+        #expect(add["data"]?["reason"]?.string == "ble_unavailable")
+        let both = try await automatic.request("permit_join", ["value": .bool(true), "time": .integer(5)])
+        #expect(both["status"]?.string == "ok")
+        #expect(both["data"]?["ble"]?.string?.hasPrefix("unavailable: ") == true)
         await automatic.shutdown()
     }
 }

@@ -40,7 +40,8 @@ extension BridgeServer {
     private func perform(_ request: BridgeRequest, verb: String) async -> BridgeResult {
         do {
             switch request {
-            case .permitJoin(let open, let seconds): return .ok(await permitJoin(open: open, seconds: seconds))
+            case .permitJoin(let open, let seconds, let transport):
+                return .ok(try await permitJoin(open: open, seconds: seconds, transport: transport))
             case .deviceAdd(let add): return .ok(try await addDevice(add))
             case .deviceRemove(let reference): return .ok(try await removeDevice(reference))
             case .deviceRename(let from, let to): return .ok(try await renameDevice(from, to: to))
@@ -79,26 +80,54 @@ extension BridgeServer {
 
     // MARK: - Pairing
 
-    private func permitJoin(open: Bool, seconds: Int?) async -> [String: JSONValue] {
+    /// Opens or closes the pairing window. Wi-Fi: unknown devIds on the broker become
+    /// `device_found`; BLE: a scan reports Tuya adverts as `device_found` with `transport: ble`.
+    /// Asking for BLE alone where BLE cannot work is an error naming why.
+    private func permitJoin(open: Bool, seconds: Int?, transport: Transport?) async throws -> [String: JSONValue] {
         permitJoinTask?.cancel()
         permitJoinTask = nil
         guard open else {
             await closePermitJoin()
             return ["value": .bool(false)]
         }
+        if transport == .ble, case .unavailable(let reason) = settings.ble {
+            throw BridgeFailure(message: "transport: BLE cannot be used: \(reason)")
+        }
         let duration = seconds.map { Duration.seconds($0) } ?? settings.permitJoinDefault
         let time = duration.components.seconds
         permitJoinEnd = ContinuousClock.now + duration
-        await controller.openPairingWindow()
+        var data: [String: JSONValue] = ["value": .bool(true), "time": .integer(time)]
+        if transport != .ble { await controller.openPairingWindow() }
+        if transport != .mqtt {
+            switch settings.ble {
+            case .available(let adapter):
+                try await startBLEScan(adapter: adapter)
+            case .unavailable(let reason):
+                data["ble"] = .string("unavailable: \(reason)")
+            }
+        }
         let clock = clock
         permitJoinTask = Task { [weak self] in
             do { try await clock.sleep(for: duration) } catch { return }
             await self?.closePermitJoin()
         }
-        logger.info("pairing permitted for \(time) s")
-        await emit("permit_join_changed", ["value": .bool(true), "time": .integer(time)])
+        logger.info("pairing permitted for \(time) s (\(transport?.rawValue ?? "mqtt and ble"))")
+        await emit("permit_join_changed", data)
         await publishInfo()
-        return ["value": .bool(true), "time": .integer(time)]
+        return data
+    }
+
+    private func startBLEScan(adapter: String) async throws {
+        await bleScan?.stop()
+        let scan = BLEPairingScan(adapter: adapter, library: library)
+        do {
+            try await scan.start { [weak self] device in
+                await self?.emit("device_found", device.eventData)
+            }
+        } catch {
+            throw BridgeFailure(message: "transport: the BLE scan could not start: \(error)")
+        }
+        bleScan = scan
     }
 
     func closePermitJoin() async {
@@ -106,6 +135,8 @@ extension BridgeServer {
         permitJoinEnd = nil
         permitJoinTask = nil
         await controller.closePairingWindow()
+        await bleScan?.stop()
+        bleScan = nil
         logger.info("pairing window closed")
         await emit("permit_join_changed", ["value": .bool(false)])
         await publishInfo()
@@ -114,6 +145,10 @@ extension BridgeServer {
     private func addDevice(_ add: BridgeRequest.DeviceAdd) async throws -> [String: JSONValue] {
         let name = add.name?.text ?? add.id.rawValue
         let idField: [String: JSONValue] = ["id": .string(add.id.rawValue)]
+        if add.transport == .ble, case .unavailable(let reason) = settings.ble {
+            throw BridgeFailure(
+                message: "transport: BLE cannot be used: \(reason)", data: ["reason": .string("ble_unavailable")])
+        }
         if let profile = add.profileID, library.profile(id: profile) == nil {
             let known = library.all.map(\.id).joined(separator: ", ")
             throw BridgeFailure(message: "profile: no profile \"\(profile.prefix(64))\" (known: \(known))")

@@ -27,8 +27,14 @@ public actor BridgeServer {
         public var info: [String: JSONValue]
         /// Requests handled at once; more are refused as busy, so a flood cannot exhaust memory.
         public var maximumConcurrentRequests = 64
+        /// Whether BLE can be used, and why not.
+        public var ble: BLESupport = .unavailable(reason: "BLE is not set up")
 
-        public init(topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue]) {
+        public init(
+            topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue],
+            ble: BLESupport = .unavailable(reason: "BLE is not set up")
+        ) {
+            self.ble = ble
             self.topics = topics
             self.permitJoinDefault = permitJoinDefault
             self.backupDirectory = backupDirectory
@@ -60,6 +66,8 @@ public actor BridgeServer {
     private var changedDuringRepublish: Set<DeviceID> = []
     var permitJoinEnd: ContinuousClock.Instant?
     var permitJoinTask: Task<Void, Never>?
+    /// The BLE scan of the current pairing window, when it includes BLE.
+    var bleScan: BLEPairingScan?
 
     /// Counters for `health_check`.
     var requestsAnswered = 0

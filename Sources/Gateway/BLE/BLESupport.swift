@@ -1,0 +1,75 @@
+import BLELink
+import TuyaCore
+import TuyaWire
+
+/// Whether the daemon can use BLE, decided once at start (`GatewayDaemon.checkBluetooth`).
+public enum BLESupport: Sendable {
+    case available(adapter: String)
+    /// Why not, in words that name the fix (or that the configuration switched it off).
+    case unavailable(reason: String)
+
+    public var adapter: String? {
+        if case .available(let adapter) = self { adapter } else { nil }
+    }
+}
+
+extension DiscoveredDevice {
+    /// BLELink's parsed advertising fields as TuyaWire's input, for the Tuya advert parser.
+    public var tuyaSighting: TuyaAdvertSighting {
+        let data = self.data
+        return TuyaAdvertSighting(
+            address: address, rssi: rssi,
+            fields: TuyaAdvertisingFields(
+                serviceUUIDs: data.serviceUUIDs16, serviceData: data.serviceData16,
+                manufacturerData: data.manufacturerData, localName: data.localName))
+    }
+}
+
+/// A scan for Tuya BLE devices while pairing is permitted: each Tuya device heard is
+/// reported once per window, with its product id, bound flag, signal and matching profile.
+actor BLEPairingScan {
+    private let scanner: BLEScanner
+    private let library: ProfileLibrary
+    private var reported: Set<String> = []
+    private var consumer: Task<Void, Never>?
+
+    init(adapter: String, library: ProfileLibrary) {
+        scanner = BLEScanner(adapter: adapter)
+        self.library = library
+    }
+
+    /// Starts scanning; `found` is called for each Tuya device heard for the first time.
+    func start(found: @escaping @Sendable (TuyaDiscoveredDevice) async -> Void) async throws(BLEUnavailable) {
+        reported = []
+        let stream = try await scanner.start()
+        consumer = Task { [weak self] in
+            for await device in stream { await self?.heard(device, found: found) }
+        }
+    }
+
+    private func heard(_ device: DiscoveredDevice, found: @Sendable (TuyaDiscoveredDevice) async -> Void) async {
+        guard !reported.contains(device.address),
+            let tuya = TuyaDiscovery(sightings: [device.tuyaSighting], library: library).devices.first
+        else { return }
+        reported.insert(device.address)
+        await found(tuya)
+    }
+
+    func stop() async {
+        await scanner.stop()
+        consumer?.cancel()
+        consumer = nil
+    }
+}
+
+extension TuyaDiscoveredDevice {
+    /// The `device_found` event's data for a BLE device.
+    var eventData: [String: JSONValue] {
+        var data: [String: JSONValue] = ["transport": .string("ble"), "address": .string(address)]
+        if let productID { data["product_id"] = .string(productID) }
+        if let isBound { data["bound"] = .bool(isBound) }
+        if let rssi { data["rssi"] = .integer(Int64(rssi)) }
+        if let profile { data["profile"] = .string(profile.id) }
+        return data
+    }
+}
