@@ -8,7 +8,7 @@ import TuyaCore
 struct PairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair", abstract: "Pair devices with the running daemon.",
-        subcommands: [PairMQTT.self, PairImport.self, PairPermit.self])
+        subcommands: [PairMQTT.self, PairBLE.self, PairImport.self, PairPermit.self])
 }
 
 /// Pairing waits for the device to answer a query with the right key: longer than a request.

@@ -76,6 +76,21 @@ struct DaemonBluetoothTests {
         let both = try await automatic.request("permit_join", ["value": .bool(true), "time": .integer(5)])
         #expect(both["status"]?.string == "ok")
         #expect(both["data"]?["ble"]?.string?.hasPrefix("unavailable: ") == true)
+
+        // The CLI says the same in one line, and never prints the key.
+        let scanCLI = try await automatic.cli(["pair", "ble", "--scan", "--seconds", "2"])
+        #expect(scanCLI.status == 1)
+        #expect(scanCLI.stderr.contains("kernel has no Bluetooth support"), "\(scanCLI.stderr)")
+        #expect(scanCLI.stderr.split(separator: "\n").count == 1)
+        let pairCLI = try await automatic.cli(
+            ["pair", "ble", "DC:23:4D:12:34:56", "--uuid", "tuya1234abcd5678", "--dev-id", "blediff1"],
+            environment: ["YOULL_LOCAL_KEY": "0123456789abcdef"])
+        #expect(pairCLI.status == 1)
+        #expect(pairCLI.stderr.contains("BLE cannot be used"), "\(pairCLI.stderr)")
+        #expect(!(pairCLI.stdout + pairCLI.stderr).contains("0123456789abcdef"))
+        let missing = try await automatic.cli(["pair", "ble", "DC:23:4D:12:34:56"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("--uuid"))
         await automatic.shutdown()
     }
 }
