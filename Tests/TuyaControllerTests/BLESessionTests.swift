@@ -120,4 +120,14 @@ struct BLESessionTests {
         #expect(device.receivedSNs == Array(1...session.lastSN))
         #expect(device.statistics.linkDrops == 0)
     }
+
+    @Test("the session's credentials never print the local key")
+    func credentialsRedacted() {
+        let key = "Zq9XwLm2Pt7Rv4Ks"
+        let credentials = BLESession.Credentials(uuid: Self.uuid, localKey: key, devId: Self.devId)
+        for text in [String(describing: credentials), String(reflecting: credentials), "\(credentials)"] {
+            #expect(!text.contains(key.prefix(6)))
+            #expect(text.contains(Self.devId))
+        }
+    }
 }

@@ -15,12 +15,15 @@ import TuyaWire
 /// A request unanswered within `responseTimeout` ends the session (`fail`); broken
 /// packets and frames are reported (`problem`) and skipped, never fatal.
 struct BLESession: Sendable {
-    struct Credentials: Sendable {
+    struct Credentials: Sendable, CustomStringConvertible, CustomReflectable {
         /// The 16-character device uuid the pair request carries.
         var uuid: String
-        /// The 16-character local key; `description` of this type never shows it.
+        /// The 16-character local key; `description` and reflection never show it.
         var localKey: String
         var devId: String
+
+        var description: String { "Credentials(uuid: \(uuid), devId: \(devId), localKey: <redacted>)" }
+        var customMirror: Mirror { Mirror(reflecting: description) }
     }
 
     struct Configuration: Hashable, Sendable {
