@@ -15,6 +15,8 @@ public struct DeviceProfile: Hashable, Sendable {
     public var transports: Set<Transport>
     /// Minimum gap between two frames to one device (default 300 ms).
     public var frameGapMilliseconds: Int
+    /// How a BLE link to this product is held (`ble.connection`, default keep open).
+    public var bleConnection: BLEConnectionPolicy
     /// Sorted by id; ids and codes are unique.
     public var dataPoints: [DataPointSpec]
     public var capabilities: [Capability: CapabilityBinding]
@@ -27,7 +29,7 @@ public struct DeviceProfile: Hashable, Sendable {
     public init(
         id: String, name: String, manufacturer: String? = nil, model: String? = nil,
         category: DeviceCategory, productIDs: [String], transports: Set<Transport>,
-        frameGapMilliseconds: Int = 300, dataPoints: [DataPointSpec],
+        frameGapMilliseconds: Int = 300, bleConnection: BLEConnectionPolicy = .keep, dataPoints: [DataPointSpec],
         capabilities: [Capability: CapabilityBinding], faults: [FaultLabel] = [],
         scenes: [NamedScene] = [], maintenance: [MaintenanceRuleSpec] = []
     ) {
@@ -39,6 +41,7 @@ public struct DeviceProfile: Hashable, Sendable {
         self.productIDs = productIDs
         self.transports = transports
         self.frameGapMilliseconds = frameGapMilliseconds
+        self.bleConnection = bleConnection
         self.dataPoints = dataPoints.sorted { $0.id < $1.id }
         self.capabilities = capabilities
         self.faults = faults

@@ -13,7 +13,7 @@ public enum ProfileLoader {
 
     static let topLevelKeys = [
         "id", "name", "manufacturer", "model", "category", "product_ids", "transports", "frame_gap_ms",
-        "data_points", "capabilities", "scenes", "faults", "maintenance",
+        "ble", "data_points", "capabilities", "scenes", "faults", "maintenance",
     ]
 
     /// Parses and validates one profile. `source` names the file in errors.
@@ -33,6 +33,10 @@ public enum ProfileLoader {
             try top.optional("product_ids").map { node throws(ProfileError) in try productIDList(node) } ?? []
         let transports = try transportSet(top.required("transports"))
         let frameGap = try top.optional("frame_gap_ms")?.int(in: 0...60_000, what: "frame gap") ?? 300
+        let bleConnection =
+            try top.optional("ble").map { node throws(ProfileError) in
+                try bleSettings(node, transports: transports)
+            } ?? .keep
 
         let dataPoints = try dataPointList(top.required("data_points"))
         let capabilities =
@@ -55,6 +59,7 @@ public enum ProfileLoader {
         return DeviceProfile(
             id: id, name: name, manufacturer: manufacturer, model: model, category: category,
             productIDs: productIDs, transports: transports, frameGapMilliseconds: frameGap,
+            bleConnection: bleConnection,
             dataPoints: dataPoints, capabilities: capabilities, faults: faults, scenes: scenes,
             maintenance: maintenance)
     }
@@ -133,6 +138,19 @@ public enum ProfileLoader {
             }
         }
         return transports
+    }
+
+    /// `ble: { connection: keep | on_demand }`; only meaningful for a product reached over BLE.
+    static func bleSettings(_ node: ProfileNode, transports: Set<Transport>) throws(ProfileError)
+        -> BLEConnectionPolicy
+    {
+        let settings = try node.mapping(allowed: ["connection"])
+        guard transports.contains(.ble) else {
+            throw node.error("BLE settings need 'ble' in transports")
+        }
+        guard let connection = settings.optional("connection") else { return .keep }
+        let name = try connection.choice(BLEConnectionPolicy.allCases.map(\.rawValue), what: "BLE connection policy")
+        return BLEConnectionPolicy(rawValue: name) ?? .keep
     }
 
     // MARK: - Character classes

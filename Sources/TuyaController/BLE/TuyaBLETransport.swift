@@ -1,0 +1,17 @@
+/// One BLE link to one Tuya device as the session sees it: 20-byte packets written to the
+/// device's write characteristic (write without response) and packets it notifies
+/// (protocol/TUYA.md §1.1). The GATT client implements it over BlueZ; tests join it to a
+/// simulated device in memory.
+///
+/// A transport is reused across connections: `connect()` again after the link dropped.
+public protocol TuyaBLETransport: Sendable {
+    /// Connects, discovers the Tuya service and enables notifications.
+    func connect() async throws
+    func write(_ packet: [UInt8]) async throws
+    /// Notified packets, for one consumer; the stream ends when the link drops. The
+    /// session asks for it right after `connect()` returns, before it writes anything,
+    /// so a device that only answers never speaks before the stream exists.
+    func packets() -> AsyncStream<[UInt8]>
+    /// Drops the link; the stream from `packets()` ends. Harmless when not connected.
+    func disconnect() async
+}
