@@ -101,7 +101,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
-        .target(name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink"], swiftSettings: strict),
+        .target(name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink", "BLELink"], swiftSettings: strict),
         // Composition root: the configuration file, the daemon's service group, the MQTT bridge API.
         .target(
             name: "Gateway",
@@ -126,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TuyaControllerTests",
-            dependencies: ["YoullTestSupport", "TuyaController", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink", "DeviceSimulator"],
+            dependencies: ["YoullTestSupport", "TuyaController", "BLELink", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink", "DeviceSimulator"],
             swiftSettings: strict
         ),
         // The gateway's SQLite state through GRDB: devices, secrets, desired and confirmed state,
