@@ -1,6 +1,8 @@
 import BLELink
+import Dispatch
 import DeviceSimulator
 import Foundation
+import Synchronization
 import Testing
 import TuyaCore
 import TuyaWire
@@ -95,27 +97,45 @@ struct BLESocketpairSessionTests {
         let after = try await rig.link.send(try rig.command(power: false))
         if case .diffuser(let diffuser) = after { #expect(diffuser.power == false) }
         #expect(await rig.peripheral.state[DataPointID(1)!] == .bool(false))
+        // The gateway acknowledges the report after it confirmed the command, so the ack may
+        // still be on the socket: wait for the device to count it (bounded).
+        let peripheral = rig.peripheral
+        let acknowledged = await bounded(seconds: 10) {
+            while await peripheral.statistics.reportsAcknowledged < 1 { await Task.yield() }
+            return true
+        }
+        #expect(acknowledged == true, "the device never saw a report acknowledged")
         let final = await rig.peripheral.statistics
         #expect(final.pairings == 2)
-        // The first connection's reports were acknowledged (the ack follows the confirmation,
-        // so it is checked once a later exchange has gone through).
-        #expect(final.reportsAcknowledged >= 1)
         #expect(final.framesRejected == 0)
         await rig.link.stop()
     }
 }
 
 /// Runs `body`, giving up (nil) after `seconds` of real time: the waits here are on real
-/// socket traffic, bounded so a broken stack fails instead of hanging.
+/// socket traffic, bounded by a Dispatch timer so a broken stack fails instead of hanging.
 private func bounded<T: Sendable>(seconds: Int, _ body: @escaping @Sendable () async -> T) async -> T? {
-    await withTaskGroup(of: T?.self) { group in
-        group.addTask { await body() }
-        group.addTask {
-            try? await ContinuousClock().sleep(for: .seconds(seconds))
-            return nil
+    let gate = FirstAnswer<T>()
+    return await withCheckedContinuation { (waiter: CheckedContinuation<T?, Never>) in
+        gate.arm(waiter)
+        Task { gate.finish(await body()) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { gate.finish(nil) }
+    }
+}
+
+/// Resumes one continuation with whichever answer comes first.
+private final class FirstAnswer<T: Sendable>: Sendable {
+    private let waiter = Mutex<CheckedContinuation<T?, Never>?>(nil)
+
+    func arm(_ continuation: CheckedContinuation<T?, Never>) {
+        waiter.withLock { $0 = continuation }
+    }
+
+    func finish(_ value: T?) {
+        let continuation = waiter.withLock { waiter in
+            defer { waiter = nil }
+            return waiter
         }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
+        continuation?.resume(returning: value)
     }
 }
