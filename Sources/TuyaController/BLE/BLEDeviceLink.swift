@@ -59,8 +59,7 @@ actor BLEDeviceLink {
     private var needsReconcile = false
     /// Values written on the current connection: reconciliation does not write them again.
     private var sentThisConnection: DataPoints = [:]
-    private var lastState: DeviceState?
-    private var lastFaults: Set<String> = []
+    private var announcer: StateAnnouncer
     private var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
 
     private var connectionTask: Task<Void, Never>?
@@ -99,11 +98,7 @@ actor BLEDeviceLink {
         self.configuration = configuration
         self.desired = desired
         reported = confirmed
-        if !confirmed.isEmpty {
-            let state = mapper.state(from: confirmed)
-            lastState = state
-            if case .diffuser(let diffuser) = state { lastFaults = Set(diffuser.faults) }
-        }
+        announcer = StateAnnouncer(device: device.id, saved: confirmed.isEmpty ? nil : mapper.state(from: confirmed))
         session = BLESession(
             credentials: credentials, profile: profile, configuration: configuration.session, ivSource: ivSource)
         queue = CommandQueue(
@@ -355,17 +350,7 @@ actor BLEDeviceLink {
     }
 
     private func publishStateIfChanged() {
-        let state = mapper.state(from: reported)
-        guard state != lastState else { return }
-        lastState = state
-        hub.publish(.stateChanged(device.id, state))
-        guard case .diffuser(let diffuser) = state else { return }
-        let faults = Set(diffuser.faults)
-        let raised = faults.subtracting(lastFaults).sorted()
-        let cleared = lastFaults.subtracting(faults).sorted()
-        lastFaults = faults
-        if !raised.isEmpty { hub.publish(.faultRaised(device.id, raised)) }
-        if !cleared.isEmpty { hub.publish(.faultCleared(device.id, cleared)) }
+        for event in announcer.events(for: mapper.state(from: reported)) { hub.publish(event) }
     }
 
     private func setAvailability(_ availability: Availability, hint: String?) {

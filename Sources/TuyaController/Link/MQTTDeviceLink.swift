@@ -40,8 +40,7 @@ actor MQTTDeviceLink {
     private(set) var desired: DataPoints
     private var needsReconcile = false
     private var lastSeen: Date?
-    private var lastState: DeviceState?
-    private var lastFaults: Set<String> = []
+    private var announcer: StateAnnouncer
     private var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
     private var timer: Task<Void, Never>?
     private var timerWake: Duration?
@@ -65,11 +64,7 @@ actor MQTTDeviceLink {
         // The values saved before a restart: the state is known before the device answers,
         // and a fault still raised is not announced again.
         reported = confirmed
-        if !confirmed.isEmpty {
-            let state = mapper.state(from: confirmed)
-            lastState = state
-            if case .diffuser(let diffuser) = state { lastFaults = Set(diffuser.faults) }
-        }
+        announcer = StateAnnouncer(device: device.id, saved: confirmed.isEmpty ? nil : mapper.state(from: confirmed))
         // TCK starts from rand() & 0xffff and adds one per frame (protocol/TUYA.md §3.2).
         sequence = sequenceSeed & 0xffff
         inTopic = "smart/device/in/\(device.id.rawValue)"
@@ -204,17 +199,7 @@ actor MQTTDeviceLink {
     }
 
     private func publishStateIfChanged() {
-        let state = mapper.state(from: reported)
-        guard state != lastState else { return }
-        lastState = state
-        hub.publish(.stateChanged(device.id, state))
-        guard case .diffuser(let diffuser) = state else { return }
-        let faults = Set(diffuser.faults)
-        let raised = faults.subtracting(lastFaults).sorted()
-        let cleared = lastFaults.subtracting(faults).sorted()
-        lastFaults = faults
-        if !raised.isEmpty { hub.publish(.faultRaised(device.id, raised)) }
-        if !cleared.isEmpty { hub.publish(.faultCleared(device.id, cleared)) }
+        for event in announcer.events(for: mapper.state(from: reported)) { hub.publish(event) }
     }
 
     // MARK: - Actions and time
