@@ -15,6 +15,28 @@ public protocol ATTRequestPDU: ATTPDU {
     associatedtype Response: ATTPDU
 }
 
+/// The four PDUs laid out as opcode, attribute handle, value (Write Request, Write Command,
+/// Handle Value Notification and Indication): one parser and encoder for all of them.
+public protocol ATTHandleValuePDU: ATTPDU {
+    var handle: UInt16 { get }
+    var value: [UInt8] { get }
+    init(handle: UInt16, value: [UInt8])
+}
+
+extension ATTHandleValuePDU {
+    public init(bytes: [UInt8]) throws(ATTDecodingError) {
+        var reader = try ATTReader(bytes, expecting: Self.opcode, minimumLength: 3)
+        let handle = try reader.uint16()
+        self.init(handle: handle, value: reader.rest())
+    }
+
+    public func encode() -> [UInt8] {
+        var bytes = [Self.opcode.rawValue]
+        bytes.appendLittleEndian(handle)
+        return bytes + value
+    }
+}
+
 /// A cursor over a PDU that reads little-endian fields and throws `truncated` when bytes run out.
 struct ATTReader {
     let bytes: [UInt8]
