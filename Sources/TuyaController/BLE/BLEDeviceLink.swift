@@ -72,8 +72,7 @@ actor BLEDeviceLink {
     private(set) var isRefused = false
     private var started = false
     private var stopped = false
-    private var timer: Task<Void, Never>?
-    private var timerWake: Duration?
+    private var timer = LinkTimer()
     /// Problems and failures seen, oldest first (the last `maxProblems`).
     private(set) var problems: [BLESessionError] = []
     /// Connections made (transport connected), for tests and diagnostics.
@@ -135,8 +134,7 @@ actor BLEDeviceLink {
         guard !stopped else { return }
         stopped = true
         closeReason = .stopping
-        timer?.cancel()
-        timer = nil
+        timer.cancel()
         connectionTask?.cancel()
         outbox?.finish()
         _ = queue.cancelAll()
@@ -373,23 +371,11 @@ actor BLEDeviceLink {
     private func reschedule() {
         let idle = session.phase == .ready ? idleDeadline : nil
         let wake = [queue.nextWake, session.nextWake, idle].compactMap { $0 }.min()
-        guard wake != timerWake || timer == nil else { return }
-        timer?.cancel()
-        timerWake = wake
-        guard let wake, !stopped else {
-            timer = nil
-            return
-        }
-        let sleepUntil = clock.sleepUntil
-        timer = Task { [weak self] in
-            do { try await sleepUntil(wake) } catch { return }
-            await self?.tick()
-        }
+        timer.arm(for: stopped ? nil : wake, clock: clock) { [weak self] in await self?.tick() }
     }
 
     private func tick() {
-        timer = nil
-        timerWake = nil
+        timer.fired()
         guard !stopped else { return }
         let now = clock.now()
         perform(queue.tick(now: now))

@@ -42,8 +42,7 @@ actor MQTTDeviceLink {
     private var lastSeen: Date?
     private var announcer: StateAnnouncer
     private var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
-    private var timer: Task<Void, Never>?
-    private var timerWake: Duration?
+    private var timer = LinkTimer()
     private var stopped = false
     /// Frames dropped because they were corrupt, undecryptable or not a report.
     private(set) var droppedFrames = 0
@@ -248,23 +247,11 @@ actor MQTTDeviceLink {
     /// Keeps one timer task sleeping until the earliest wake either core asks for.
     private func reschedule() {
         let wake = [queue.nextWake, tracker.nextWake].compactMap { $0 }.min()
-        guard wake != timerWake || timer == nil else { return }
-        timer?.cancel()
-        timerWake = wake
-        guard let wake, !stopped else {
-            timer = nil
-            return
-        }
-        let sleepUntil = clock.sleepUntil
-        timer = Task { [weak self] in
-            do { try await sleepUntil(wake) } catch { return }
-            await self?.tick()
-        }
+        timer.arm(for: stopped ? nil : wake, clock: clock) { [weak self] in await self?.tick() }
     }
 
     private func tick() {
-        timer = nil
-        timerWake = nil
+        timer.fired()
         guard !stopped else { return }
         let now = clock.now()
         perform(queue.tick(now: now))
@@ -276,8 +263,7 @@ actor MQTTDeviceLink {
     func stop() {
         guard !stopped else { return }
         stopped = true
-        timer?.cancel()
-        timer = nil
+        timer.cancel()
         outbox.finish()
         _ = queue.cancelAll()
         for waiter in waiters.values { waiter.resume(throwing: ControllerError.stopped) }
