@@ -119,7 +119,9 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController", "BLELink",
-                "LocalBroker",
+                "LocalBroker", "DeviceSimulator",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strict

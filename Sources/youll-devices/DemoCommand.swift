@@ -1,10 +1,12 @@
 import ArgumentParser
+import BLELink
 import DeviceSimulator
 import Foundation
 import Gateway
 import LocalBroker
 import Logging
 import ServiceLifecycle
+import TuyaController
 import TuyaCore
 import TuyaWire
 
@@ -42,6 +44,14 @@ struct DemoCommand: AsyncParsableCommand {
         guard await fleet.waitUntilConnected(timeout: .seconds(15)) else { throw CLIError("simulated devices did not connect") }
         for identity in fleet.identities { print("  \(identity.devId)  \(identity.profile.name)") }
 
+        step("Placing a BLE aroma diffuser in range (Tuya BLE protocol 4 over GATT; a socketpair stands in for the L2CAP socket)")
+        let air = SimulatedBLEAir()
+        let bleDiffuser = try await Self.placeBLEDiffuser(in: air, library: library)
+        print("  \(bleDiffuser.devId) at \(bleDiffuser.address)  Dituo BLE aroma diffuser")
+        let radio = BLERadio(adapter: "simulated") { identity in
+            GATTTuyaTransport { try await air.connect(to: identity.address) }
+        }
+
         step("Starting the gateway (youll-devices serve) with a temporary state directory")
         let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: stateDirectory) }
@@ -53,7 +63,7 @@ struct DemoCommand: AsyncParsableCommand {
         logger.logLevel = .error
         let daemon = GatewayDaemon(
             configuration: configuration, profileDirectories: directories, version: YoullDevices.configuration.version,
-            logger: logger)
+            logger: logger, radio: radio)
         let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
         let gateway = Task { try await group.run() }
 
@@ -83,6 +93,16 @@ struct DemoCommand: AsyncParsableCommand {
             print("  \(name): paired with profile \(profile)")
             paired.append((name, data.objectValue?["category"]?.stringValue ?? "light"))
         }
+        let bleData = try await client.request(
+            "device/add",
+            [
+                "id": .string(bleDiffuser.devId), "local_key": .string(bleDiffuser.localKey),
+                "name": .string("ble-diffuser"), "transport": .string("ble"), "address": .string(bleDiffuser.address),
+                "uuid": .string(bleDiffuser.uuid), "product_id": .string(bleDiffuser.productID),
+            ],
+            timeout: .seconds(30))
+        print("  ble-diffuser: paired over BLE with profile \(bleData.objectValue?["model"]?.stringValue ?? "?")")
+        paired.append(("ble-diffuser", "diffuser"))
 
         step("A wrong local key is caught at pairing, not mistaken for an offline device")
         let stranger = try SimulatorFleet(
@@ -100,6 +120,7 @@ struct DemoCommand: AsyncParsableCommand {
             ("living-room", ["state": .string("ON"), "brightness": .integer(30), "color_temp": .integer(2700)], "warm and dim: on, 30 %, 2700 K"),
             ("bedroom", ["state": .string("ON"), "color": .object(["hue": .integer(30), "saturation": .integer(80)])], "amber: hue 30°, 80 % saturation"),
             ("diffuser", ["state": .string("ON"), "mist": .string("ON"), "led": .string("ON"), "led_brightness": .integer(20)], "mist on, LED at 20 %"),
+            ("ble-diffuser", ["state": .string("ON"), "mist": .string("ON"), "mist_mode": .string("large")], "BLE: mist on, large"),
             ("living-room", ["brightness": .integer(100), "color_temp": .integer(5000)], "sunrise end: 100 %, 5000 K"),
         ]
         for (name, payload, what) in commands {
@@ -139,6 +160,28 @@ struct DemoCommand: AsyncParsableCommand {
             "  \(paired.count) devices paired and \(confirmed) commands confirmed through the MQTT bridge API, "
                 + "\(eventCount) bridge events, in \(String(format: "%.1f", Double(milliseconds(elapsed)) / 1000)) s")
         print("  gateway, broker and simulated devices stopped; nothing left running")
+    }
+
+    /// The BLE diffuser's identity, as the Tuya cloud (and `pair ble --scan`) would give it.
+    struct BLEDiffuser {
+        var devId = "bf3a7c1e90d2b4ble1"
+        var localKey = "b5T!q8Wz#p2Lm4Xr"
+        var uuid = "tuya4a1b2c3d4e5f"
+        var address = "DC:23:4D:20:26:01"
+        var productID = "if1nolcm"
+    }
+
+    static func placeBLEDiffuser(in air: SimulatedBLEAir, library: ProfileLibrary) async throws -> BLEDiffuser {
+        let diffuser = BLEDiffuser()
+        guard let profile = library.profile(id: "ble-diffuser-dituo") else {
+            throw CLIError("the profile ble-diffuser-dituo is not installed")
+        }
+        let device = try SimulatedBLEDevice(
+            identity: .init(
+                uuid: diffuser.uuid, localKey: diffuser.localKey, devId: diffuser.devId, protocolVersion: 4),
+            profile: profile, seed: 2026)
+        await air.place(SimulatedBLEPeripheral(device: device), at: diffuser.address, layout: .fd50)
+        return diffuser
     }
 
     private func step(_ text: String) {

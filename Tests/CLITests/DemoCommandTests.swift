@@ -9,19 +9,22 @@ import Testing
 /// simulated devices.
 @Suite("youll-devices demo")
 struct DemoCommandTests {
-    @Test("the demo pairs and drives three simulated devices through the bridge API, catches a wrong key, stops the gateway cleanly and leaves nothing behind")
+    @Test("the demo pairs and drives three Wi-Fi devices and a BLE diffuser through the bridge API, catches a wrong key, stops the gateway cleanly and leaves nothing behind")
     func demoRunsEndToEnd() throws {
         let result = try CLIRunner.run(["demo"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("3 devices paired and 4 commands confirmed through the MQTT bridge API"))
+        #expect(result.stdout.contains("4 devices paired and 5 commands confirmed through the MQTT bridge API"))
         #expect(result.stdout.contains("event: device_paired living-room"))
         #expect(result.stdout.contains("pairing_failed"))
         #expect(result.stdout.contains("youll/bridge/state: offline"))
         #expect(result.stdout.contains("brightness 140 → refused"))
-        #expect(result.stdout.components(separatedBy: "with profile").count - 1 == 3)
+        #expect(result.stdout.components(separatedBy: "with profile").count - 1 == 4)
+        #expect(result.stdout.contains("ble-diffuser: paired over BLE with profile Dituo BLE aroma diffuser"))
+        #expect(result.stdout.contains("youll/ble-diffuser [online]: on, mist on, mode large"))
         #expect(result.stdout.contains("check the local key"))
-        #expect(result.stdout.components(separatedBy: "→ confirmed in").count - 1 == 4)
+        #expect(result.stdout.components(separatedBy: "→ confirmed in").count - 1 == 5)
         #expect(!result.stdout.contains("0000000000000000"))
+        #expect(!result.stdout.contains("b5T!q8Wz#p2Lm4Xr"), "the BLE diffuser's local key was printed")
 
         // The broker the demo started must be gone: nothing accepts on its port any more.
         let port = try #require(

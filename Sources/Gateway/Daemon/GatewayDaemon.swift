@@ -43,16 +43,21 @@ public struct GatewayDaemon: Service {
     public let version: String
     let logger: Logger
     let hooks: Hooks
+    /// Replaces the BlueZ radio (the demo and tests pass socketpairs to simulated peripherals).
+    let radio: BLERadio?
 
+    /// - Parameter radio: how BLE devices are reached; nil (the default) probes the
+    ///   configured adapter and uses BlueZ when it works.
     public init(
         configuration: GatewayConfiguration, profileDirectories: [URL], version: String, logger: Logger,
-        hooks: Hooks = Hooks()
+        hooks: Hooks = Hooks(), radio: BLERadio? = nil
     ) {
         self.configuration = configuration
         self.profileDirectories = profileDirectories
         self.version = version
         self.logger = logger
         self.hooks = hooks
+        self.radio = radio
     }
 
     public func run() async throws {
@@ -85,7 +90,13 @@ public struct GatewayDaemon: Service {
                 "no device profiles found in \(profileDirectories.map(\.path).joined(separator: ", ")); devices cannot be paired")
         }
 
-        guard let controller = try await startController(library: library, database: database) else {
+        let radio: BLERadio =
+            switch ble {
+            case .available(let adapter):
+                self.radio ?? .bluez(adapter: adapter, connectionLimit: configuration.ble.maxConnections)
+            case .unavailable(let reason): .unavailable(reason: reason)
+            }
+        guard let controller = try await startController(library: library, database: database, radio: radio) else {
             // Shut down while waiting for the broker.
             try? database.close()
             return
@@ -137,6 +148,11 @@ public struct GatewayDaemon: Service {
     /// with Wi-Fi devices only and says why; `off` does not look. Returns the adapter's
     /// description when BLE can be used.
     private func checkBluetooth() throws -> BLESupport {
+        if let radio, configuration.ble.mode != .off {
+            let adapter = radio.adapter ?? "injected"
+            logger.info("BLE through the radio given to the daemon (\(adapter))")
+            return .available(adapter: adapter)
+        }
         guard configuration.ble.mode != .off else {
             logger.info("BLE is switched off in the configuration")
             return .unavailable(reason: "switched off in the configuration (ble.enabled: off)")
@@ -158,7 +174,9 @@ public struct GatewayDaemon: Service {
     /// after the gateway at boot). A broker that refuses the credentials or the TLS
     /// settings stops the start: retrying cannot fix that. Returns nil when a graceful
     /// shutdown came first.
-    private func startController(library: ProfileLibrary, database: GatewayDatabase) async throws -> TuyaController? {
+    private func startController(library: ProfileLibrary, database: GatewayDatabase, radio: BLERadio) async throws
+        -> TuyaController?
+    {
         var delay = Duration.seconds(1)
         while true {
             var busConfiguration = configuration.mqttLinkConfiguration()
@@ -173,7 +191,8 @@ public struct GatewayDaemon: Service {
             settings.confirmationTimeout = configuration.devices.confirmationTimeout
             settings.queryInterval = configuration.devices.queryInterval
             let controller = TuyaController(
-                bus: bus, library: library, store: SQLiteDeviceStore(database: database), configuration: settings)
+                bus: bus, library: library, store: SQLiteDeviceStore(database: database), radio: radio,
+                configuration: settings)
             do {
                 try await controller.start()
                 return controller

@@ -4,11 +4,14 @@ import TuyaCore
 /// thin actor around `ConnectionSlots` that parks a link until its turn comes.
 public actor BLEConnectionSlots {
     private var slots: ConnectionSlots<DeviceID>
+    /// Connections allowed at once.
+    public nonisolated let limit: Int
     private var waiters: [DeviceID: CheckedContinuation<Void, any Error>] = [:]
 
     /// `limit` simultaneous connections (default 3, at least 1).
     public init(limit: Int = 3) {
         slots = ConnectionSlots(limit: limit)
+        self.limit = max(1, limit)
     }
 
     /// Devices holding a slot now.

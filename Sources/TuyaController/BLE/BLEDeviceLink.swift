@@ -31,6 +31,14 @@ actor BLEDeviceLink {
         case stopping
     }
 
+    /// How a pairing probe ended: the first report after the session became ready, or
+    /// the failure that ended the link first, or the link was stopped (the deadline).
+    enum ProbeResult: Sendable {
+        case answered(DataPoints)
+        case failed(BLESessionError)
+        case stopped
+    }
+
     static let linkLostHint = "BLE link lost; reconnecting"
     static let maxProblems = 64
 
@@ -41,8 +49,11 @@ actor BLEDeviceLink {
     private let mapper: DataPointMapper
     private let clock: LinkClock
     private let unixMilliseconds: @Sendable () -> Int64
-    private let hub: EventHub
-    private let onDesiredChange: @Sendable (DataPoints) -> Void
+    private var hub: EventHub
+    private var onDesiredChange: @Sendable (DataPoints) -> Void
+    /// Where the device is, for `stored()`; nil for links made without one (tests).
+    let identity: BLEIdentity?
+    private let credentials: BLESession.Credentials
     private let configuration: Configuration
 
     private var session: BLESession
@@ -61,6 +72,7 @@ actor BLEDeviceLink {
     private var sentThisConnection: DataPoints = [:]
     private var announcer: StateAnnouncer
     private var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
+    private var probes: [CheckedContinuation<ProbeResult, Never>] = []
 
     private var connectionTask: Task<Void, Never>?
     private var outbox: AsyncStream<[UInt8]>.Continuation?
@@ -80,12 +92,15 @@ actor BLEDeviceLink {
 
     init(
         device: TuyaDevice, credentials: BLESession.Credentials, profile: DeviceProfile,
-        transport: any TuyaBLETransport, slots: BLEConnectionSlots, configuration: Configuration = Configuration(),
+        identity: BLEIdentity? = nil, transport: any TuyaBLETransport, slots: BLEConnectionSlots,
+        configuration: Configuration = Configuration(),
         clock: LinkClock, unixMilliseconds: @escaping @Sendable () -> Int64, ivSource: any IVSource = RandomIVSource(),
         desired: DataPoints = [:], confirmed: DataPoints = [:], hub: EventHub,
         onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in }
     ) {
         self.device = device
+        self.identity = identity
+        self.credentials = credentials
         policy = profile.bleConnection
         self.transport = transport
         self.slots = slots
@@ -120,6 +135,45 @@ actor BLEDeviceLink {
         device.name = name
     }
 
+    /// The device as persisted, with its desired and last reported values (for a rekey
+    /// that must keep them). Nil for a link made without an identity.
+    func stored() -> StoredDevice? {
+        guard let identity, let key = try? AESKey(localKey: credentials.localKey) else { return nil }
+        return StoredDevice(device: device, localKey: key, desired: desired, confirmed: reported, ble: identity)
+    }
+
+    // MARK: - Pairing
+
+    /// Connects (whatever the policy) and returns when the device has paired and answered
+    /// the first query, or when a failure ends the link first, or when the link is stopped.
+    /// The pairing caller bounds it by stopping the link at its deadline.
+    func probe() async -> ProbeResult {
+        guard !stopped else { return .stopped }
+        return await withCheckedContinuation { continuation in
+            probes.append(continuation)
+            refresh()
+        }
+    }
+
+    private func finishProbes(_ result: ProbeResult) {
+        let waiting = probes
+        probes = []
+        for probe in waiting { probe.resume(returning: result) }
+    }
+
+    /// Hands a link that paired under a private hub to the registry: events now go to
+    /// `hub`, desired-state changes to `onDesiredChange`, and the current availability and
+    /// state are announced there, so subscribers learn them as for any other device.
+    func adopt(hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void) {
+        self.hub = hub
+        self.onDesiredChange = onDesiredChange
+        hub.publish(
+            .availabilityChanged(
+                device.id, ConnectionStatus(availability: availability, lastSeen: lastSeen, hint: hint)))
+        announcer = StateAnnouncer(device: device.id, saved: nil)
+        publishStateIfChanged()
+    }
+
     // MARK: - Lifecycle
 
     /// Starts the link: a `keep` device connects now, an on-demand one at its first command.
@@ -140,6 +194,7 @@ actor BLEDeviceLink {
         _ = queue.cancelAll()
         for waiter in waiters.values { waiter.resume(throwing: ControllerError.stopped) }
         waiters = [:]
+        finishProbes(.stopped)
         await transport.disconnect()
     }
 
@@ -174,7 +229,7 @@ actor BLEDeviceLink {
 
     // MARK: - Connection
 
-    private var hasWork: Bool { !waiters.isEmpty || !queue.queued.isEmpty || refreshRequested }
+    private var hasWork: Bool { !waiters.isEmpty || !queue.queued.isEmpty || refreshRequested || !probes.isEmpty }
     private var wantsConnection: Bool { started && !stopped && !isRefused && (policy == .keep || hasWork) }
 
     private func ensureConnection() {
@@ -248,6 +303,7 @@ actor BLEDeviceLink {
     /// Ends the connection because of `error` (the loop reconnects unless refused).
     private func fail(_ error: BLESessionError) {
         note(error)
+        finishProbes(.failed(error))
         closeReason = .failure(error)
         queue.pause()
         switch error {
@@ -285,6 +341,7 @@ actor BLEDeviceLink {
                 lastSeen = Date(timeIntervalSince1970: TimeInterval(unixMilliseconds()) / 1000)
                 apply(values, now: clock.now())
                 armIdle()
+                if !probes.isEmpty, session.phase == .ready { finishProbes(.answered(reported)) }
             case .problem(let problem):
                 note(problem)
             case .fail(let error):

@@ -10,6 +10,9 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidImport(reason: String)
     /// The controller has not been started or is stopped.
     case notRunning
+    /// A BLE device's profile must be known before connecting (its DPs are typed by the
+    /// profile): neither a profile id nor a product id that a BLE profile lists was given.
+    case bleProfileNeeded(productID: String?)
 
     public var description: String {
         switch self {
@@ -23,6 +26,12 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
             "cannot import devices.json: \(reason)"
         case .notRunning:
             "the controller is not running; start it first"
+        case .bleProfileNeeded(let productID):
+            if let productID {
+                "no BLE profile lists product id '\(productID.prefix(40))'; give a profile id or add the product id to a profile under devices/"
+            } else {
+                "a BLE device needs its product id (shown by `pair ble --scan`) or a profile id"
+            }
         }
     }
 }

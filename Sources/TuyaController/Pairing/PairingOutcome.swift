@@ -1,6 +1,6 @@
 import TuyaCore
 
-/// How an MQTT pairing attempt ended. Each failure is a distinct, explained result
+/// How a pairing attempt (Wi-Fi or BLE) ended. Each failure is a distinct, explained result
 /// (ARCHITECTURE.md "Pairing"), not an error: the user fixes the key, powers the device
 /// or picks a profile and tries again.
 public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
@@ -18,6 +18,14 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
     /// The device answered with the key, but the gateway could not save it (disk full,
     /// read-only state directory): it is not paired.
     case notSaved(reason: String)
+    /// BLE: the device answered the pair request with "refused": the uuid does not match it.
+    case refused
+    /// BLE: the gateway could not connect to the device (out of range, powered off, wrong address).
+    case notFound(reason: String)
+    /// BLE cannot be used on this gateway; `reason` names the fix.
+    case bleUnavailable(reason: String)
+    /// BLE: the device speaks a protocol version this gateway cannot drive.
+    case unsupported(reason: String)
 
     public var description: String {
         switch self {
@@ -29,6 +37,11 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
                 + "choose a profile id or add one under devices/"
         case .alreadyPaired: "this device is already paired; remove it first to pair it again"
         case .notSaved(let reason): "the device answered, but the gateway could not save it (\(reason)); it is not paired"
+        case .refused:
+            "the device refused the pair request (uuid mismatch); check the uuid from the Tuya cloud or the scan"
+        case .notFound(let reason): "could not connect to the device: \(reason)"
+        case .bleUnavailable(let reason): "BLE cannot be used on this gateway: \(reason)"
+        case .unsupported(let reason): "the device cannot be driven: \(reason)"
         }
     }
 }

@@ -2,8 +2,10 @@ import Foundation
 import TuyaCore
 import TuyaWire
 
-/// The service behind `TuyaControllerProtocol` for Wi-Fi (MQTT) devices: the device
-/// registry, pairing, and one `MQTTDeviceLink` per paired device.
+/// The service behind `TuyaControllerProtocol`: the device registry, pairing, and one
+/// link per paired device, an `MQTTDeviceLink` for a Wi-Fi device or a `BLEDeviceLink`
+/// for a BLE one. Callers never see which: commands, confirmation, availability and
+/// events are the same.
 ///
 /// One bus subscription to `smart/device/out/+` receives every device's frames; each is
 /// handed to the link for its devId. Frames from unknown devIds are listed as pairing
@@ -19,6 +21,12 @@ public actor TuyaController: TuyaControllerProtocol {
         public var maxUnansweredQueries = 3
         /// No traffic for this long means offline; nil: `queryInterval * (maxUnansweredQueries + 1)`.
         public var silenceTimeout: Duration?
+        /// How long `pairBLE` waits for the device to connect, pair and answer its first
+        /// query. Longer than the session's 60 s response timeout, so a device that stays
+        /// silent (a wrong key) is reported as such rather than as a timeout.
+        public var blePairingTimeout: Duration = .seconds(75)
+        /// How long `send` waits for a BLE device (which may need to connect and pair first).
+        public var bleConfirmationTimeout: Duration = .seconds(15)
 
         public init() {}
     }
@@ -26,6 +34,7 @@ public actor TuyaController: TuyaControllerProtocol {
     static let outTopicPrefix = "smart/device/out/"
 
     private let bus: any DeviceBus
+    private let radio: BLERadio
     private let library: ProfileLibrary
     private let store: any DeviceStore
     private let configuration: Configuration
@@ -36,9 +45,11 @@ public actor TuyaController: TuyaControllerProtocol {
     private let persistence: AsyncStream<(DeviceID, DataPoints)>.Continuation
     private let persistenceStream: AsyncStream<(DeviceID, DataPoints)>
 
-    private var links: [DeviceID: MQTTDeviceLink] = [:]
+    private var links: [DeviceID: DeviceLink] = [:]
     private var registry: [DeviceID: TuyaDevice] = [:]
     private var pairings: [DeviceID: PendingPairing] = [:]
+    /// BLE devices being paired (or rekeyed) now.
+    private var blePairings: Set<DeviceID> = []
     private var candidates: [DeviceID: PairingCandidate] = [:]
     private var pairingWindowOpen = false
     private var busConnected = false
@@ -58,16 +69,19 @@ public actor TuyaController: TuyaControllerProtocol {
     }
 
     /// - Parameters:
+    ///   - radio: how BLE devices are reached; without an adapter, `.unavailable(reason:)`.
     ///   - clock: drives confirmation deadlines, frame gaps, queries and pairing timeouts.
     ///   - unixTime: the `t` field of outgoing frames and `lastSeen`.
     ///   - sequenceSeed: the first sequence number of each link (masked to 0xffff).
     public init(
         bus: any DeviceBus, library: ProfileLibrary, store: any DeviceStore = InMemoryDeviceStore(),
+        radio: BLERadio = .unavailable(reason: "BLE is not set up"),
         configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock(),
         unixTime: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
         sequenceSeed: @escaping @Sendable () -> UInt32 = { UInt32.random(in: 0...0xffff) }
     ) {
         self.bus = bus
+        self.radio = radio
         self.library = library
         self.store = store
         self.configuration = configuration
@@ -87,7 +101,12 @@ public actor TuyaController: TuyaControllerProtocol {
         running = true
         for stored in try await store.loadDevices() {
             guard let profile = library.profile(id: stored.device.profileID) else { continue }
-            addLink(stored, profile: profile)
+            if stored.ble != nil {
+                guard let link = addBLELink(stored, profile: profile) else { continue }
+                await link.start()
+            } else {
+                addLink(stored, profile: profile)
+            }
         }
         let events = bus.busEvents()
         tasks.append(
@@ -245,8 +264,13 @@ public actor TuyaController: TuyaControllerProtocol {
         } catch {
             throw PairingError.invalidLocalKey(device: id.rawValue, reason: "it must be 16 characters")
         }
-        guard let link = links[id], let device = registry[id], pairings[id] == nil else {
+        guard let anyLink = links[id], let device = registry[id], pairings[id] == nil, !blePairings.contains(id) else {
             throw ControllerError.unknownDevice(id.rawValue)
+        }
+        let link: MQTTDeviceLink
+        switch anyLink {
+        case .mqtt(let mqtt): link = mqtt
+        case .ble(let ble): return try await rekeyBLE(id, link: ble, device: device, key: key)
         }
         var previous = await link.stored()
         previous.device = device
@@ -263,6 +287,160 @@ public actor TuyaController: TuyaControllerProtocol {
             if busConnected { await restored.brokerConnected() }
         }
         return outcome
+    }
+
+    // MARK: - BLE pairing
+
+    /// Pairs a BLE device: connects to `identity`, runs the bind sequence (device info with
+    /// the login key, session key, pair with the uuid) and waits (up to
+    /// `blePairingTimeout`) for the answer to the first query. The profile is `profileID`
+    /// when given, else the BLE profile listing `productID`; it must be known before
+    /// connecting, since BLE data points are typed by it. Saved before "paired" is returned.
+    public func pairBLE(
+        devId: String, localKey: String, identity: BLEIdentity, profileID: String? = nil, name: String? = nil,
+        productID: String? = nil
+    ) async throws -> PairingOutcome {
+        guard running else { throw PairingError.notRunning }
+        guard let id = DeviceID(devId) else { throw PairingError.invalidDeviceID(devId) }
+        let key: AESKey
+        do throws(WireError) {
+            key = try AESKey(localKey: localKey)
+        } catch {
+            throw PairingError.invalidLocalKey(device: devId, reason: "it must be 16 characters")
+        }
+        let profile: DeviceProfile
+        if let profileID {
+            guard let named = library.profile(id: profileID) else { throw PairingError.unknownProfile(profileID) }
+            profile = named
+        } else if let productID,
+            let listed = library.profiles(forProductID: productID).first(where: { $0.transports.contains(.ble) })
+        {
+            profile = listed
+        } else {
+            throw PairingError.bleProfileNeeded(productID: productID)
+        }
+        guard profile.transports.contains(.ble) else {
+            return .unsupported(reason: "profile \(profile.id) does not list the ble transport")
+        }
+        if let reason = radio.unavailableReason { return .bleUnavailable(reason: reason) }
+        guard registry[id] == nil, pairings[id] == nil, !blePairings.contains(id) else { return .alreadyPaired }
+        let device = TuyaDevice(
+            id: id, name: name ?? id.rawValue, profileID: profile.id, category: profile.category, transport: .ble,
+            productID: productID)
+        return await attemptBLEPairing(
+            StoredDevice(device: device, localKey: key, ble: identity), profile: profile, isRekey: false)
+    }
+
+    private func rekeyBLE(_ id: DeviceID, link: BLEDeviceLink, device: TuyaDevice, key: AESKey) async throws
+        -> PairingOutcome
+    {
+        guard var previous = await link.stored(), let profile = library.profile(id: device.profileID) else {
+            throw ControllerError.unknownDevice(id.rawValue)
+        }
+        previous.device = device
+        if let reason = radio.unavailableReason { return .bleUnavailable(reason: reason) }
+        // The old link lets go of the device (one connection per device) while the new key is tried.
+        links[id] = nil
+        registry[id] = nil
+        await link.stop()
+        var candidate = previous
+        candidate.localKey = key
+        let outcome = await attemptBLEPairing(candidate, profile: profile, isRekey: true)
+        if case .paired = outcome { return outcome }
+        if running, links[id] == nil, let restored = addBLELink(previous, profile: profile) {
+            await restored.start()
+        }
+        return outcome
+    }
+
+    /// Runs the bind sequence on a link of its own (events go to a private hub until it
+    /// pairs, so nobody hears of a device that is not paired), then saves the device and
+    /// hands the connected link to the registry.
+    private func attemptBLEPairing(_ candidate: StoredDevice, profile: DeviceProfile, isRekey: Bool) async
+        -> PairingOutcome
+    {
+        let id = candidate.device.id
+        guard let identity = candidate.ble else { return .notFound(reason: "no BLE address") }
+        blePairings.insert(id)
+        defer { blePairings.remove(id) }
+        let link = makeBLELink(candidate, identity: identity, profile: profile, hub: EventHub(), persist: false)
+        await link.start()
+        let sleepUntil = linkClock.sleepUntil
+        let deadline = linkClock.now() + configuration.blePairingTimeout
+        let timer = Task {
+            do { try await sleepUntil(deadline) } catch { return }
+            await link.stop()
+        }
+        let result = await link.probe()
+        timer.cancel()
+        let outcome: PairingOutcome
+        switch result {
+        case .answered:
+            outcome = .paired(candidate.device)
+        case .stopped:
+            outcome = .noAnswer
+        case .failed(let error):
+            switch error {
+            case .refused: outcome = .refused
+            case .wrongKey, .deviceInfoUnanswered: outcome = .wrongKey
+            case .connectFailed(let reason): outcome = .notFound(reason: reason)
+            case .unsupportedProtocol: outcome = .unsupported(reason: error.description)
+            default: outcome = .noAnswer
+            }
+        }
+        guard case .paired(let device) = outcome else {
+            await link.stop()
+            return outcome
+        }
+        do {
+            try await store.save(candidate)
+        } catch {
+            await link.stop()
+            return .notSaved(reason: String(describing: error))
+        }
+        guard running else {
+            // Stopped while pairing: it is paired and its link starts with the next start.
+            await link.stop()
+            return outcome
+        }
+        links[id] = .ble(link)
+        registry[id] = device
+        if !isRekey { hub.publish(.devicePaired(device)) }
+        await link.adopt(hub: hub, onDesiredChange: desiredRecorder(for: id))
+        return outcome
+    }
+
+    /// A BLE link in the registry for a stored device; nil when it has no BLE identity.
+    private func addBLELink(_ stored: StoredDevice, profile: DeviceProfile) -> BLEDeviceLink? {
+        guard let identity = stored.ble else { return nil }
+        let link = makeBLELink(stored, identity: identity, profile: profile, hub: hub, persist: true)
+        links[stored.device.id] = .ble(link)
+        registry[stored.device.id] = stored.device
+        return link
+    }
+
+    private func makeBLELink(
+        _ stored: StoredDevice, identity: BLEIdentity, profile: DeviceProfile, hub: EventHub, persist: Bool
+    ) -> BLEDeviceLink {
+        let id = stored.device.id
+        var linkConfiguration = BLEDeviceLink.Configuration()
+        linkConfiguration.confirmationTimeout = configuration.bleConfirmationTimeout
+        let unixTime = unixTime
+        let credentials = BLESession.Credentials(
+            uuid: identity.uuid, localKey: String(decoding: stored.localKey.bytes, as: UTF8.self), devId: id.rawValue)
+        var onDesiredChange: @Sendable (DataPoints) -> Void = { _ in }
+        if persist { onDesiredChange = desiredRecorder(for: id) }
+        return BLEDeviceLink(
+            device: stored.device,
+            credentials: credentials, profile: profile, identity: identity, transport: radio.makeTransport(identity), slots: radio.slots,
+            configuration: linkConfiguration, clock: linkClock, unixMilliseconds: { unixTime() * 1000 },
+            desired: stored.desired, confirmed: stored.confirmed, hub: hub,
+            onDesiredChange: onDesiredChange)
+    }
+
+    private func desiredRecorder(for id: DeviceID) -> @Sendable (DataPoints) -> Void {
+        let persistence = persistence
+        return { desired in persistence.yield((id, desired)) }
     }
 
     private func attemptPairing(
@@ -395,16 +573,16 @@ public actor TuyaController: TuyaControllerProtocol {
         switch event {
         case .connected:
             busConnected = true
-            for link in links.values { await link.brokerConnected() }
+            for case .mqtt(let link) in links.values { await link.brokerConnected() }
         case .disconnected:
             busConnected = false
-            for link in links.values { await link.brokerLost() }
+            for case .mqtt(let link) in links.values { await link.brokerLost() }
         case .message(let topic, let payload):
             guard topic.hasPrefix(Self.outTopicPrefix),
                 let id = DeviceID(String(topic.dropFirst(Self.outTopicPrefix.count)))
             else { return }
             if let link = links[id] {
-                await link.receive(payload)
+                await link.mqtt?.receive(payload)
             } else if pairings[id] != nil {
                 await receivePairingFrame(payload, for: id)
             } else if pairingWindowOpen {
@@ -430,7 +608,6 @@ public actor TuyaController: TuyaControllerProtocol {
     @discardableResult
     private func addLink(_ stored: StoredDevice, profile: DeviceProfile) -> MQTTDeviceLink {
         let id = stored.device.id
-        let persistence = persistence
         let link = MQTTDeviceLink(
             device: stored.device, key: stored.localKey, profile: profile, bus: bus,
             configuration: .init(
@@ -441,8 +618,8 @@ public actor TuyaController: TuyaControllerProtocol {
                     silenceTimeout: configuration.silenceTimeout)),
             clock: linkClock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired,
             confirmed: stored.confirmed, hub: hub,
-            onDesiredChange: { desired in persistence.yield((id, desired)) })
-        links[id] = link
+            onDesiredChange: desiredRecorder(for: id))
+        links[id] = .mqtt(link)
         registry[id] = stored.device
         return link
     }

@@ -10,8 +10,8 @@ struct PairBLE: AsyncParsableCommand {
         commandName: "ble", abstract: "Scan for Tuya BLE devices, or pair one by its address.",
         discussion: """
             youll-devices pair ble --scan --seconds 20
-            YOULL_LOCAL_KEY=… youll-devices pair ble DC:23:4D:12:34:56 --uuid tuya1234abcd5678 --dev-id bf12ab34cd56ef78 --name aroma
-            The uuid, local key and devId come from the Tuya cloud (as for tinytuya).
+            YOULL_LOCAL_KEY=… youll-devices pair ble DC:23:4D:12:34:56 --uuid tuya1234abcd5678 --dev-id bf12ab34cd56ef78 --product-id if1nolcm --name aroma
+            The uuid, local key and devId come from the Tuya cloud (as for tinytuya); the product id from --scan.
             """)
 
     @OptionGroup var bridge: BridgeOptions
@@ -38,7 +38,10 @@ struct PairBLE: AsyncParsableCommand {
     @Option(name: .long, help: "Friendly name (default: the devId).")
     var name: String?
 
-    @Option(name: .long, help: "Device profile id (default: chosen from what the device reports).")
+    @Option(name: .customLong("product-id"), help: "The product id the scan showed; picks the BLE profile listing it.")
+    var productID: String?
+
+    @Option(name: .long, help: "Device profile id (default: the BLE profile listing --product-id).")
     var profile: String?
 
     func validate() throws {
@@ -49,6 +52,9 @@ struct PairBLE: AsyncParsableCommand {
             guard address != nil else { throw ValidationError("give the device's address, or --scan to find it") }
             guard uuid != nil else { throw ValidationError("--uuid is required to pair a BLE device") }
             guard devId != nil else { throw ValidationError("--dev-id is required to pair a BLE device") }
+            guard productID != nil || profile != nil else {
+                throw ValidationError("--product-id (shown by --scan) or --profile is required to pair a BLE device")
+            }
         }
     }
 
@@ -66,6 +72,7 @@ struct PairBLE: AsyncParsableCommand {
         ]
         if let name { request["name"] = .string(name) }
         if let profile { request["profile"] = .string(profile) }
+        if let productID { request["product_id"] = .string(productID) }
         let device = try await bridge.withBridge(waitDefault: pairingWaitSeconds + 60) { client, limit in
             try await client.request("device/add", request, timeout: limit)
         }

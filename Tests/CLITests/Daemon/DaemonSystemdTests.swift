@@ -83,7 +83,7 @@ struct DaemonBluetoothTests {
         #expect(scanCLI.stderr.contains("kernel has no Bluetooth support"), "\(scanCLI.stderr)")
         #expect(scanCLI.stderr.split(separator: "\n").count == 1)
         let pairCLI = try await automatic.cli(
-            ["pair", "ble", "DC:23:4D:12:34:56", "--uuid", "tuya1234abcd5678", "--dev-id", "blediff1"],
+            ["pair", "ble", "DC:23:4D:12:34:56", "--uuid", "tuya1234abcd5678", "--dev-id", "blediff1", "--product-id", "if1nolcm"],
             environment: ["YOULL_LOCAL_KEY": "0123456789abcdef"])
         #expect(pairCLI.status == 1)
         #expect(pairCLI.stderr.contains("BLE cannot be used"), "\(pairCLI.stderr)")

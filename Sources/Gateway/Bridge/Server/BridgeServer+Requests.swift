@@ -162,9 +162,15 @@ extension BridgeServer {
         await emit("pairing_started", device: add.id, idField)
         let outcome: PairingOutcome
         do {
-            outcome = try await controller.pair(
-                devId: add.id.rawValue, localKey: add.localKey.text, profileID: add.profileID, name: name,
-                productID: add.productID)
+            if let identity = add.ble {
+                outcome = try await controller.pairBLE(
+                    devId: add.id.rawValue, localKey: add.localKey.text, identity: identity, profileID: add.profileID,
+                    name: name, productID: add.productID)
+            } else {
+                outcome = try await controller.pair(
+                    devId: add.id.rawValue, localKey: add.localKey.text, profileID: add.profileID, name: name,
+                    productID: add.productID)
+            }
         } catch {
             let message = Self.describe(error)
             await pairingFailed(add.id, reason: "invalid_request", message: message)
@@ -196,6 +202,10 @@ extension BridgeServer {
         case .unknownProduct: "unknown_product"
         case .alreadyPaired: "already_paired"
         case .notSaved: "storage_failed"
+        case .refused: "refused"
+        case .notFound: "not_found"
+        case .bleUnavailable: "ble_unavailable"
+        case .unsupported: "unsupported"
         }
     }
 
