@@ -101,6 +101,12 @@ struct DaemonBLETests {
         // The device's own DPs changed: the command went over the BLE session.
         #expect(await peripheral.state[DataPointID(2)!] == .bool(true))
         #expect(await peripheral.state[DataPointID(3)!] == .enumeration("large"))
+        // health_check (and so doctor) shows the adapter's link to it.
+        let health = try await first.client.request("health_check", timeout: Self.timeout)
+        let ble = health.objectValue?["ble"]?.objectValue
+        #expect(ble?["adapter"]?.stringValue == "simulated")
+        #expect(ble?["limit"]?.int64Value == 3)
+        #expect(ble?["connected"] == .array([.string("aroma")]))
         // The retained state follows (it may be published just after the answer).
         let published = try await first.client.subscribe(["youll/aroma"])
         for await message in published where message.json?.objectValue?["mist_mode"]?.stringValue == "large" {

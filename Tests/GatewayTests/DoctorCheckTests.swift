@@ -149,6 +149,28 @@ struct DoctorCheckTests {
         #expect(check == .ok("ble", "hci0 (AA:BB:CC:11:22:33) is up and usable"))
     }
 
+    @Test("the daemon's BLE links: ok with who holds them, a warning naming who waits, nothing without an adapter or an answer")
+    func bleLinks() {
+        func health(connected: [String], waiting: [String], adapter: JSONValue = .string("hci0")) -> JSONValue {
+            .object([
+                "ble": .object([
+                    "adapter": adapter, "limit": .integer(3), "connected": .array(connected.map(JSONValue.string)),
+                    "waiting": .array(waiting.map(JSONValue.string)),
+                ])
+            ])
+        }
+        #expect(
+            DoctorCheck.bleLinks(health: health(connected: [], waiting: []))
+                == .ok("ble-links", "the daemon holds 0 of 3 connections on hci0; none waiting"))
+        let busy = DoctorCheck.bleLinks(health: health(connected: ["a", "b", "c"], waiting: ["d"]))
+        #expect(busy?.status == .warn)
+        #expect(busy?.detail == "the daemon holds 3 of 3 connections on hci0 (a, b, c); waiting: d")
+        #expect(busy?.fix?.contains("ble.max_connections") == true)
+        #expect(DoctorCheck.bleLinks(health: health(connected: [], waiting: [], adapter: .null)) == nil)
+        #expect(DoctorCheck.bleLinks(health: nil) == nil)
+        #expect(DoctorCheck.bleLinks(health: .string("garbage")) == nil)
+    }
+
     @Test("no profiles at all fails; broken files are a warning each, after the count")
     func profiles() {
         let folders = GatewayConfiguration.ProfileFolders(installed: "/usr/share/p", user: "/home/ada/p")

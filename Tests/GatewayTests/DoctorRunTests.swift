@@ -34,6 +34,27 @@ struct DoctorRunTests {
         #expect(checks.map(\.status) == [.ok, .ok, .ok, .warn, .warn, .warn, .ok, .ok])
     }
 
+    @Test("with the daemon online, doctor adds what it does with the adapter, from its health_check")
+    func daemonBLELinks() async {
+        var doctor = doctor(config: nil, environment: ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent"])
+        doctor.observeBroker = { _ in
+            BrokerObservation(
+                connection: .connected, roundTrip: .passed, bridgeState: .retained(Array(#"{"state":"online"}"#.utf8)))
+        }
+        doctor.daemonHealth = { _ in
+            .object([
+                "healthy": .bool(true),
+                "ble": .object([
+                    "adapter": .string("hci0"), "limit": .integer(3), "connected": .array([.string("aroma")]),
+                    "waiting": .array([]),
+                ]),
+            ])
+        }
+        let checks = await doctor.run()
+        #expect(checks.map(\.name) == ["config", "broker", "topics", "daemon", "ble", "ble-links", "state", "profiles", "clock"])
+        #expect(checks.first { $0.name == "ble-links" } == .ok("ble-links", "the daemon holds 1 of 3 connections on hci0 (aroma); none waiting"))
+    }
+
     @Test("a configuration that does not load stops the checks that need it; the clock is still checked")
     func badConfiguration() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -18,6 +18,8 @@ public struct Doctor: Sendable {
     public var observeBroker: @Sendable (GatewayConfiguration) async -> BrokerObservation
     public var inspectState: @Sendable (String) -> StateDirectoryInspection
     public var loadProfiles: @Sendable ([URL]) -> ProfileLibrary
+    /// The running daemon's `health_check` answer (asked only when its bridge is online).
+    public var daemonHealth: @Sendable (GatewayConfiguration) async -> JSONValue?
 
     /// The real machine: the system clock, the kernel's Bluetooth, the configured broker
     /// (`brokerTimeout` for the connect and for the echo), the file system.
@@ -32,6 +34,12 @@ public struct Doctor: Sendable {
         observeBroker = { await BrokerProbe(gateway: $0, timeout: brokerTimeout).observe() }
         inspectState = { StateDirectoryInspection.inspect($0) }
         loadProfiles = { ProfileLibrary.load(directories: $0) }
+        daemonHealth = { configuration in
+            guard let client = try? BridgeClient(configuration: configuration) else { return nil }
+            defer { Task { await client.close() } }
+            guard (try? await client.connect(timeout: brokerTimeout)) != nil else { return nil }
+            return try? await client.request("health_check", timeout: brokerTimeout)
+        }
     }
 
     /// Runs every check. Without a valid configuration only the checks that need none follow.
@@ -50,10 +58,16 @@ public struct Doctor: Sendable {
                 loaded, file: file, searched: ConfigurationLoader.searchPaths(environment: environment))
         ]
         if case .success(let configuration) = loaded {
+            let observation = await observeBroker(configuration)
             checks += DoctorCheck.broker(
-                await observeBroker(configuration), broker: configuration.mqtt.broker.description,
-                user: configuration.mqtt.username, baseTopic: configuration.baseTopic)
+                observation, broker: configuration.mqtt.broker.description, user: configuration.mqtt.username,
+                baseTopic: configuration.baseTopic)
             checks.append(DoctorCheck.bluetooth(configuration.ble, probe: probeBluetooth))
+            if case .retained(let payload) = observation.bridgeState, DoctorCheck.bridgeStateValue(payload) == "online",
+                let links = DoctorCheck.bleLinks(health: await daemonHealth(configuration))
+            {
+                checks.append(links)
+            }
             checks.append(
                 DoctorCheck.stateDirectory(configuration.stateDirectory, inspectState(configuration.stateDirectory)))
             let folders = configuration.profiles

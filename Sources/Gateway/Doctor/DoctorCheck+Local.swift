@@ -43,6 +43,31 @@ extension DoctorCheck {
         }
     }
 
+    /// What the running daemon does with its adapter, from its `health_check` answer:
+    /// connections in use against the limit, and who waits. nil when the daemon did not
+    /// answer or has no adapter (the `ble` check already says why).
+    public static func bleLinks(health: JSONValue?) -> DoctorCheck? {
+        guard let ble = health?.objectValue?["ble"]?.objectValue, let adapter = ble["adapter"]?.stringValue,
+            let limit = ble["limit"]?.int64Value
+        else { return nil }
+        func names(_ key: String) -> [String] {
+            guard case .array(let items)? = ble[key] else { return [] }
+            return items.prefix(16).compactMap { $0.stringValue.map { String($0.prefix(64)) } }
+        }
+        let connected = names("connected")
+        let waiting = names("waiting")
+        let held = connected.isEmpty ? "" : " (\(connected.joined(separator: ", ")))"
+        let queue = waiting.isEmpty ? "none waiting" : "waiting: \(waiting.joined(separator: ", "))"
+        let text = "the daemon holds \(connected.count) of \(limit) connections on \(adapter)\(held); \(queue)"
+        guard waiting.isEmpty else {
+            return .warn(
+                "ble-links", text,
+                fix: "raise ble.max_connections, or give devices that need not stay connected "
+                    + "`ble: {connection: on_demand}` in their profile")
+        }
+        return .ok("ble-links", text)
+    }
+
     /// One ok or fail line for the library as a whole, then a warn per file that did not load.
     public static func profiles(_ library: ProfileLibrary, folders: GatewayConfiguration.ProfileFolders)
         -> [DoctorCheck]

@@ -55,3 +55,21 @@ struct UnavailableBLETransport: TuyaBLETransport {
     func packets() -> AsyncStream<[UInt8]> { AsyncStream { $0.finish() } }
     func disconnect() async {}
 }
+
+/// The adapter's connections at one moment: what `health_check` and `doctor` show.
+public struct BLEConnectionsSnapshot: Hashable, Sendable {
+    /// nil when BLE cannot be used.
+    public var adapter: String?
+    public var limit: Int
+    /// Devices holding a connection now.
+    public var connected: [DeviceID]
+    /// Devices waiting for one, oldest first.
+    public var waiting: [DeviceID]
+
+    public init(adapter: String?, limit: Int, connected: [DeviceID], waiting: [DeviceID]) {
+        self.adapter = adapter
+        self.limit = limit
+        self.connected = connected
+        self.waiting = waiting
+    }
+}

@@ -215,6 +215,13 @@ public actor TuyaController: TuyaControllerProtocol {
     /// gateway records as its confirmed state.
     public func reportedDataPoints(of id: DeviceID) async -> DataPoints? { await links[id]?.reported }
 
+    /// The BLE adapter's connections now (empty lists when BLE cannot be used).
+    public func bleConnections() async -> BLEConnectionsSnapshot {
+        BLEConnectionsSnapshot(
+            adapter: radio.unavailableReason == nil ? radio.adapter : nil, limit: radio.slots.limit,
+            connected: await radio.slots.connected.sorted(), waiting: await radio.slots.queued)
+    }
+
     /// While open, devIds publishing on the broker that are not paired are listed by `pairingCandidates()`.
     public func openPairingWindow() {
         pairingWindowOpen = true

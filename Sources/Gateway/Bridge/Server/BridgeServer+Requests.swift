@@ -265,7 +265,8 @@ extension BridgeServer {
     private func health() async -> [String: JSONValue] {
         var counts: [String: Int64] = [:]
         for availability in Availability.allCases { counts[availability.rawValue] = 0 }
-        for device in await controller.devices() {
+        let devices = await controller.devices()
+        for device in devices {
             let availability = await controller.status(of: device.id)?.availability ?? .unknown
             counts[availability.rawValue, default: 0] += 1
         }
@@ -277,7 +278,23 @@ extension BridgeServer {
             "uptime_seconds": .integer(uptime.components.seconds),
             "devices": .object(counts.mapValues { .integer($0) }),
             "permit_join": .bool(permitJoinEnd != nil),
+            "ble": await bleHealth(devices: devices),
         ]
+    }
+
+    /// `{"adapter","limit","connected":[names],"waiting":[names]}`: the adapter's links, by friendly name.
+    private func bleHealth(devices: [TuyaDevice]) async -> JSONValue {
+        let snapshot = await controller.bleConnections()
+        let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        func list(_ ids: [DeviceID]) -> JSONValue { .array(ids.map { .string(names[$0] ?? $0.rawValue) }) }
+        var fields: [String: JSONValue] = [
+            "adapter": snapshot.adapter.map(JSONValue.string) ?? .null,
+            "limit": .integer(Int64(snapshot.limit)),
+            "connected": list(snapshot.connected),
+            "waiting": list(snapshot.waiting),
+        ]
+        if case .unavailable(let reason) = settings.ble { fields["unavailable"] = .string(reason) }
+        return .object(fields)
     }
 
     private func makeBackup() throws -> [String: JSONValue] {
