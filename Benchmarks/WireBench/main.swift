@@ -4,11 +4,12 @@ import Foundation
 /// Prints `BENCH <name> <value> <unit>` lines. Usage: youll-bench wire [--seconds N] [--body JSON]
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 /// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
-/// [--idle-seconds S]
+/// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N]
 let arguments = Array(CommandLine.arguments.dropFirst())
 var options = BenchOptions()
 var mqttOptions = MQTTBenchmarks.Options()
 var serveOptions = ServeBenchmarks.Options()
+var bleOptions = BLEBenchmarks.Options()
 var index = 0
 var suite = "wire"
 while index < arguments.count {
@@ -29,9 +30,11 @@ while index < arguments.count {
     case "--profiles" where index + 1 < arguments.count:
         mqttOptions.profiles = arguments[index + 1]
         serveOptions.profiles = arguments[index + 1]
+        bleOptions.profiles = arguments[index + 1]
         index += 2
     case "--samples" where index + 1 < arguments.count:
         mqttOptions.samples = max(1, Int(arguments[index + 1]) ?? mqttOptions.samples)
+        bleOptions.samples = max(100, Int(arguments[index + 1]) ?? bleOptions.samples)
         index += 2
     case "--daemon" where index + 1 < arguments.count:
         serveOptions.daemon = arguments[index + 1]
@@ -70,7 +73,14 @@ case "serve":
         FileHandle.standardError.write(Data("youll-bench: serve: \(error)\n".utf8))
         exit(1)
     }
+case "ble":
+    do {
+        try await BLEBenchmarks(options: bleOptions).run()
+    } catch {
+        FileHandle.standardError.write(Data("youll-bench: ble: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve)\n".utf8))
+    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve, ble)\n".utf8))
     exit(2)
 }

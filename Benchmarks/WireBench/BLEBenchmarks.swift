@@ -1,0 +1,190 @@
+import BLELink
+import DeviceSimulator
+import Foundation
+import TuyaController
+import TuyaCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The BLE path end to end: `TuyaController.send` to a BLE diffuser → the Tuya BLE session
+/// (AES-CBC, CRC-16, fragmentation) → GATT write without response → ATT over a
+/// `socketpair(AF_UNIX, SOCK_SEQPACKET)` → the simulated peripheral's GATT server and Tuya
+/// device → its acknowledgement and report as notifications → reassembled, decrypted and
+/// confirmed. Beside it, in the same run, the floor: a raw 20-byte echo over the same kind of
+/// socketpair between two threads doing blocking `write`/`read`, no Swift concurrency at all.
+///
+/// The profile's frame gap (a rate limit towards real radios, 300 ms) is set to 0 here, so
+/// the figure is the protocol path's latency, not the limiter's wait.
+struct BLEBenchmarks {
+    struct Options {
+        var samples = 2000
+        var profiles = "devices"
+    }
+
+    let options: Options
+
+    func run() async throws {
+        let floor = try rawEcho(samples: options.samples * 5)
+        report("ble.floor.echo.p50", floor[floor.count / 2])
+        report("ble.floor.echo.p99", floor[floor.count * 99 / 100])
+
+        // The same echo through BLELink's `SocketChannel` (non-blocking socket, Dispatch
+        // sources, async receive) at both ends: what one packet round trip costs the stack.
+        let channel = try await channelEcho(samples: options.samples * 5)
+        report("ble.floor.channel-echo.p50", channel[channel.count / 2])
+        report("ble.floor.channel-echo.p99", channel[channel.count * 99 / 100])
+
+        let (samples, frames) = try await dpWrites()
+        report("ble.dpwrite.p50", samples[samples.count / 2])
+        report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
+        print("BENCH ble.dpwrite.frames \(String(format: "%.1f", frames)) frames")
+        print(
+            "BENCH ble.dpwrite.p50.vs-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / floor[floor.count / 2])) x"
+        )
+        print(
+            "BENCH ble.dpwrite.p99.vs-echo.ratio \(String(format: "%.2f", samples[samples.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
+        )
+        print(
+            "BENCH ble.dpwrite.p50.vs-channel-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / channel[channel.count / 2])) x"
+        )
+    }
+
+    private func report(_ name: String, _ microseconds: Double) {
+        print("BENCH \(name) \(String(format: "%.1f", microseconds)) us")
+    }
+
+    // MARK: - The floor
+
+    /// Round trips of a 20-byte packet, in microseconds, sorted.
+    private func rawEcho(samples: Int) throws -> [Double] {
+        var descriptors: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &descriptors) == 0 else {
+            throw BenchError("socketpair: errno \(errno)")
+        }
+        let (near, far) = (descriptors[0], descriptors[1])
+        let echo = Thread {
+            var buffer = [UInt8](repeating: 0, count: 64)
+            while true {
+                let count = read(far, &buffer, buffer.count)
+                guard count > 0 else { return }
+                _ = write(far, buffer, count)
+            }
+        }
+        echo.start()
+        defer {
+            close(near)
+            close(far)
+        }
+        let packet = [UInt8](repeating: 0xA5, count: 20)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        times.reserveCapacity(samples)
+        for index in 0..<(samples + 200) {
+            let start = clock.now
+            guard write(near, packet, packet.count) == packet.count, read(near, &buffer, buffer.count) == packet.count
+            else { throw BenchError("raw echo failed: errno \(errno)") }
+            if index >= 200 { times.append(microseconds(start.duration(to: clock.now))) }
+        }
+        return times.sorted()
+    }
+
+    /// Round trips of a 20-byte packet through two `SocketChannel`s, in microseconds, sorted.
+    private func channelEcho(samples: Int) async throws -> [Double] {
+        let (near, far) = try SocketChannel.pair()
+        let echo = Task {
+            while let packet = try await far.receive() { try await far.send(packet) }
+        }
+        defer {
+            echo.cancel()
+            Task {
+                await near.close()
+                await far.close()
+            }
+        }
+        let packet = [UInt8](repeating: 0xA5, count: 20)
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        times.reserveCapacity(samples)
+        for index in 0..<(samples + 200) {
+            let start = clock.now
+            try await near.send(packet)
+            guard try await near.receive() != nil else { throw BenchError("channel echo ended") }
+            if index >= 200 { times.append(microseconds(start.duration(to: clock.now))) }
+        }
+        return times.sorted()
+    }
+
+    // MARK: - The gateway
+
+    /// DP write → confirmed latencies in microseconds (sorted), and Tuya frames per write (the
+    /// device's received frames plus the reports it sent).
+    private func dpWrites() async throws -> ([Double], Double) {
+        let library = ProfileLibrary.load(directories: [URL(fileURLWithPath: options.profiles)])
+        guard var profile = library.profile(id: "ble-diffuser-dituo") else {
+            throw BenchError("profile ble-diffuser-dituo not found in \(options.profiles)")
+        }
+        profile.frameGapMilliseconds = 0
+        let identity = (uuid: "tuyabench0123456", key: "0123456789abcdef", devId: "bfbenchble0000001")
+        let device = try SimulatedBLEDevice(
+            identity: .init(uuid: identity.uuid, localKey: identity.key, devId: identity.devId, protocolVersion: 4),
+            profile: profile, seed: 1)
+        let peripheral = SimulatedBLEPeripheral(device: device)
+        let air = SimulatedBLEAir()
+        let address = "DC:23:4D:BE:4C:01"
+        await air.place(peripheral, at: address, layout: .fd50)
+        let radio = BLERadio(adapter: "socketpair") { identity in
+            GATTTuyaTransport { try await air.connect(to: identity.address) }
+        }
+        let controller = TuyaController(
+            bus: SilentBus(), library: ProfileLibrary(profiles: [profile]), radio: radio)
+        try await controller.start()
+        defer { Task { await controller.stop() } }
+        let outcome = try await controller.pairBLE(
+            devId: identity.devId, localKey: identity.key,
+            identity: try BLEIdentity(address: address, uuid: identity.uuid), profileID: profile.id)
+        guard case .paired(let paired) = outcome else { throw BenchError("pairing failed: \(outcome)") }
+
+        let modes = ["small", "large"]
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        let warmup = 50
+        let before = await peripheral.statistics
+        for index in 0..<(options.samples + warmup) {
+            let command = DeviceCommand.diffuser(DiffuserCommand(mistMode: modes[index % 2]))
+            let start = clock.now
+            try await controller.send(command, to: paired.id)
+            if index >= warmup { times.append(microseconds(start.duration(to: clock.now))) }
+        }
+        let after = await peripheral.statistics
+        let frames = Double(after.framesReceived - before.framesReceived) + Double(after.reportsSent - before.reportsSent)
+        return (times.sorted(), frames / Double(options.samples + warmup))
+    }
+
+    private func microseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) * 1e-12
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The controller needs a broker bus; the BLE benchmark has no Wi-Fi devices, so nothing flows on it.
+final class SilentBus: DeviceBus {
+    private let stream: AsyncStream<DeviceBusEvent>
+    private let sink: AsyncStream<DeviceBusEvent>.Continuation
+
+    init() {
+        (stream, sink) = AsyncStream.makeStream(of: DeviceBusEvent.self)
+    }
+
+    func connect() async throws { sink.yield(.connected) }
+    func publish(topic: String, payload: [UInt8]) async throws {}
+    func subscribe(_ topic: String) async throws {}
+    func busEvents() -> AsyncStream<DeviceBusEvent> { stream }
+    func close() async { sink.finish() }
+}
