@@ -48,13 +48,15 @@ enum LinkParser {
 
     /// Printable ASCII only; names non-UTF-8 separately from UTF-8 that is not ASCII.
     private static func screenCharacters(_ bytes: UnsafeBufferPointer<UInt8>) throws(RouteError) {
-        for index in bytes.indices {
+        var index = 0
+        while index < bytes.count {
             let byte = bytes[index]
             if byte < 0x20 || byte == 0x7F { throw .malformed(.controlCharacter(offset: index)) }
             if byte >= 0x80 {
                 throw UTF8Check.sequenceLength(bytes, at: index) == nil
                     ? .malformed(.notUTF8(offset: index)) : .malformed(.nonASCII(offset: index))
             }
+            index += 1
         }
     }
 
@@ -139,13 +141,15 @@ enum LinkParser {
 
     private static func checkHost(_ bytes: UnsafeBufferPointer<UInt8>, _ host: Range<Int>) throws(RouteError) {
         guard !host.isEmpty else { throw .malformed(.missingHost) }
-        if let at = host.first(where: { bytes[$0] == UInt8(ascii: "@") }) { throw .malformed(.userInfo(offset: at)) }
-        for index in host {
+        if let at = firstIndex(of: UInt8(ascii: "@"), in: host, of: bytes) { throw .malformed(.userInfo(offset: at)) }
+        var index = host.lowerBound
+        while index < host.upperBound {
             let byte = bytes[index]
             if byte == UInt8(ascii: ":") { throw .malformed(.port(offset: index)) }
             guard ASCII.isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") else {
                 throw .malformed(.invalidCharacter(offset: index))
             }
+            index += 1
         }
     }
 
@@ -191,12 +195,12 @@ enum LinkParser {
         _ item: Range<Int>, of bytes: UnsafeBufferPointer<UInt8>, for route: Route, into request: inout RouteRequest
     ) throws(RouteError) {
         guard !item.isEmpty else { throw .malformed(.emptyQueryItem(offset: item.lowerBound)) }
-        let equals = item.first { bytes[$0] == UInt8(ascii: "=") }
+        let equals = firstIndex(of: UInt8(ascii: "="), in: item, of: bytes)
         let name = item.lowerBound..<(equals ?? item.upperBound)
         let nameText = { String(decoding: bytes[name].prefix(32), as: UTF8.self) }
         guard let equals else { throw .malformed(.queryItemWithoutValue(name: nameText())) }
         let value = (equals + 1)..<item.upperBound
-        if let second = value.first(where: { bytes[$0] == UInt8(ascii: "=") }) {
+        if let second = firstIndex(of: UInt8(ascii: "="), in: value, of: bytes) {
             throw .malformed(.invalidCharacter(offset: second))
         }
         guard
@@ -206,6 +210,16 @@ enum LinkParser {
         else { throw .malformed(.unexpectedParameter(name: nameText(), route: route.name)) }
         guard request[parameter] == nil else { throw .malformed(.duplicateQueryItem(name: parameter.rawValue)) }
         request[parameter] = try PercentCoding.decode(bytes, value)
+    }
+
+    @inline(__always)
+    private static func firstIndex(of byte: UInt8, in range: Range<Int>, of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var index = range.lowerBound
+        while index < range.upperBound {
+            if bytes[index] == byte { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// RFC 3986 scheme characters after the first letter.

@@ -67,11 +67,12 @@ enum PercentCoding {
 
     /// Whether `range` is exactly `text`, byte for byte (query item names are literal).
     static func raw(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, equals text: String) -> Bool {
-        var utf8 = text.utf8.makeIterator()
-        for index in range {
-            guard let expected = utf8.next(), expected == bytes[index] else { return false }
+        var index = range.lowerBound
+        for expected in text.utf8 {
+            guard index < range.upperBound, bytes[index] == expected else { return false }
+            index += 1
         }
-        return utf8.next() == nil
+        return index == range.upperBound
     }
 
     /// Appends `text` with every byte outside RFC 3986 `unreserved` as `%XX`.
