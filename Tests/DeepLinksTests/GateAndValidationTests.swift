@@ -147,6 +147,24 @@ struct GateAndValidationTests {
         }
     }
 
+    @Test("an in-app request is held to the same rules as a link: no control characters in a preset")
+    func requestControlCharacters() {
+        for preset in ["calm\n", "\u{1B}[2Jcalm", "calm\u{85}"] {
+            var context = Fixture.context
+            context.presets.insert(preset)
+            guard
+                case .validationFailed(field: "preset", reason: .badFormat)? = Result(catching: {
+                    () throws(RouteError) in
+                    try Fixture.engine.resolve(
+                        request: RouteRequest(.timer(preset: preset, minutes: 5)), context: context)
+                }).failure
+            else {
+                Issue.record("preset \(preset.debugDescription) was not refused")
+                continue
+            }
+        }
+    }
+
     @Test("error messages name the thing and what to do")
     func messages() {
         #expect(
@@ -154,5 +172,12 @@ struct GateAndValidationTests {
                 == "link parameter 'minutes': must be 1–240")
         #expect(Fixture.error("ftp://tuya/pair")!.description.contains("youll://"))
         #expect(Fixture.error("youll://nowhere")!.description.contains("tuya/maintenance?type=<type>&device=<device>"))
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

@@ -53,8 +53,12 @@ public enum ParameterSyntax: Hashable, Sendable {
             }
             return nil
         case .text(let maxBytes):
-            // Control characters never get this far: percent-decoding refuses them.
-            return (1...maxBytes).contains(bytes.count) ? nil : .badFormat(expected: "1–\(maxBytes) bytes of text")
+            // Links never get here with control characters (percent-decoding refuses them);
+            // in-app requests are held to the same rule so that url(for:) stays the inverse.
+            guard (1...maxBytes).contains(bytes.count), !Self.containsControlCharacter(bytes) else {
+                return .badFormat(expected: "1–\(maxBytes) bytes of text without control characters")
+            }
+            return nil
         case .integer(let range):
             guard let number = Self.wholeNumber(bytes) else {
                 return .badFormat(expected: "a whole number without sign or leading zeros")
@@ -68,6 +72,16 @@ public enum ParameterSyntax: Hashable, Sendable {
             }
             return nil
         }
+    }
+
+    /// C0 controls, DEL, and C1 controls (U+0080–U+009F, encoded C2 80 … C2 9F).
+    static func containsControlCharacter(_ bytes: String.UTF8View) -> Bool {
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte < 0xA0) { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// Up to 9 digits, so the value never overflows; `0` alone is allowed, `07` is not.
