@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "youll-devices", targets: ["youll-devices"]),
         .library(name: "TuyaCore", targets: ["TuyaCore"]),
         .library(name: "TuyaWire", targets: ["TuyaWire"]),
+        .library(name: "DeepLinks", targets: ["DeepLinks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -154,6 +155,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "TuyaCoreTests", dependencies: ["TuyaCore"], swiftSettings: strict),
+        // The pure routing engine for deep links: route table, strict URL parser, dispatcher.
+        .target(name: "DeepLinks", dependencies: ["TuyaCore"], swiftSettings: strict),
+        .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "TuyaCore"], swiftSettings: strict),
         .testTarget(name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore"], swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
         .testTarget(

@@ -14,6 +14,7 @@ let package = Package(
             dependencies: [
                 .product(name: "TuyaWire", package: "youll-devices"),
                 .product(name: "TuyaCore", package: "youll-devices"),
+                .product(name: "DeepLinks", package: "youll-devices"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
         )

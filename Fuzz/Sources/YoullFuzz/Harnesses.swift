@@ -1,3 +1,4 @@
+import DeepLinks
 import Foundation
 import TuyaCore
 import TuyaWire
@@ -87,7 +88,39 @@ let harnesses: [String: @Sendable ([UInt8]) -> Void] = [
         _ = DataPointMapper(profile: fuzzProfile).state(from: values)
         _ = DataPointJSON.decode(dps, profile: nil)
     },
+    "deeplink": { bytes in
+        // Raw bytes and the same bytes as a (repaired) String; a link that resolves must
+        // resolve to the same thing from url(for:), and a gate's resume request must
+        // resolve to the same gate.
+        let engine = RoutingEngine()
+        let fromBytes = Result { () throws(RouteError) in try engine.resolve(utf8: bytes, context: fuzzRouteContext) }
+        if let text = String(validating: bytes, as: UTF8.self) {
+            let fromText = Result { () throws(RouteError) in try engine.resolve(url: text, context: fuzzRouteContext) }
+            guard fromText == fromBytes else { fatalError("bytes and String resolve differently") }
+        }
+        switch fromBytes {
+        case .success(.proceed(let destination)):
+            let again = try? engine.resolve(url: engine.url(for: destination), context: fuzzRouteContext)
+            guard again == .proceed(destination) else {
+                fatalError("url(for:) does not resolve back to \(destination)")
+            }
+        case .success(.gated(let precondition, let resume)):
+            let again = try? engine.resolve(request: resume, context: fuzzRouteContext)
+            guard again == .gated(precondition, resume: resume) else {
+                fatalError("resume request resolves differently")
+            }
+        case .failure:
+            break
+        }
+    },
 ]
+
+/// Devices, presets and a host that the deeplink seeds name, so fuzzing reaches every gate
+/// and every validation.
+let fuzzRouteContext = RouteContext(
+    pairedDevices: [DeviceID("bf3a9c1e7d2b4f60a1xq")!: ["refill", "clean", "replace-wick"], DeviceID("bulb-1")!: []],
+    presets: ["calm", "focus", "sleep", "Deep sleep"], sessionRunning: false,
+    universalLinkHosts: ["links.youll.example"])
 
 let fuzzKey: AESKey = {
     guard let key = try? AESKey(localKey: "0123456789abcdef") else { fatalError("fixed fuzz key is 16 bytes") }
