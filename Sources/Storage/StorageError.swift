@@ -26,6 +26,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidBackup(path: String, reason: String)
     /// The daemon holds the state lock, so the state cannot be replaced under it.
     case daemonRunning(lockPath: String)
+    /// No stored record of this kind has this id (`"session 3f2a…"`).
+    case notFound(String)
     /// SQLite refused an operation for another reason (disk full, I/O error, …).
     case sqlite(path: String, operation: String, message: String)
 
@@ -53,6 +55,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(path) is not a usable youll-devices backup (\(reason)); the current state was not touched, make backups with youll-devices backup FILE"
         case .daemonRunning(let lockPath):
             "youll-devices is running (it holds \(lockPath)); stop youll-devices first"
+        case .notFound(let what):
+            "no \(what) is stored"
         case .sqlite(let path, let operation, let message):
             "\(path): \(operation) failed: \(message)"
         }

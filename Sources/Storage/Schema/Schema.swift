@@ -14,6 +14,7 @@ enum Schema {
         ("v2-pairing-candidates", v2PairingCandidates),
         ("v3-event-log", v3EventLog),
         ("v4-ble-identities", v4BLEIdentities),
+        ("v5-timer-sessions", v5TimerSessions),
     ]
 
     /// The newest schema version this binary knows.
@@ -101,6 +102,39 @@ enum Schema {
                     address TEXT NOT NULL,
                     random_address INTEGER NOT NULL,
                     uuid TEXT NOT NULL
+                );
+                """)
+    }
+
+    /// Timer sessions, each session's cue log, and badges earned (each stored once).
+    private static func v5TimerSessions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    preset TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    started_at DATETIME NOT NULL,
+                    ended_at DATETIME,
+                    elapsed_ms INTEGER NOT NULL,
+                    ending_started_ms INTEGER,
+                    devices TEXT NOT NULL,
+                    detail TEXT NOT NULL
+                );
+                CREATE INDEX sessions_by_state ON sessions(state, started_at);
+                CREATE TABLE session_cues (
+                    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    cue_index INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    device_id TEXT,
+                    planned_ms INTEGER NOT NULL,
+                    actual_ms INTEGER NOT NULL,
+                    outcome TEXT NOT NULL,
+                    PRIMARY KEY (session_id, cue_index)
+                );
+                CREATE TABLE badges (
+                    badge TEXT PRIMARY KEY NOT NULL,
+                    earned_at DATETIME NOT NULL
                 );
                 """)
     }

@@ -1,0 +1,147 @@
+import Foundation
+import GRDB
+import TuyaCore
+
+extension GatewayDatabase {
+    /// Inserts a session, or replaces the one with the same id (its cue log stays).
+    public func saveSession(_ session: StoredSession) async throws(StorageError) {
+        let devices = StoredJSON.encode(.array(session.devices.map { .string($0.rawValue) }))
+        let detail = StoredJSON.encode(session.detail)
+        try await write("saving session \(session.id)") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions (id, preset, state, started_at, ended_at, elapsed_ms, ending_started_ms, devices, detail)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET preset = excluded.preset, state = excluded.state,
+                        started_at = excluded.started_at, ended_at = excluded.ended_at, elapsed_ms = excluded.elapsed_ms,
+                        ending_started_ms = excluded.ending_started_ms, devices = excluded.devices, detail = excluded.detail
+                    """,
+                arguments: [
+                    session.id, session.preset, session.state, session.startedAt, session.endedAt,
+                    session.elapsedMilliseconds, session.endingStartedMilliseconds, devices, detail,
+                ])
+        }
+    }
+
+    /// The frequent write while a session runs: its state and elapsed time. Throws
+    /// `notFound` for a session that was never saved.
+    public func updateSession(
+        _ id: String, state: String, elapsedMilliseconds: Int64, endingStartedMilliseconds: Int64?, endedAt: Date?
+    ) async throws(StorageError) {
+        let changed = try await write("updating session \(id)") { db in
+            try db.execute(
+                sql: """
+                    UPDATE sessions SET state = ?, elapsed_ms = ?, ending_started_ms = ?, ended_at = ? WHERE id = ?
+                    """,
+                arguments: [state, elapsedMilliseconds, endingStartedMilliseconds, endedAt, id])
+            return db.changesCount
+        }
+        if changed == 0 { throw StorageError.notFound("session \(id)") }
+    }
+
+    /// Adds a cue to a session's log, or replaces the line with the same index (a cue is
+    /// logged when it fires and again when its command settles).
+    public func recordCue(_ cue: StoredCue, session: String) async throws(StorageError) {
+        try await write("recording cue \(cue.index) of session \(session)") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO session_cues (session_id, cue_index, kind, device_id, planned_ms, actual_ms, outcome)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(session_id, cue_index) DO UPDATE SET kind = excluded.kind,
+                        device_id = excluded.device_id, planned_ms = excluded.planned_ms,
+                        actual_ms = excluded.actual_ms, outcome = excluded.outcome
+                    """,
+                arguments: [
+                    session, cue.index, cue.kind, cue.device?.rawValue, cue.plannedMilliseconds,
+                    cue.actualMilliseconds, cue.outcome,
+                ])
+        }
+    }
+
+    /// A session's cue log in cue order.
+    public func cues(ofSession session: String) async throws(StorageError) -> [StoredCue] {
+        try await read("loading the cue log of session \(session)") { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM session_cues WHERE session_id = ? ORDER BY cue_index", arguments: [session]
+            ).map { row in
+                let device: String? = row["device_id"]
+                return StoredCue(
+                    index: row["cue_index"], kind: row["kind"], device: device.flatMap(DeviceID.init),
+                    plannedMilliseconds: row["planned_ms"], actualMilliseconds: row["actual_ms"],
+                    outcome: row["outcome"])
+            }
+        }
+    }
+
+    /// One session by id.
+    public func session(_ id: String) async throws(StorageError) -> StoredSession? {
+        try await read("loading session \(id)") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]).map(Self.session(from:))
+        }
+    }
+
+    /// Sessions in any of `states`, oldest first (`["running", "paused"]`: those a restart resumes).
+    public func sessions(inStates states: [String]) async throws(StorageError) -> [StoredSession] {
+        guard !states.isEmpty else { return [] }
+        return try await read("loading sessions") { db in
+            let marks = Array(repeating: "?", count: states.count).joined(separator: ", ")
+            return try Row.fetchAll(
+                db, sql: "SELECT * FROM sessions WHERE state IN (\(marks)) ORDER BY started_at, id",
+                arguments: StatementArguments(states)
+            ).map(Self.session(from:))
+        }
+    }
+
+    /// Sessions not in `excluding` (the ones still going), newest first; nil limit for all.
+    public func sessionHistory(excluding states: [String], limit: Int?) async throws(StorageError) -> [StoredSession] {
+        try await read("loading session history") { db in
+            let marks = Array(repeating: "?", count: max(1, states.count)).joined(separator: ", ")
+            var arguments = StatementArguments(states.isEmpty ? [""] : states)
+            var sql = "SELECT * FROM sessions WHERE state NOT IN (\(marks)) ORDER BY started_at DESC, id DESC"
+            if let limit {
+                sql += " LIMIT ?"
+                arguments += [max(0, limit)]
+            }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.session(from:))
+        }
+    }
+
+    /// Badges earned, with the date each was first earned.
+    public func earnedBadges() async throws(StorageError) -> [String: Date] {
+        try await read("loading badges") { db in
+            var badges: [String: Date] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT badge, earned_at FROM badges") {
+                badges[row["badge"]] = row["earned_at"]
+            }
+            return badges
+        }
+    }
+
+    /// Stores badges once: a badge already stored keeps its first date. Returns those that were new.
+    @discardableResult
+    public func saveBadges(_ badges: [String], earnedAt: Date) async throws(StorageError) -> [String] {
+        try await write("saving badges") { db in
+            var added: [String] = []
+            for badge in badges {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO badges (badge, earned_at) VALUES (?, ?)", arguments: [badge, earnedAt])
+                if db.changesCount > 0 { added.append(badge) }
+            }
+            return added
+        }
+    }
+
+    private static func session(from row: Row) -> StoredSession {
+        let devicesText: String = row["devices"]
+        let detailText: String = row["detail"]
+        var devices: [DeviceID] = []
+        if case .array(let items)? = StoredJSON.decode(devicesText) {
+            devices = items.compactMap { $0.stringValue.flatMap(DeviceID.init) }
+        }
+        return StoredSession(
+            id: row["id"], preset: row["preset"], state: row["state"], startedAt: row["started_at"],
+            endedAt: row["ended_at"], elapsedMilliseconds: row["elapsed_ms"],
+            endingStartedMilliseconds: row["ending_started_ms"], devices: devices,
+            detail: StoredJSON.decode(detailText) ?? .null)
+    }
+}
