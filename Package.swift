@@ -94,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "youll-bench",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage", "BLELink",
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage", "BLELink", "DeepLinks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -4,7 +4,7 @@ import Foundation
 /// Prints `BENCH <name> <value> <unit>` lines. Usage: youll-bench wire [--seconds N] [--body JSON]
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 /// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
-/// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N]
+/// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench links [--seconds N]
 let arguments = Array(CommandLine.arguments.dropFirst())
 var options = BenchOptions()
 var mqttOptions = MQTTBenchmarks.Options()
@@ -73,6 +73,8 @@ case "serve":
         FileHandle.standardError.write(Data("youll-bench: serve: \(error)\n".utf8))
         exit(1)
     }
+case "links":
+    LinkBenchmarks(seconds: options.seconds).run()
 case "ble":
     do {
         try await BLEBenchmarks(options: bleOptions).run()
@@ -81,6 +83,6 @@ case "ble":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve, ble)\n".utf8))
+    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve, ble, links)\n".utf8))
     exit(2)
 }
