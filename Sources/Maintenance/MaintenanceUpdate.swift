@@ -1,8 +1,10 @@
 import TuyaCore
 
-/// What one `MaintenanceTracker` call asks the caller to do, in this order: store
-/// `reminders` and `transitions` (one transaction), hand `alerts` to every sink (the
-/// webhook's outbox in the same transaction when it shares the database), send `resetWrites`.
+/// What one `MaintenanceTracker` call asks the caller to do, in this order: hand `alerts`
+/// to the durable sinks (the webhook's outbox, which ignores an id it has seen), then store
+/// `reminders` and `transitions` (one transaction), then the other sinks and `resetWrites`.
+/// A crash between the steps then repeats an alert with the same id (dropped by the outbox)
+/// rather than losing it, since the alert mark is part of the stored reminder state.
 public struct MaintenanceUpdate: Hashable, Sendable {
     /// One device write that resets its own counter after a task was marked done.
     public struct ResetWrite: Hashable, Sendable {
