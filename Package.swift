@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TuyaCore", targets: ["TuyaCore"]),
         .library(name: "TuyaWire", targets: ["TuyaWire"]),
         .library(name: "DeepLinks", targets: ["DeepLinks"]),
+        .library(name: "Maintenance", targets: ["Maintenance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -158,6 +159,12 @@ let package = Package(
         // The pure routing engine for deep links: route table, strict URL parser, dispatcher.
         .target(name: "DeepLinks", dependencies: ["TuyaCore"], swiftSettings: strict),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "TuyaCore"], swiftSettings: strict),
+        // Maintenance reminders: rules from profiles, usage counting, the scheduler, alerts with
+        // deep links, and delivery (webhook from a persistent outbox). Pure apart from the poster.
+        .target(name: "Maintenance", dependencies: ["TuyaCore", "DeepLinks"], swiftSettings: strict),
+        .testTarget(
+            name: "MaintenanceTests", dependencies: ["Maintenance", "TuyaCore", "DeepLinks", "YoullTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore"], swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
         .testTarget(

@@ -48,9 +48,12 @@ enum ProfileFixture {
         maintenance:
           - type: refill
             title: Refill the tank
+            body: The tank is empty.
             triggers: [{ fault: water_shortage }]
           - type: clean
             title: Clean the tank
+            body: Residue weakens the mist.
+            steps: [Unplug it., Wipe the plate.]
             triggers: [{ usage_hours: 40, of: mist }, { days: 30 }]
 
         """

@@ -183,18 +183,53 @@ public struct NamedScene: Hashable, Sendable {
     }
 }
 
-/// A maintenance rule declared by a profile (used by the Maintenance module).
+/// A maintenance rule declared by a profile (used by the Maintenance module): what to do,
+/// how to do it, when it falls due, and how to tell the device it was done.
 public struct MaintenanceRuleSpec: Hashable, Sendable {
+    /// The share of a usage or calendar interval at which a reminder becomes "due soon"
+    /// when the profile does not say (`due_soon_at`).
+    public static let defaultDueSoonShare = 0.8
+
     /// `refill`, `clean`, `replace-wick`, …: lower-case letters, digits and `-`.
     public var type: String
     public var title: String
+    /// What the task is and why it matters, in a sentence or two.
+    public var body: String
+    /// Step-by-step instructions, in order; may be empty.
+    public var steps: [String]
     /// The rule is due when any trigger fires.
     public var triggers: [MaintenanceTrigger]
+    /// 0 < share < 1: a usage or calendar trigger is "due soon" once this share of its
+    /// interval has passed. Fault triggers are due at once and ignore it.
+    public var dueSoonShare: Double
+    /// The write that resets the device's own counter for this task, if it keeps one.
+    public var reset: MaintenanceReset?
 
-    public init(type: String, title: String, triggers: [MaintenanceTrigger]) {
+    public init(
+        type: String, title: String, body: String = "", steps: [String] = [], triggers: [MaintenanceTrigger],
+        dueSoonShare: Double = MaintenanceRuleSpec.defaultDueSoonShare, reset: MaintenanceReset? = nil
+    ) {
         self.type = type
         self.title = title
+        self.body = body
+        self.steps = steps
         self.triggers = triggers
+        self.dueSoonShare = dueSoonShare
+        self.reset = reset
+    }
+}
+
+/// A data point write that tells a device a maintenance task was done (e.g. a
+/// `filter_reset` bool, protocol/TUYA.md §5), from a rule's `reset_dp` and `reset_value`.
+public struct MaintenanceReset: Hashable, Sendable {
+    /// A writable DP of the same profile.
+    public var dataPoint: DataPointID
+    /// Checked against the DP's type, range and enum values when the profile loads.
+    public var value: DPValue
+
+    public init(dataPoint: DataPointID, value: DPValue) {
+        self.dataPoint = dataPoint
+        self.value = value
     }
 }
 

@@ -68,12 +68,20 @@ extension ProfileLoader {
         return scenes
     }
 
+    static let maintenanceRuleKeys = [
+        "type", "title", "body", "steps", "triggers", "due_soon_at", "reset_dp", "reset_value",
+    ]
+    static let maximumBodyLength = 1000
+    static let maximumSteps = 20
+    static let maximumStepLength = 300
+
     static func maintenanceRules(
-        _ node: ProfileNode, faults: [FaultLabel], capabilities: [Capability: CapabilityBinding]
+        _ node: ProfileNode, faults: [FaultLabel], capabilities: [Capability: CapabilityBinding],
+        dataPoints: [DataPointSpec]
     ) throws(ProfileError) -> [MaintenanceRuleSpec] {
         var rules: [MaintenanceRuleSpec] = []
         for item in try node.list() {
-            let entries = try item.mapping(allowed: ["type", "title", "triggers"])
+            let entries = try item.mapping(allowed: maintenanceRuleKeys)
             let typeNode = try entries.required("type")
             let type = try typeNode.string()
             guard isWord(type, first: isLower, rest: { isLowerOrDigit($0) || $0 == 0x2D }, maxLength: 32) else {
@@ -85,6 +93,9 @@ extension ProfileLoader {
                 throw typeNode.error("duplicate maintenance type '\(type)' (also at \(node.path)[\(earlier)])")
             }
             let title = try nonEmptyString(entries.required("title"))
+            let body = try maintenanceBody(entries.required("body"))
+            let steps =
+                try entries.optional("steps").map { node throws(ProfileError) in try maintenanceSteps(node) } ?? []
             let triggersNode = try entries.required("triggers")
             let triggerItems = try triggersNode.list()
             guard !triggerItems.isEmpty else {
@@ -94,9 +105,127 @@ extension ProfileLoader {
             for triggerNode in triggerItems {
                 triggers.append(try trigger(triggerNode, faults: faults, capabilities: capabilities))
             }
-            rules.append(MaintenanceRuleSpec(type: type, title: title, triggers: triggers))
+            var share = MaintenanceRuleSpec.defaultDueSoonShare
+            if let shareNode = entries.optional("due_soon_at") {
+                share = try dueSoonShare(shareNode)
+                guard triggers.contains(where: { if case .fault = $0 { false } else { true } }) else {
+                    throw shareNode.error(
+                        "due_soon_at applies to usage_hours and days triggers; this rule has only fault triggers")
+                }
+            }
+            let reset = try maintenanceReset(entries, dataPoints: dataPoints)
+            rules.append(
+                MaintenanceRuleSpec(
+                    type: type, title: title, body: body, steps: steps, triggers: triggers, dueSoonShare: share,
+                    reset: reset))
         }
         return rules
+    }
+
+    /// Text shown under the title: trimmed, at most `maximumBodyLength` characters, line
+    /// breaks allowed (a YAML block scalar) but no other control characters, since it
+    /// travels into logs, MQTT payloads and terminals.
+    private static func maintenanceBody(_ node: ProfileNode) throws(ProfileError) -> String {
+        let text = try nonEmptyString(node).trimmingWhitespace()
+        guard text.count <= maximumBodyLength else {
+            throw node.error("body is \(text.count) characters; at most \(maximumBodyLength)")
+        }
+        guard !text.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" }) else {
+            throw node.error("body must not contain control characters other than line breaks")
+        }
+        return text
+    }
+
+    /// `steps: [...]`: one line each, in order.
+    private static func maintenanceSteps(_ node: ProfileNode) throws(ProfileError) -> [String] {
+        let items = try node.list()
+        guard items.count <= maximumSteps else {
+            throw node.error("\(items.count) steps; at most \(maximumSteps)")
+        }
+        var steps: [String] = []
+        for item in items {
+            let step = try nonEmptyString(item).trimmingWhitespace()
+            guard step.count <= maximumStepLength else {
+                throw item.error("a step is at most \(maximumStepLength) characters, found \(step.count)")
+            }
+            guard !step.unicodeScalars.contains(where: isControl) else {
+                throw item.error("a step is one line without control characters; split it into several steps")
+            }
+            steps.append(step)
+        }
+        return steps
+    }
+
+    /// `due_soon_at: 0.8`: a plain decimal strictly between 0 and 1, written `0.` and 1-4 digits.
+    private static func dueSoonShare(_ node: ProfileNode) throws(ProfileError) -> Double {
+        let text = try node.string()
+        let bytes = Array(text.utf8)
+        let isDecimal =
+            bytes.count >= 3 && bytes.count <= 6 && bytes[0] == 0x30 && bytes[1] == 0x2E
+            && bytes.dropFirst(2).allSatisfy { (0x30...0x39).contains($0) }
+        guard case .scalar(let scalar) = node.node, scalar.style == .plain, isDecimal, let share = Double(text),
+            share > 0
+        else {
+            throw node.error(
+                "due_soon_at must be a decimal between 0 and 1 (exclusive), like 0.8; found '\(text.prefix(40))'")
+        }
+        return share
+    }
+
+    /// `reset_dp` (a writable DP, by code or id) and `reset_value` (fitting its type) come together.
+    private static func maintenanceReset(
+        _ entries: ProfileMapping, dataPoints: [DataPointSpec]
+    ) throws(ProfileError) -> MaintenanceReset? {
+        guard let dpNode = entries.optional("reset_dp") else {
+            if let valueNode = entries.optional("reset_value") {
+                throw valueNode.error("reset_value needs reset_dp, the DP it is written to")
+            }
+            return nil
+        }
+        let spec: DataPointSpec
+        if case .scalar(let scalar) = dpNode.node, scalar.style == .plain, let number = Int(scalar.string) {
+            guard let found = dataPoints.first(where: { $0.id.intValue == number }) else {
+                throw dpNode.error("no data point with id \(number); declare it under data_points")
+            }
+            spec = found
+        } else {
+            let code = try dpNode.string()
+            guard let found = dataPoints.first(where: { $0.code == code }) else {
+                throw dpNode.error("no data point with code '\(code.prefix(40))'; declare it under data_points")
+            }
+            spec = found
+        }
+        guard spec.access != .readOnly else {
+            throw dpNode.error(
+                "\(spec.code) (DP\(spec.id.intValue)) is read-only; a reset is written to a DP with access rw or wo")
+        }
+        let valueNode = try entries.required("reset_value")
+        switch spec.type {
+        case .bool:
+            return MaintenanceReset(dataPoint: spec.id, value: .bool(try valueNode.bool()))
+        case .value:
+            let value = try valueNode.int()
+            guard let range = spec.range, let raw = Int32(exactly: value), range.contains(raw) else {
+                let bounds = spec.range.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "the DP's range"
+                throw valueNode.error("reset_value \(value) is outside \(bounds) of \(spec.code)")
+            }
+            return MaintenanceReset(dataPoint: spec.id, value: .value(raw))
+        case .enumeration:
+            let label = try valueNode.string()
+            guard spec.values.contains(label) else {
+                throw valueNode.error(
+                    "reset_value '\(label.prefix(40))' is not one of the values of \(spec.code): \(spec.values.joined(separator: ", "))"
+                )
+            }
+            return MaintenanceReset(dataPoint: spec.id, value: .enumeration(label))
+        case .string, .raw, .bitmap:
+            throw dpNode.error(
+                "a reset DP is bool, value or enum, but \(spec.code) (DP\(spec.id.intValue)) is \(spec.type.name)")
+        }
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// One of `{ fault: label }`, `{ usage_hours: N, of: mist }`, `{ days: N }`.
@@ -133,5 +262,15 @@ extension ProfileLoader {
         default:
             return .days(try entries.required("days").int(in: 1...maximumDays, what: "days"))
         }
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces, tabs and line breaks (a YAML block scalar ends in one).
+    fileprivate func trimmingWhitespace() -> String {
+        var view = Substring(self)
+        while let first = view.first, first.isWhitespace { view.removeFirst() }
+        while let last = view.last, last.isWhitespace { view.removeLast() }
+        return String(view)
     }
 }

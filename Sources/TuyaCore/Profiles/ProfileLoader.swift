@@ -53,7 +53,7 @@ public enum ProfileLoader {
             } ?? []
         let maintenance =
             try top.optional("maintenance").map { node throws(ProfileError) in
-                try maintenanceRules(node, faults: faults, capabilities: capabilities)
+                try maintenanceRules(node, faults: faults, capabilities: capabilities, dataPoints: dataPoints)
             } ?? []
 
         return DeviceProfile(
