@@ -8,7 +8,9 @@ import TuyaWire
 /// Diffusers: `{"state":"ON","mist":"ON","mist_mode":"large","led":"ON","led_brightness":20,"led_color":{"hue":30,"saturation":80},"timer":"1"}`
 ///
 /// `brightness` is percent (0–100). `color_temp` is kelvin; values below 1000 are read
-/// as mireds (zigbee2mqtt's unit) and converted. `state` also takes `"TOGGLE"`, which
+/// as mireds (zigbee2mqtt's unit) and converted. A light also takes `effect` for `scene`
+/// and fractional hue and saturation (rounded), which is how Home Assistant's JSON-schema
+/// light writes them. `state` also takes `"TOGGLE"`, which
 /// needs the current state. Unknown keys are refused rather than ignored, so a typo is
 /// reported instead of silently doing nothing.
 public enum DeviceSetPayload {
@@ -42,7 +44,10 @@ public enum DeviceSetPayload {
             light.brightness = try fields.integer("brightness", in: 0...100)
             light.colorTemperature = try fields.kelvin("color_temp")
             light.colour = try fields.colour("color")
-            light.scene = try fields.string("scene")
+            let scene = try fields.string("scene")
+            // Home Assistant's JSON-schema light names the scene `effect`.
+            let effect = try fields.string("effect")
+            light.scene = scene ?? effect
             light.countdown = try fields.integer("countdown", in: 0...86_400)
             command = .light(light)
         case .diffuser:
@@ -106,6 +111,22 @@ extension RequestFields {
         }
     }
 
+    /// A number rounded to the nearest whole one (Home Assistant sends `{"h":29.8,"s":80.0}`).
+    mutating func rounded(_ key: String, in range: ClosedRange<Int>) throws(BridgePayloadError) -> Int? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case .double(let number)? where number.isFinite:
+            let whole = number.rounded()
+            guard whole >= Double(range.lowerBound), whole <= Double(range.upperBound) else { break }
+            return Int(whole)
+        case .integer(let number)?:
+            guard let int = Int(exactly: number), range.contains(int) else { break }
+            return int
+        default: break
+        }
+        throw BridgePayloadError(field: key, reason: "expected a number from \(range.lowerBound) to \(range.upperBound)")
+    }
+
     mutating func string(_ key: String) throws(BridgePayloadError) -> String? {
         switch take(key) {
         case nil, .null?: return nil
@@ -129,10 +150,10 @@ extension RequestFields {
         case nil, .null?: return nil
         case .object(let members)?:
             var inner = RequestFields(members)
-            let longHue = try inner.integer("hue", in: 0...360)
-            let shortHue = try inner.integer("h", in: 0...360)
-            let longSaturation = try inner.integer("saturation", in: 0...100)
-            let shortSaturation = try inner.integer("s", in: 0...100)
+            let longHue = try inner.rounded("hue", in: 0...360)
+            let shortHue = try inner.rounded("h", in: 0...360)
+            let longSaturation = try inner.rounded("saturation", in: 0...100)
+            let shortSaturation = try inner.rounded("s", in: 0...100)
             let longValue = try inner.integer("brightness", in: 0...100)
             let shortValue = try inner.integer("v", in: 0...100)
             let hue = longHue ?? shortHue

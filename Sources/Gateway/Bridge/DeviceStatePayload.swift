@@ -10,9 +10,11 @@ public enum DeviceStatePayload {
             fields["state"] = onOff(light.power)
             fields["brightness"] = integer(light.brightness)
             fields["color_temp"] = integer(light.colorTemperature)
-            fields["color"] = colour(light.colour)
+            // `h`/`s` as well: Home Assistant's JSON-schema light reads those names.
+            fields["color"] = colour(light.colour, shortNames: true)
             fields["color_mode"] = light.mode.map { .string($0 == "colour" ? "hs" : $0 == "white" ? "color_temp" : $0) }
             fields["scene"] = light.scene.map(JSONValue.string)
+            fields["effect"] = light.scene.map(JSONValue.string)
             fields["countdown"] = integer(light.countdown)
         case .diffuser(let diffuser):
             fields["state"] = onOff(diffuser.power)
@@ -38,12 +40,17 @@ public enum DeviceStatePayload {
         value.map { .integer(Int64($0)) }
     }
 
-    private static func colour(_ value: HSVColour?) -> JSONValue? {
+    private static func colour(_ value: HSVColour?, shortNames: Bool = false) -> JSONValue? {
         value.map {
-            .object([
+            var fields: [String: JSONValue] = [
                 "hue": .integer(Int64($0.hue)), "saturation": .integer(Int64($0.saturation)),
                 "brightness": .integer(Int64($0.value)),
-            ])
+            ]
+            if shortNames {
+                fields["h"] = .integer(Int64($0.hue))
+                fields["s"] = .integer(Int64($0.saturation))
+            }
+            return .object(fields)
         }
     }
 }

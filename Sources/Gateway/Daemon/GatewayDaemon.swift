@@ -110,11 +110,17 @@ public struct GatewayDaemon: Service {
             await controller.stop()
             throw GatewayStartError("the bridge's MQTT client: \(error)")
         }
+        var bridgeSettings = BridgeServer.Settings(
+            topics: topics, permitJoinDefault: configuration.permitJoinTimeout,
+            backupDirectory: directory.appendingPathComponent("backups"), info: info(bleAdapter: ble.adapter),
+            ble: ble)
+        if configuration.homeAssistant.enabled {
+            bridgeSettings.homeAssistant = HADiscoveryConfiguration(
+                discovery: .init(prefix: configuration.homeAssistant.prefix, version: version),
+                ledgerFile: HADiscoveryConfiguration.ledgerFile(inStateDirectory: directory))
+        }
         let bridge = BridgeServer(
-            settings: .init(
-                topics: topics, permitJoinDefault: configuration.permitJoinTimeout,
-                backupDirectory: directory.appendingPathComponent("backups"), info: info(bleAdapter: ble.adapter),
-                ble: ble),
+            settings: bridgeSettings,
             client: bridgeClient, controller: controller, database: database, library: library, logger: logger)
         do {
             try await bridge.start()

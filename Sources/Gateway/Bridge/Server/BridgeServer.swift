@@ -29,6 +29,8 @@ public actor BridgeServer {
         public var maximumConcurrentRequests = 64
         /// Whether BLE can be used, and why not.
         public var ble: BLESupport = .unavailable(reason: "BLE is not set up")
+        /// Home Assistant discovery; nil when `home_assistant.enabled` is off.
+        public var homeAssistant: HADiscoveryConfiguration?
 
         public init(
             topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue],
@@ -49,7 +51,7 @@ public actor BridgeServer {
     let library: ProfileLibrary
     let logger: Logger
     let clock: any Clock<Duration>
-    private let outbox: BridgeOutbox
+    let outbox: BridgeOutbox
     private let startedAt = ContinuousClock.now
 
     private var tasks: [Task<Void, Never>] = []
@@ -69,6 +71,9 @@ public actor BridgeServer {
     /// The BLE scan of the current pairing window, when it includes BLE.
     var bleScan: BLEPairingScan?
 
+    /// Home Assistant discovery, when enabled.
+    var discoveryPublisher: HADiscoveryPublisher?
+
     /// Counters for `health_check`.
     var requestsAnswered = 0
     var commandsFailed = 0
@@ -85,6 +90,9 @@ public actor BridgeServer {
         self.logger = logger
         self.clock = clock
         outbox = BridgeOutbox(client: client, logger: logger)
+        discoveryPublisher = settings.homeAssistant.map {
+            HADiscoveryPublisher(configuration: $0, topics: settings.topics, logger: logger)
+        }
     }
 
     var topics: BridgeTopics { settings.topics }
@@ -110,7 +118,8 @@ public actor BridgeServer {
             for await event in controllerStream { await self?.handle(event) }
         }
         let client = client
-        let filters = [topics.requestFilter, topics.setFilter, topics.getFilter]
+        var filters = [topics.requestFilter, topics.setFilter, topics.getFilter]
+        if let publisher = discoveryPublisher { filters.append(publisher.discovery.statusTopic) }
         // Subscribed before connecting: the client restores them on every connection and
         // reports `.connected` once they are granted, so no request goes unheard.
         for filter in filters {
@@ -138,6 +147,7 @@ public actor BridgeServer {
         await controllerEvents?.value
         enqueue(topics.state, .object(["state": .string("offline")]), retain: true)
         await outbox.flush(timeout: .seconds(3))
+        discoveryPublisher?.commitLedger()
         await outbox.finish()
         for task in tasks { task.cancel() }
         for task in requests.values { task.cancel() }
@@ -165,8 +175,8 @@ public actor BridgeServer {
         }
     }
 
-    /// Everything retained, in the documented order: state, info, devices, each device's
-    /// availability, then each device's values.
+    /// Everything retained, in the documented order: state, info, devices, Home Assistant
+    /// discovery (when enabled), each device's availability, then each device's values.
     func republishAll() async {
         enqueue(topics.state, .object(["state": .string("online")]), retain: true)
         await publishInfo()
@@ -181,6 +191,7 @@ public actor BridgeServer {
         }
         // Enqueued without a suspension in between, so nothing can slip into the sequence.
         enqueueDevices(devices)
+        enqueueDiscovery(devices, republish: true)
         for device in devices { enqueueAvailability(device, statuses[device.id]) }
         for device in devices {
             if let state = states[device.id] { enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true) }
@@ -200,7 +211,9 @@ public actor BridgeServer {
     }
 
     func publishDevices() async {
-        enqueueDevices(await controller.devices())
+        let devices = await controller.devices()
+        enqueueDevices(devices)
+        enqueueDiscovery(devices, republish: false)
     }
 
     private func enqueueDevices(_ devices: [TuyaDevice]) {
@@ -243,6 +256,14 @@ public actor BridgeServer {
         case .reconnectFailed(let error, let delay):
             logger.warning("broker unreachable (\(error)); retrying in \(delay)")
         case .message(let message):
+            if let birth = isHomeAssistantBirth(topic: message.topic, payload: message.payload) {
+                // A retained `online` is old news: every connection republishes anyway.
+                if birth, !message.retain {
+                    logger.info("Home Assistant is online; republishing discovery and state")
+                    await republishAll()
+                }
+                return
+            }
             // A retained command would be replayed at every start: only live messages count.
             guard !message.retain, let incoming = topics.classify(message.topic) else { return }
             admit(incoming, payload: message.payload)

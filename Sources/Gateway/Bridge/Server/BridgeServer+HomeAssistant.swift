@@ -1,0 +1,39 @@
+import Foundation
+import TuyaCore
+
+/// Home Assistant discovery (README "Home Assistant"): configs are enqueued right after
+/// `bridge/devices` in every full republish (so before availability and state), updated
+/// when a device is paired, renamed or removed, and republished with the state when Home
+/// Assistant announces itself `online` on `<prefix>/status`.
+extension BridgeServer {
+    /// Enqueues the discovery plan for `devices`. Does not suspend, so `republishAll` keeps
+    /// its order. With Home Assistant switched off it does nothing, and clears nothing.
+    func enqueueDiscovery(_ devices: [TuyaDevice], republish: Bool) {
+        guard var publisher = discoveryPublisher else { return }
+        let plan = publisher.plan(devices: devices, library: library, republish: republish)
+        discoveryPublisher = publisher
+        // Clears first, so a reader that sees the new configs no longer sees the old ones.
+        for topic in plan.clear {
+            logger.info("clearing Home Assistant discovery \(topic): no such device any more")
+            clearRetained(topic)
+        }
+        for publication in plan.publish {
+            outbox.send(topic: publication.topic, payload: publication.payload, retain: true)
+        }
+        guard !plan.clear.isEmpty else { return }
+        // The ledger forgets a cleared topic only once the clear has left the outbox, so a
+        // crash in between clears it again at the next start.
+        Task { [weak self] in await self?.commitDiscoveryLedger() }
+    }
+
+    private func commitDiscoveryLedger() async {
+        await outbox.flush(timeout: .seconds(5))
+        discoveryPublisher?.commitLedger()
+    }
+
+    /// Whether `topic` is Home Assistant's status topic, and the message asks for a republish.
+    func isHomeAssistantBirth(topic: String, payload: [UInt8]) -> Bool? {
+        guard let publisher = discoveryPublisher, topic == publisher.discovery.statusTopic else { return nil }
+        return String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "online"
+    }
+}

@@ -1,0 +1,64 @@
+import TuyaCore
+import TuyaWire
+
+extension HADiscovery {
+    /// Three entities per maintenance rule of the profile: "% remaining", "next due" and a
+    /// "mark done" button.
+    ///
+    /// The sensors read `<base>/<name>/maintenance`, retained, which the maintenance part of
+    /// the gateway publishes. Assumed shape (one entry per rule type; both values may be
+    /// null, e.g. for a rule that only a fault triggers):
+    ///
+    ///     {"reminders": {"refill": {"state": "due", "percent_remaining": 0,
+    ///                               "next_due": "2026-05-01T09:00:00Z"}, …}}
+    ///
+    /// Templates look fields up with `get`, so a missing rule or field renders `None`
+    /// (unknown in Home Assistant) rather than a template error.
+    ///
+    /// The button publishes `{"device":"<name>","type":"<type>"}` on
+    /// `<base>/bridge/request/maintenance/done`. It resets the rule's counters, so it is a
+    /// configuration entity and disabled until the user enables it.
+    func maintenanceComponents(_ profile: DeviceProfile, device: TuyaDevice, _ entity: EntityContext)
+        -> [String: JSONValue]
+    {
+        let topic = maintenanceTopic(device.name)
+        var components: [String: JSONValue] = [:]
+        for rule in profile.maintenance {
+            let key = "maintenance_" + rule.type.replacingOccurrences(of: "-", with: "_")
+            let lookup = "value_json.get('reminders', {}).get('\(rule.type)', {})"
+            components[key + "_remaining"] = .object([
+                "platform": .string("sensor"),
+                "name": .string("\(rule.title): remaining"),
+                "unique_id": entity.uniqueID(key + "_remaining"),
+                "icon": .string("mdi:progress-wrench"),
+                "unit_of_measurement": .string("%"),
+                "state_class": .string("measurement"),
+                "state_topic": .string(topic),
+                "value_template": .string("{{ \(lookup).get('percent_remaining') }}"),
+            ])
+            components[key + "_next_due"] = .object([
+                "platform": .string("sensor"),
+                "name": .string("\(rule.title): next due"),
+                "unique_id": entity.uniqueID(key + "_next_due"),
+                "device_class": .string("timestamp"),
+                "state_topic": .string(topic),
+                "value_template": .string("{{ \(lookup).get('next_due') }}"),
+            ])
+            components[key + "_done"] = .object([
+                "platform": .string("button"),
+                "name": .string("\(rule.title): mark done"),
+                "unique_id": entity.uniqueID(key + "_done"),
+                "icon": .string("mdi:check-circle-outline"),
+                "entity_category": .string("config"),
+                "enabled_by_default": .bool(false),
+                "command_topic": .string(topics.request("maintenance/done")),
+                "payload_press": .string(
+                    String(
+                        decoding: CompactJSON.encode(
+                            .object(["device": .string(device.name), "type": .string(rule.type)])),
+                        as: UTF8.self)),
+            ])
+        }
+        return components
+    }
+}

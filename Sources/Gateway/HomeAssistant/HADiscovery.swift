@@ -1,0 +1,178 @@
+import TuyaCore
+
+/// Home Assistant's MQTT discovery messages for the gateway and its devices: pure, so the
+/// payloads are tested against fixtures without a broker.
+///
+/// Device-based discovery (Home Assistant 2024.11+): one retained
+/// `<prefix>/device/<object id>/config` per device, holding the device block, the origin,
+/// the shared availability and every entity as a component. Object ids and unique ids come
+/// from device ids, never names, so a rename keeps the entities and their history.
+///
+/// Every topic an entity reads or writes is a bridge API topic (README "The MQTT bridge
+/// API"): states come from the retained `<base>/<name>` JSON, commands go to
+/// `<base>/<name>/set` as the bridge API's JSON, so Home Assistant drives a device through
+/// the same typed command path (`DeviceSetPayload`) as any other client.
+public struct HADiscovery: Hashable, Sendable {
+    /// Where discovery is published and what it says about the gateway.
+    public struct Settings: Hashable, Sendable {
+        /// The discovery prefix (`home_assistant.prefix`, default `homeassistant`).
+        public var prefix: String
+        /// The gateway's version, published in the origin and the gateway's device block.
+        public var version: String
+
+        public init(prefix: String, version: String) {
+            self.prefix = prefix
+            self.version = version
+        }
+    }
+
+    /// One retained discovery message.
+    public struct Message: Hashable, Sendable {
+        public var topic: String
+        public var payload: JSONValue
+    }
+
+    public let settings: Settings
+    public let topics: BridgeTopics
+
+    public init(settings: Settings, topics: BridgeTopics) {
+        self.settings = settings
+        self.topics = topics
+    }
+
+    /// Home Assistant's birth and last-will topic: `online` there asks for a republish.
+    public var statusTopic: String { settings.prefix + "/status" }
+
+    /// The base topic as an id part (`youll`, or `home_a_youll` for `home/a/youll`), so two
+    /// gateways on one broker under different base topics never share an id.
+    var idPrefix: String {
+        String(topics.base.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
+    }
+
+    /// The gateway's object id and device identifier: `youll_bridge`.
+    public var bridgeObjectID: String { idPrefix + "_bridge" }
+
+    /// A device's object id and device identifier: `youll_<device id>`. Device ids are
+    /// letters, digits, `_` and `-`, which is what Home Assistant allows in an object id.
+    public func objectID(for id: DeviceID) -> String { idPrefix + "_" + id.rawValue }
+
+    public func configTopic(objectID: String) -> String { settings.prefix + "/device/" + objectID + "/config" }
+
+    /// The bridge API topic a device's maintenance reminders are published on, retained.
+    func maintenanceTopic(_ name: String) -> String { topics.device(name) + "/maintenance" }
+
+    // MARK: - Devices
+
+    /// The discovery message of one paired device, with the components its profile supports.
+    public func message(for device: TuyaDevice, profile: DeviceProfile) -> Message {
+        let objectID = objectID(for: device.id)
+        let entities = EntityContext(
+            uniquePrefix: objectID, state: topics.device(device.name), command: topics.set(device.name))
+        var components: [String: JSONValue] = [:]
+        switch profile.category {
+        case .light: components.merge(lightComponents(profile, entities), uniquingKeysWith: { $1 })
+        case .diffuser: components.merge(diffuserComponents(profile, entities), uniquingKeysWith: { $1 })
+        }
+        components.merge(maintenanceComponents(profile, device: device, entities), uniquingKeysWith: { $1 })
+
+        var block: [String: JSONValue] = [
+            "identifiers": .array([.string(objectID)]),
+            "name": .string(device.name),
+            "manufacturer": .string(profile.manufacturer ?? "Tuya"),
+            "model": .string(profile.name),
+            "via_device": .string(bridgeObjectID),
+        ]
+        if let model = profile.model { block["model_id"] = .string(model) }
+        let payload: [String: JSONValue] = [
+            "device": .object(block),
+            "origin": origin,
+            // Shared by every component: an entity is available only while the bridge is
+            // online and the device itself answers.
+            "availability": .array([
+                availability(topics.state),
+                availability(topics.availability(device.name)),
+            ]),
+            "availability_mode": .string("all"),
+            "components": .object(Self.atLeastOnce(components)),
+        ]
+        return Message(topic: configTopic(objectID: objectID), payload: .object(payload))
+    }
+
+    // MARK: - The gateway
+
+    /// The gateway as a device: its connection to the broker and a "permit pairing" button.
+    public func bridgeMessage() -> Message {
+        let id = bridgeObjectID
+        let block: [String: JSONValue] = [
+            "identifiers": .array([.string(id)]),
+            "name": .string(topics.base == "youll" ? "youll-devices bridge" : "youll-devices bridge (\(topics.base))"),
+            "manufacturer": .string("youll-devices"),
+            "model": .string("youll-devices gateway"),
+            "sw_version": .string(settings.version),
+        ]
+        let components: [String: JSONValue] = [
+            // No availability: it must read "disconnected" (not "unavailable") when the
+            // broker delivers the bridge's last will.
+            "connection": .object([
+                "platform": .string("binary_sensor"),
+                "name": .string("Connection"),
+                "unique_id": .string(id + "_connection"),
+                "device_class": .string("connectivity"),
+                "entity_category": .string("diagnostic"),
+                "state_topic": .string(topics.state),
+                "value_template": .string("{{ value_json.state }}"),
+                "payload_on": .string("online"),
+                "payload_off": .string("offline"),
+            ]),
+            "permit_join": .object([
+                "platform": .string("button"),
+                "name": .string("Permit pairing"),
+                "unique_id": .string(id + "_permit_join"),
+                "icon": .string("mdi:link-plus"),
+                "entity_category": .string("config"),
+                "command_topic": .string(topics.request("permit_join")),
+                "payload_press": .string(#"{"value":true}"#),
+                "availability": .array([availability(topics.state)]),
+            ]),
+        ]
+        let payload: [String: JSONValue] = [
+            "device": .object(block),
+            "origin": origin,
+            "components": .object(Self.atLeastOnce(components)),
+        ]
+        return Message(topic: configTopic(objectID: id), payload: .object(payload))
+    }
+
+    // MARK: - Shared parts
+
+    /// QoS 1 for every component's subscriptions and commands, as the bridge API uses.
+    /// Set per component: `qos` is not among the options a device config shares.
+    static func atLeastOnce(_ components: [String: JSONValue]) -> [String: JSONValue] {
+        components.mapValues { component in
+            guard var fields = component.objectValue else { return component }
+            fields["qos"] = .integer(1)
+            return .object(fields)
+        }
+    }
+
+    var origin: JSONValue {
+        .object(["name": .string("youll-devices"), "sw_version": .string(settings.version)])
+    }
+
+    /// The bridge API's availability payloads are `{"state":"online"}` / `{"state":"offline"}`.
+    func availability(_ topic: String) -> JSONValue {
+        .object(["topic": .string(topic), "value_template": .string("{{ value_json.state }}")])
+    }
+}
+
+/// The topics and id prefix every component of one device shares.
+struct EntityContext {
+    /// `youll_<device id>`; a component's unique id is this plus `_<key>`.
+    var uniquePrefix: String
+    /// `<base>/<name>`: the device's retained JSON state.
+    var state: String
+    /// `<base>/<name>/set`: the bridge API's command topic.
+    var command: String
+
+    func uniqueID(_ key: String) -> JSONValue { .string(uniquePrefix + "_" + key) }
+}
