@@ -223,6 +223,26 @@ struct HADiscoveryBrokerTests {
         await world.close()
     }
 
+    @Test("a rename republishes the same config topic, its entities now on the new name's topics")
+    func renameUpdates() async throws {
+        let world = try await World()
+        let daemon = try await RunningDaemon.start(world)
+        try await daemon.pair(world.diffuser, as: "bedroom-diffuser")
+        let topic = world.configTopic(world.diffuser)
+        let before = try await daemon.config(topic)
+
+        let stream = try await daemon.client.subscribe([topic])
+        _ = try await daemon.client.request(
+            "device/rename", ["from": .string("bedroom-diffuser"), "to": .string("nursery")], timeout: Self.timeout)
+        let after = try #require(await daemon.next(stream) { $0.json?["device"]?["name"] == .string("nursery") }?.json)
+        #expect(after["components"]?["mist"]?["command_topic"] == .string("youll/nursery/set"))
+        #expect(after["components"]?["timer"]?["state_topic"] == .string("youll/nursery"))
+        #expect(HADiscoveryFixtureTests.uniqueIDs(after) == HADiscoveryFixtureTests.uniqueIDs(before))
+        try await daemon.stop()
+        #expect(try world.ledgerTopics().sorted() == ["homeassistant/device/youll_bridge/config", topic].sorted())
+        await world.close()
+    }
+
     @Test("a config recorded in the ledger by an earlier run, whose device is gone, is cleared at start")
     func ghostClearedAtStart() async throws {
         let world = try await World()
