@@ -46,9 +46,10 @@ struct BrokerAvailabilityTests {
     @Test("a device reporting under another key is auth_failed with a key hint and never offline")
     func authFailedNotOffline() async throws {
         try await withBrokerRig(configure: {
-            // Answers late by up to a second on a loaded machine must not count as silence.
-            $0.queryInterval = .milliseconds(250)
-            $0.maxUnansweredQueries = 4
+            // Answers late by a few seconds on a loaded machine (a parallel build on 2 cores)
+            // must not count as silence: offline only after 3.5 s without a frame.
+            $0.queryInterval = .milliseconds(500)
+            $0.maxUnansweredQueries = 6
         }) { rig in
             let identity = rig.identity(0)
             let device = try await rig.pair(identity)
@@ -60,7 +61,7 @@ struct BrokerAvailabilityTests {
             #expect(failed.hint == "local key mismatch")
             // Many more queries than maxUnansweredQueries, each answered under the wrong key.
             #expect(
-                await rig.fleet.waitUntil(identity.devId, timeout: .seconds(15)) {
+                await rig.fleet.waitUntil(identity.devId, timeout: .seconds(30)) {
                     $0.statistics.queriesAnswered >= answered + 8
                 })
             #expect(await rig.controller.status(of: device.id)?.availability == .authFailed)
