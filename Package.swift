@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "TuyaWire", targets: ["TuyaWire"]),
         .library(name: "DeepLinks", targets: ["DeepLinks"]),
         .library(name: "Maintenance", targets: ["Maintenance"]),
+        .library(name: "SessionEngine", targets: ["SessionEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -115,6 +116,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Meditation sessions: the pure planner (config + preset -> timeline of cues), the runner on an
+        // injected clock, history and badges. Drives devices only through TuyaControllerProtocol.
+        .target(name: "SessionEngine", dependencies: ["TuyaCore"], swiftSettings: strict),
+        .testTarget(
+            name: "SessionEngineTests", dependencies: ["SessionEngine", "TuyaCore", "YoullTestSupport"],
+            swiftSettings: strict),
         // Helpers shared by test targets: the manual test clock, a real notify socket standing in for systemd's.
         .target(name: "YoullTestSupport", path: "Tests/Support", swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Where sessions, their cue logs and earned badges are kept. Declared here, implemented
+/// by `Storage` (SQLite); the gateway writes through it as the runner's events arrive.
+public protocol SessionStore: Sendable {
+    /// Inserts the session, or replaces the record with the same id.
+    func save(_ record: SessionRecord) async throws
+
+    /// The frequent write while a session runs: its state and elapsed time.
+    func update(
+        _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
+    ) async throws
+
+    /// Adds a cue to the session's log, or replaces the entry with the same cue index
+    /// (a cue is logged when it fires and again when its command settles).
+    func record(_ cue: CueRecord, in session: SessionID) async throws
+
+    /// The session's cue log in index order: a restarted session skips these cues.
+    func cueLog(of session: SessionID) async throws -> [CueRecord]
+
+    /// Sessions that were running or paused when the daemon last stopped.
+    func activeSessions() async throws -> [SessionRecord]
+
+    /// Finished sessions, newest first; nil for all of them.
+    func history(limit: Int?) async throws -> [SessionRecord]
+
+    func earnedBadges() async throws -> Set<Badge>
+
+    /// Stores badges once; a badge already stored keeps its first date.
+    func saveBadges(_ badges: [Badge], earnedAt: Date) async throws
+}
