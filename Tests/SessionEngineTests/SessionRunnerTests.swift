@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TuyaCore
 import YoullTestSupport
@@ -6,7 +7,7 @@ import YoullTestSupport
 @testable import SessionEngine
 
 /// The runner on a manual clock against a recording fake controller: no real time passes.
-@Suite("SessionRunner")
+@Suite("SessionRunner", .timeLimit(.minutes(1)))
 struct SessionRunnerTests {
     let lamp = light("lamp")
     let mist = diffuser("mist")
@@ -34,7 +35,11 @@ struct SessionRunnerTests {
     /// the runner has armed its timer.
     func advance(_ runner: SessionRunner, to times: [Duration]) async {
         for time in times where time > clock.now.offset {
-            await clock.waitForSleepers()
+            // A runner that ended early never sleeps again: stop advancing, so the test
+            // fails on its expectations instead of hanging.
+            let clock = clock
+            let armed = await firstOf({ await clock.waitForSleepers() }, or: { await runner.waitUntilEnded() })
+            guard armed else { return }
             await runner.waitUntilSendsSettle()
             clock.advance(by: time - clock.now.offset)
         }
@@ -314,4 +319,29 @@ struct SessionRunnerTests {
             try await runner.start()
         }
     }
+}
+
+/// Whether `first` returned before `second`. The loser keeps running in an unstructured
+/// task: the clock's waits cannot be cancelled, and a task group would wait for it.
+func firstOf(
+    _ first: @escaping @Sendable () async -> Void, or second: @escaping @Sendable () async -> Void
+) async -> Bool {
+    let race = Race()
+    return await withCheckedContinuation { continuation in
+        race.waiter.withLock { $0 = continuation }
+        Task {
+            await first()
+            race.finish(true)
+        }
+        Task {
+            await second()
+            race.finish(false)
+        }
+    }
+}
+
+private final class Race: Sendable {
+    let waiter = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+
+    func finish(_ result: Bool) { waiter.withLock { $0.take() }?.resume(returning: result) }
 }

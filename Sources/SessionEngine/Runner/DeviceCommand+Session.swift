@@ -3,8 +3,9 @@ import TuyaCore
 extension DeviceState {
     /// The command that puts a device back into this captured state: the fields a
     /// person sees (power, the light's mode with its values, mist), not timers or faults.
-    /// Nil when nothing restorable was captured.
-    var restoringCommand: DeviceCommand? {
+    /// Nil when nothing restorable was captured. A daemon that comes back after a
+    /// session's end applies it for `SessionTimeline.finalActions` entries that restore.
+    public var restoringCommand: DeviceCommand? {
         switch self {
         case .light(let state):
             var command = LightCommand(power: state.power)

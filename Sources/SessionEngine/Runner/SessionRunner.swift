@@ -73,6 +73,7 @@ public actor SessionRunner {
     private var sending: Set<DeviceID> = []
     private var waiting: [DeviceID: PendingSend] = [:]
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var subscribers: [Int: AsyncStream<SessionEvent>.Continuation] = [:]
     private var nextSubscriber = 0
 
@@ -385,6 +386,12 @@ public actor SessionRunner {
         await withCheckedContinuation { idleWaiters.append($0) }
     }
 
+    /// Returns once the session has completed or stopped.
+    func waitUntilEnded() async {
+        guard !state.isFinal else { return }
+        await withCheckedContinuation { endWaiters.append($0) }
+    }
+
     private func settle(_ index: Int, as outcome: CueOutcome) {
         guard var record = records[index], record.outcome == .sent else { return }
         record.outcome = outcome
@@ -399,6 +406,10 @@ public actor SessionRunner {
     }
 
     private func finishEventsIfDone() {
+        if state.isFinal {
+            for waiter in endWaiters { waiter.resume() }
+            endWaiters.removeAll()
+        }
         guard isDone else { return }
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()
