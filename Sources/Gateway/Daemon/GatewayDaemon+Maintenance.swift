@@ -32,7 +32,7 @@ extension GatewayDaemon {
         var webhook: WebhookDelivery?
         if let settings = config.webhook {
             webhook = WebhookDelivery(
-                endpoint: settings.url, poster: URLSessionPoster(), outbox: store, clock: ContinuousClock(),
+                endpoint: settings.url, poster: WebhookPoster(), outbox: store, clock: ContinuousClock(),
                 backoff: RetryBackoff(initial: settings.retryInitial, maximum: settings.retryMaximum),
                 headers: settings.headers)
             // The description drops the query and header values, which may be secrets.

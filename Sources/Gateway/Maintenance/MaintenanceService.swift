@@ -45,6 +45,9 @@ public actor MaintenanceService {
     private var tracker: MaintenanceTracker
     private var names: [DeviceID: String] = [:]
     private var sessionRunning = false
+    /// Whether the stored states are loaded and the paired devices registered; requests wait for it.
+    private var loaded = false
+    private var loadWaiters: [CheckedContinuation<Void, Never>] = []
     /// The tail of the chain that performs updates one after another, in the order they were made.
     private var performing: Task<Void, Never>?
 
@@ -111,8 +114,20 @@ public actor MaintenanceService {
 
     // MARK: - Requests
 
+    /// Returns once `run()` has loaded the stored states and registered the paired devices,
+    /// so a request right after a restart sees every reminder.
+    public func waitUntilLoaded() async {
+        guard !loaded else { return }
+        await withCheckedContinuation { loadWaiters.append($0) }
+    }
+
     /// Reports of every reminder, or of one device's.
-    public func reminders(of device: DeviceID? = nil) -> [(report: ReminderReport, deviceName: String)] {
+    public func reminders(of device: DeviceID? = nil) async -> [(report: ReminderReport, deviceName: String)] {
+        await waitUntilLoaded()
+        return currentReminders(of: device)
+    }
+
+    private func currentReminders(of device: DeviceID?) -> [(report: ReminderReport, deviceName: String)] {
         let time = now()
         return tracker.report(at: time).filter { device == nil || $0.key.device == device }.map {
             ($0, names[$0.key.device] ?? $0.key.device.rawValue)
@@ -121,6 +136,7 @@ public actor MaintenanceService {
 
     /// Marks a task done (idempotent) and returns the reminder afterwards.
     public func markDone(type: String, device: DeviceID) async throws(MaintenanceError) -> ReminderReport {
+        await waitUntilLoaded()
         let time = now()
         let update = try tracker.markDone(type: type, device: device, at: time)
         await perform(update)
@@ -132,6 +148,7 @@ public actor MaintenanceService {
     public func snooze(type: String, device: DeviceID, seconds: Int) async throws(MaintenanceError)
         -> ReminderReport
     {
+        await waitUntilLoaded()
         let time = now()
         let update = try tracker.snooze(type: type, device: device, for: .seconds(seconds), at: time)
         await perform(update)
@@ -170,6 +187,9 @@ public actor MaintenanceService {
         for device in await controller.devices() {
             await register(device)
         }
+        loaded = true
+        for waiter in loadWaiters { waiter.resume() }
+        loadWaiters = []
     }
 
     private func register(_ device: TuyaDevice) async {
@@ -248,14 +268,15 @@ public actor MaintenanceService {
         for transition in update.transitions {
             logger.debug("maintenance: \(name(of: transition.key.device)) \(transition)")
         }
-        // 3. The other sinks: the bridge and the log.
+        // 3. The other sinks: the retained reminder lists (first, so whoever reacts to the
+        // event reads them current), the bridge event and the log.
+        let touched = Set(update.reminders.map(\.key.device) + update.alerts.map(\.device))
+        for device in touched.sorted() { await publishReminders(of: device) }
         for alert in update.alerts {
             let name = name(of: alert.device)
             logger.notice("maintenance alert: \(name): \(alert.title) (\(alert.state)) \(alert.deeplink)")
             await publisher?.publishMaintenanceAlert(alert, deviceName: name)
         }
-        let touched = Set(update.reminders.map(\.key.device) + update.alerts.map(\.device))
-        for device in touched.sorted() { await publishReminders(of: device) }
         for write in update.resetWrites {
             logger.notice(
                 "maintenance: \(name(of: write.device)) has a reset DP for \(write.type), but raw DP writes are not wired yet")
@@ -266,7 +287,7 @@ public actor MaintenanceService {
     private func publishReminders(of device: DeviceID) async {
         guard let publisher else { return }
         let name = name(of: device)
-        let list = reminders(of: device).map { MaintenanceJSON.reminder($0.report, deviceName: name) }
+        let list = currentReminders(of: device).map { MaintenanceJSON.reminder($0.report, deviceName: name) }
         await publisher.publishMaintenanceReminders(.array(list), deviceName: name)
     }
 

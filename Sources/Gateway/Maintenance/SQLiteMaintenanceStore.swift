@@ -37,7 +37,8 @@ public struct SQLiteMaintenanceStore: MaintenanceStore, AlertOutbox {
                 device: transition.key.device, type: transition.key.type, from: transition.from.rawValue,
                 to: transition.to.rawValue, at: transition.at, cause: transition.cause.description)
         }
-        try await database.saveMaintenance(reminders: rows, transitions: history)
+        let database = database
+        try await Self.uncancelled { try await database.saveMaintenance(reminders: rows, transitions: history) }
     }
 
     public func usageSnapshot() async throws -> UsageSnapshot? {
@@ -47,19 +48,22 @@ public struct SQLiteMaintenanceStore: MaintenanceStore, AlertOutbox {
 
     public func save(usage: UsageSnapshot) async throws {
         let text = String(decoding: try Self.encoder().encode(usage), as: UTF8.self)
-        try await database.saveMaintenanceUsage(text, takenAt: usage.takenAt)
+        let database = database
+        try await Self.uncancelled { try await database.saveMaintenanceUsage(text, takenAt: usage.takenAt) }
     }
 
     /// Forgets a removed device's reminders.
     public func forget(_ device: DeviceID) async throws {
-        try await database.deleteMaintenance(of: device)
+        let database = database
+        try await Self.uncancelled { try await database.deleteMaintenance(of: device) }
     }
 
     // MARK: - AlertOutbox
 
     public func enqueue(_ alert: MaintenanceAlert) async throws {
         let payload = String(decoding: try alert.jsonData(), as: UTF8.self)
-        try await database.enqueueAlert(id: alert.id, payload: payload, at: alert.at)
+        let database = database
+        _ = try await Self.uncancelled { try await database.enqueueAlert(id: alert.id, payload: payload, at: alert.at) }
     }
 
     /// Undelivered alerts, oldest first; a payload that no longer decodes is skipped.
@@ -71,11 +75,21 @@ public struct SQLiteMaintenanceStore: MaintenanceStore, AlertOutbox {
     }
 
     public func markDelivered(_ id: String) async throws {
-        try await database.markAlertDelivered(id)
+        let database = database
+        try await Self.uncancelled { try await database.markAlertDelivered(id) }
     }
 
     public func recordFailedAttempt(_ id: String, reason: String) async throws -> Int {
-        try await database.recordAlertFailure(id, reason: reason)
+        let database = database
+        return try await Self.uncancelled { try await database.recordAlertFailure(id, reason: reason) }
+    }
+
+    /// Runs a write in a task of its own, so it completes even when the caller was cancelled
+    /// (GRDB refuses to start a write in a cancelled task): at shutdown the mark of an alert
+    /// the receiver already accepted, or the last states, must still be stored, or the alert
+    /// would be sent twice after the restart.
+    private static func uncancelled<T: Sendable>(_ write: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task { try await write() }.value
     }
 
     private static func encoder() -> JSONEncoder {
