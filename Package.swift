@@ -85,7 +85,7 @@ let package = Package(
                 "LocalBroker",
                 "Gateway",
                 "BLELink",
-                "Storage",
+                "Storage", "Maintenance", "DeepLinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink",
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "Maintenance", "DeepLinks",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -128,7 +128,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController", "BLELink",
-                "LocalBroker", "DeviceSimulator",
+                "LocalBroker", "DeviceSimulator", "Maintenance", "DeepLinks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -186,7 +186,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "youll-devices", "LocalBroker", "MQTTLink", "DeviceSimulator", "TuyaCore", "TuyaWire", "YoullTestSupport",
-                "Gateway", "Storage",
+                "Gateway", "Storage", "Maintenance", "DeepLinks",
             ],
             swiftSettings: strict
         ),

@@ -73,8 +73,8 @@ struct OpeningTests {
                 try Int.fetchOne(db, sql: "PRAGMA user_version")
             )
         }
-        #expect(applied == ["v1-devices", "v2-pairing-candidates", "v3-event-log", "v4-ble-identities", "v5-timer-sessions"])
-        #expect(version == 5)
+        #expect(applied == ["v1-devices", "v2-pairing-candidates", "v3-event-log", "v4-ble-identities", "v5-timer-sessions", "v6-maintenance"])
+        #expect(version == 6)
         #expect(try await database.loadDevices().count == 1)
     }
 
@@ -85,13 +85,13 @@ struct OpeningTests {
         do {
             let database = try GatewayDatabase.open(directory: scratch.state)
             try database.pool.write { db in
-                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v6-from-the-future')")
-                try db.execute(sql: "PRAGMA user_version = 6")
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v7-from-the-future')")
+                try db.execute(sql: "PRAGMA user_version = 7")
             }
             try database.close()
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: scratch.databasePath))
-        let error = StorageError.newerSchema(path: scratch.databasePath, found: 6, known: 5)
+        let error = StorageError.newerSchema(path: scratch.databasePath, found: 7, known: 6)
         #expect(throws: error) { try GatewayDatabase.open(directory: scratch.state) }
         #expect(error.description.contains("upgrade youll-devices"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.databasePath)) == before)

@@ -19,6 +19,8 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
     public var universalLinkHosts: [String]
     /// How long `permit_join` listens for new devices when the request names no time.
     public var permitJoinTimeout: Duration
+    /// Maintenance reminders and where their alerts go.
+    public var maintenance: Maintenance
 
     public static let defaultBaseTopic = "youll"
 
@@ -35,6 +37,7 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
         devices = DeviceDefaults()
         universalLinkHosts = []
         permitJoinTimeout = .seconds(120)
+        maintenance = Maintenance()
     }
 
     /// Where device profiles are read from; the user folder overrides installed profiles of the same id.
@@ -129,7 +132,7 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
             children: [
                 "mqtt": mqtt, "baseTopic": baseTopic, "stateDirectory": stateDirectory, "profiles": profiles,
                 "ble": ble, "homeAssistant": homeAssistant, "metrics": metrics, "logLevel": logLevel,
-                "devices": devices, "universalLinkHosts": universalLinkHosts, "permitJoinTimeout": permitJoinTimeout,
+                "devices": devices, "universalLinkHosts": universalLinkHosts, "permitJoinTimeout": permitJoinTimeout, "maintenance": maintenance,
             ],
             displayStyle: .struct)
     }

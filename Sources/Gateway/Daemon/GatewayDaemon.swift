@@ -122,6 +122,8 @@ public struct GatewayDaemon: Service {
         let bridge = BridgeServer(
             settings: bridgeSettings,
             client: bridgeClient, controller: controller, database: database, library: library, logger: logger)
+        let maintenanceService = await makeMaintenance(
+            controller: controller, database: database, library: library, bridge: bridge)
         do {
             try await bridge.start()
         } catch {
@@ -129,6 +131,7 @@ public struct GatewayDaemon: Service {
             await bridge.finish()
             throw GatewayStartError("the bridge could not connect to \(configuration.mqtt): \(error)")
         }
+        let maintenance = startMaintenance(maintenanceService)
         let count = await controller.devices().count
         await warnAboutUnloadedDevices(controller: controller, database: database, library: library)
         hooks.ready("\(count) devices, bridge on \(topics.base)/bridge")
@@ -140,6 +143,7 @@ public struct GatewayDaemon: Service {
         hooks.stopping()
         logger.info("shutting down: finishing requests under way")
         await bridge.refuseNewRequests()
+        await maintenance?.stop()
         await controller.stop()
         await bridge.finish()
         do {

@@ -15,6 +15,7 @@ enum Schema {
         ("v3-event-log", v3EventLog),
         ("v4-ble-identities", v4BLEIdentities),
         ("v5-timer-sessions", v5TimerSessions),
+        ("v6-maintenance", v6Maintenance),
     ]
 
     /// The newest schema version this binary knows.
@@ -136,6 +137,48 @@ enum Schema {
                     badge TEXT PRIMARY KEY NOT NULL,
                     earned_at DATETIME NOT NULL
                 );
+                """)
+    }
+
+    /// Maintenance reminders: each reminder's state (the scheduler's JSON, so a restart
+    /// neither forgets a due reminder nor repeats its alert), their transitions with times,
+    /// the latest usage snapshot, and the webhook's durable outbox (one row per alert id).
+    private static func v6Maintenance(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE maintenance_reminders (
+                    device_id TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    updated_at DATETIME NOT NULL,
+                    PRIMARY KEY (device_id, type)
+                );
+                CREATE TABLE maintenance_transitions (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    device_id TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    from_status TEXT NOT NULL,
+                    to_status TEXT NOT NULL,
+                    at DATETIME NOT NULL,
+                    cause TEXT NOT NULL
+                );
+                CREATE INDEX maintenance_transitions_by_reminder ON maintenance_transitions(device_id, type, at);
+                CREATE TABLE maintenance_usage (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    taken_at DATETIME NOT NULL,
+                    snapshot TEXT NOT NULL
+                );
+                CREATE TABLE alert_outbox (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    payload TEXT NOT NULL,
+                    queued_at DATETIME NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    last_error TEXT,
+                    delivered_at DATETIME
+                );
+                CREATE INDEX alert_outbox_pending ON alert_outbox(delivered_at, seq);
                 """)
     }
 }

@@ -6,6 +6,6 @@ enum BridgeCommands {
     static let all: [any ParsableCommand.Type] = [
         PairCommand.self, DevicesCommand.self, GetCommand.self, SetCommand.self, MonitorCommand.self,
         RenameCommand.self, RemoveCommand.self, RekeyCommand.self, RefreshCommand.self, BackupCommand.self,
-        RestoreCommand.self,
+        RestoreCommand.self, MaintenanceCommand.self, OpenCommand.self,
     ]
 }

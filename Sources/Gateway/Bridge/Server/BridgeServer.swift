@@ -70,6 +70,8 @@ public actor BridgeServer {
     var permitJoinTask: Task<Void, Never>?
     /// The BLE scan of the current pairing window, when it includes BLE.
     var bleScan: BLEPairingScan?
+    /// The maintenance service behind `maintenance/…` and `deeplink/resolve`; nil when disabled.
+    var maintenance: MaintenanceService?
 
     /// Home Assistant discovery, when enabled.
     var discoveryPublisher: HADiscoveryPublisher?

@@ -1,0 +1,98 @@
+import DeepLinks
+import Maintenance
+import TuyaCore
+
+extension BridgeTopics {
+    /// `<base>/<name>/maintenance`: the device's reminders, retained.
+    public func maintenance(_ name: String) -> String { base + "/" + name + "/maintenance" }
+}
+
+extension BridgeServer: MaintenancePublisher {
+    /// Connects the maintenance service that answers `maintenance/…` and provides the
+    /// route context of `deeplink/resolve`.
+    public func attach(maintenance service: MaintenanceService) {
+        maintenance = service
+    }
+
+    public func publishMaintenanceAlert(_ alert: MaintenanceAlert, deviceName: String) async {
+        await emit("maintenance_alert", device: alert.device, ["alert": MaintenanceJSON.alert(alert, deviceName: deviceName)])
+    }
+
+    public func publishMaintenanceReminders(_ reminders: JSONValue, deviceName: String) async {
+        if case .array(let list) = reminders, list.isEmpty {
+            clearRetained(topics.maintenance(deviceName))
+        } else {
+            enqueue(topics.maintenance(deviceName), reminders, retain: true)
+        }
+    }
+
+    /// Performs `maintenance/…` and `deeplink/resolve`.
+    func performMaintenance(_ request: MaintenanceRequest) async throws -> [String: JSONValue] {
+        if case .resolveLink(let url) = request { return try await resolveLink(url) }
+        guard let service = maintenance else {
+            throw BridgeFailure(message: "maintenance is switched off in the configuration (maintenance.enabled)")
+        }
+        switch request {
+        case .list(let reference):
+            var device: DeviceID?
+            if let reference { device = try await resolve(reference, field: "device").id }
+            let reports = await service.reminders(of: device)
+            return ["reminders": .array(reports.map { MaintenanceJSON.reminder($0.report, deviceName: $0.deviceName) })]
+        case .done(let reference, let type):
+            let device = try await resolve(reference, field: "device")
+            do {
+                let report = try await service.markDone(type: type, device: device.id)
+                return ["reminder": MaintenanceJSON.reminder(report, deviceName: device.name)]
+            } catch {
+                throw BridgeFailure(message: "type: \(error)")
+            }
+        case .snooze(let reference, let type, let seconds):
+            let device = try await resolve(reference, field: "device")
+            do {
+                let report = try await service.snooze(type: type, device: device.id, seconds: seconds)
+                return ["reminder": MaintenanceJSON.reminder(report, deviceName: device.name)]
+            } catch {
+                let field = if case .invalidSnooze = error { "for" } else { "type" }
+                throw BridgeFailure(message: "\(field): \(error)")
+            }
+        case .resolveLink:
+            return [:]
+        }
+    }
+
+    /// Resolves a link against the live registry; a link that cannot be resolved is an
+    /// error whose message names the field, with the details in `data`. A proceeding
+    /// maintenance link carries the reminder, a device link the device's name.
+    private func resolveLink(_ url: String) async throws -> [String: JSONValue] {
+        let context = await routeContext()
+        let (json, resolved) = DeepLinkJSON.resolve(url, context: context)
+        guard resolved, var fields = json.objectValue else {
+            let message = json.objectValue?["message"]?.stringValue ?? "the link cannot be resolved"
+            throw BridgeFailure(message: "url: \(message)", data: json.objectValue ?? [:])
+        }
+        if case .object(let destination)? = fields["destination"], let raw = destination["device"]?.stringValue,
+            let id = DeviceID(raw), let device = await controller.device(id)
+        {
+            fields["friendly_name"] = .string(device.name)
+            if let type = destination["type"]?.stringValue, let service = maintenance,
+                let report = await service.reminders(of: id).first(where: { $0.report.key.type == type })
+            {
+                fields["reminder"] = MaintenanceJSON.reminder(report.report, deviceName: device.name)
+            }
+        }
+        return fields
+    }
+
+    private func routeContext() async -> RouteContext {
+        if let maintenance { return await maintenance.routeContext() }
+        var context = RouteContext(presets: ["calm", "focus", "sleep"])
+        for device in await controller.devices() {
+            if let profile = library.profile(id: device.profileID) {
+                context.pair(device.id, profile: profile)
+            } else {
+                context.pairedDevices[device.id] = []
+            }
+        }
+        return context
+    }
+}

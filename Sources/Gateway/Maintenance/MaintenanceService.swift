@@ -1,0 +1,314 @@
+import DeepLinks
+import Foundation
+import Logging
+import Maintenance
+import TuyaCore
+
+/// Runs the pure `MaintenanceTracker` inside the daemon: registers every paired device with
+/// its profile's rules (and each one paired or removed later), feeds it the controller's
+/// reports, availability and faults, ticks it on the injected clock, stores what changed
+/// and delivers alerts.
+///
+/// Each update is carried out in `MaintenanceUpdate`'s documented order, one update at a
+/// time: alerts into the webhook's durable outbox first, then the reminder states and
+/// transitions in one transaction, then the bridge (event and retained reminders) and the
+/// log. A crash in between repeats an alert with the same id, which the outbox drops,
+/// rather than losing it.
+public actor MaintenanceService {
+    /// Timing and routing settings; the defaults are the daemon's.
+    public struct Settings: Sendable {
+        /// How often calendar triggers, usage and snoozes are re-evaluated.
+        public var tickInterval: Duration = .seconds(60)
+        /// Configured https hosts for universal links (`deep_links.universal_link_hosts`).
+        public var universalLinkHosts: Set<String> = []
+        /// Timer preset names a `youll://timer?preset=` link may name, until the session
+        /// engine provides its own.
+        public var presets: Set<String> = ["calm", "focus", "sleep"]
+        public var policy = ReminderPolicy()
+
+        public init() {}
+    }
+
+    /// The registry the service reads devices and events from (`TuyaController` in the daemon).
+    public typealias Registry = TuyaControllerProtocol
+
+    private let controller: any Registry
+    private let library: ProfileLibrary
+    private let store: SQLiteMaintenanceStore
+    private let webhook: WebhookDelivery?
+    private let clock: any Clock<Duration>
+    private let now: @Sendable () -> Date
+    private let settings: Settings
+    private let logger: Logger
+    private var publisher: (any MaintenancePublisher)?
+
+    private var tracker: MaintenanceTracker
+    private var names: [DeviceID: String] = [:]
+    private var sessionRunning = false
+    /// Whether the stored states are loaded and the paired devices registered; requests wait for it.
+    private var loaded = false
+    private var loadWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The tail of the chain that performs updates one after another, in the order they were made.
+    private var performing: Task<Void, Never>?
+
+    public init(
+        controller: any Registry, library: ProfileLibrary, store: SQLiteMaintenanceStore, webhook: WebhookDelivery?,
+        settings: Settings = Settings(), clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+    ) {
+        self.controller = controller
+        self.library = library
+        self.store = store
+        self.webhook = webhook
+        self.settings = settings
+        self.clock = clock
+        self.now = now
+        self.logger = logger
+        self.tracker = MaintenanceTracker(policy: settings.policy)
+    }
+
+    /// Where alerts and reminder lists are published (the bridge); set before `run()`.
+    public func setPublisher(_ publisher: any MaintenancePublisher) {
+        self.publisher = publisher
+    }
+
+    /// Loads the stored states, registers the paired devices, then follows the controller's
+    /// events, ticks and (with a webhook) delivers the outbox, until the task is cancelled.
+    public func run() async {
+        let events = controller.events()
+        await load()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [weak self] in
+                for await event in events {
+                    guard let self else { return }
+                    await self.handle(event)
+                }
+            }
+            group.addTask { [weak self, clock, settings] in
+                while !Task.isCancelled {
+                    do { try await clock.sleep(for: settings.tickInterval) } catch { return }
+                    await self?.tick()
+                }
+            }
+            if let webhook {
+                group.addTask { await webhook.run() }
+            }
+            await group.waitForAll()
+        }
+        await performing?.value
+        try? await store.save(usage: tracker.usageSnapshot(at: now()))
+    }
+
+    /// The session engine's state: while a session runs, alerts are held; when it ends,
+    /// those still owed are delivered.
+    public func setSessionRunning(_ running: Bool) async {
+        sessionRunning = running
+        await perform(tracker.setSessionRunning(running, at: now()))
+    }
+
+    /// Re-evaluates every reminder now (the periodic tick).
+    public func tick() async {
+        await perform(tracker.tick(at: now()))
+        await saveUsage()
+    }
+
+    // MARK: - Requests
+
+    /// Returns once `run()` has loaded the stored states and registered the paired devices,
+    /// so a request right after a restart sees every reminder.
+    public func waitUntilLoaded() async {
+        guard !loaded else { return }
+        await withCheckedContinuation { loadWaiters.append($0) }
+    }
+
+    /// Reports of every reminder, or of one device's.
+    public func reminders(of device: DeviceID? = nil) async -> [(report: ReminderReport, deviceName: String)] {
+        await waitUntilLoaded()
+        return currentReminders(of: device)
+    }
+
+    private func currentReminders(of device: DeviceID?) -> [(report: ReminderReport, deviceName: String)] {
+        let time = now()
+        return tracker.report(at: time).filter { device == nil || $0.key.device == device }.map {
+            ($0, names[$0.key.device] ?? $0.key.device.rawValue)
+        }
+    }
+
+    /// Marks a task done (idempotent) and returns the reminder afterwards.
+    public func markDone(type: String, device: DeviceID) async throws(MaintenanceError) -> ReminderReport {
+        await waitUntilLoaded()
+        let time = now()
+        let update = try tracker.markDone(type: type, device: device, at: time)
+        await perform(update)
+        logger.info("maintenance: \(type) of \(name(of: device)) marked done")
+        return try tracker.report(type: type, device: device, at: time)
+    }
+
+    /// Holds a reminder's alerts for `seconds`.
+    public func snooze(type: String, device: DeviceID, seconds: Int) async throws(MaintenanceError)
+        -> ReminderReport
+    {
+        await waitUntilLoaded()
+        let time = now()
+        let update = try tracker.snooze(type: type, device: device, for: .seconds(seconds), at: time)
+        await perform(update)
+        logger.info("maintenance: \(type) of \(name(of: device)) snoozed for \(seconds) s")
+        return try tracker.report(type: type, device: device, at: time)
+    }
+
+    /// What links resolve against now: paired devices with their profiles' maintenance
+    /// types, the presets, whether a session runs, the universal-link hosts.
+    public func routeContext() async -> RouteContext {
+        var context = RouteContext(
+            presets: settings.presets, sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts)
+        for device in await controller.devices() {
+            if let profile = library.profile(id: device.profileID) {
+                context.pair(device.id, profile: profile)
+            } else {
+                context.pairedDevices[device.id] = []
+            }
+        }
+        return context
+    }
+
+    public func name(of device: DeviceID) -> String { names[device] ?? device.rawValue }
+
+    // MARK: - Events
+
+    private func load() async {
+        do {
+            let states = try await store.reminderStates()
+            let usage = try await store.usageSnapshot()
+            tracker = MaintenanceTracker(policy: settings.policy, reminders: states, usage: usage)
+            logger.debug("maintenance: \(states.count) stored reminders loaded")
+        } catch {
+            logger.error("maintenance: could not load the stored reminders, starting afresh: \(error)")
+        }
+        for device in await controller.devices() {
+            await register(device)
+        }
+        loaded = true
+        for waiter in loadWaiters { waiter.resume() }
+        loadWaiters = []
+    }
+
+    private func register(_ device: TuyaDevice) async {
+        names[device.id] = device.name
+        guard let profile = library.profile(id: device.profileID) else { return }
+        let time = now()
+        var update = tracker.register(device.id, profile: profile, at: time)
+        if await controller.status(of: device.id)?.availability == .online {
+            update.merge(tracker.deviceOnline(device.id, at: time))
+            if let state = await controller.confirmedState(of: device.id) {
+                update.merge(tracker.observe(state: state, of: device.id, at: time))
+            }
+        }
+        await perform(update)
+        await publishReminders(of: device.id)
+    }
+
+    private func handle(_ event: ControllerEvent) async {
+        let time = now()
+        switch event {
+        case .stateChanged(let id, let state):
+            await perform(tracker.observe(state: state, of: id, at: time))
+        case .availabilityChanged(let id, let status):
+            if status.availability == .online {
+                await perform(tracker.deviceOnline(id, at: time))
+            } else {
+                await perform(tracker.deviceOffline(id, at: time))
+            }
+        case .faultRaised, .faultCleared:
+            // The state report that carries the fault arrives as `stateChanged` too.
+            break
+        case .devicePaired(let device):
+            await register(device)
+        case .deviceRemoved(let id):
+            let name = name(of: id)
+            tracker.forget(id)
+            names[id] = nil
+            do { try await store.forget(id) } catch { logger.error("maintenance: could not forget \(id): \(error)") }
+            await publisher?.publishMaintenanceReminders(.array([]), deviceName: name)
+        case .candidateFound:
+            break
+        }
+    }
+
+    // MARK: - Performing updates
+
+    /// Carries out `update` after every update made before it.
+    private func perform(_ update: MaintenanceUpdate) async {
+        guard !update.isEmpty else { return }
+        let previous = performing
+        let task = Task {
+            await previous?.value
+            await self.carryOut(update)
+        }
+        performing = task
+        await task.value
+    }
+
+    private func carryOut(_ update: MaintenanceUpdate) async {
+        // 1. The durable sink: the webhook's outbox (idempotent by alert id).
+        if let webhook {
+            for alert in update.alerts {
+                do {
+                    try await webhook.deliver(alert)
+                } catch {
+                    logger.error("maintenance: alert \(alert.id) could not be queued for the webhook: \(error)")
+                }
+            }
+        }
+        // 2. States and transitions, one transaction.
+        do {
+            try await store.save(reminders: update.reminders, transitions: update.transitions)
+        } catch {
+            logger.error("maintenance: could not store reminder states: \(error)")
+        }
+        for transition in update.transitions {
+            logger.debug("maintenance: \(name(of: transition.key.device)) \(transition)")
+        }
+        // 3. The other sinks: the retained reminder lists (first, so whoever reacts to the
+        // event reads them current), the bridge event and the log.
+        let touched = Set(update.reminders.map(\.key.device) + update.alerts.map(\.device))
+        for device in touched.sorted() { await publishReminders(of: device) }
+        for alert in update.alerts {
+            let name = name(of: alert.device)
+            logger.notice("maintenance alert: \(name): \(alert.title) (\(alert.state)) \(alert.deeplink)")
+            await publisher?.publishMaintenanceAlert(alert, deviceName: name)
+        }
+        for write in update.resetWrites {
+            logger.notice(
+                "maintenance: \(name(of: write.device)) has a reset DP for \(write.type), but raw DP writes are not wired yet")
+        }
+        if !update.transitions.isEmpty { await saveUsage() }
+    }
+
+    private func publishReminders(of device: DeviceID) async {
+        guard let publisher else { return }
+        let name = name(of: device)
+        let list = currentReminders(of: device).map { MaintenanceJSON.reminder($0.report, deviceName: name) }
+        await publisher.publishMaintenanceReminders(.array(list), deviceName: name)
+    }
+
+    private func saveUsage() async {
+        do {
+            try await store.save(usage: tracker.usageSnapshot(at: now()))
+        } catch {
+            logger.warning("maintenance: could not store usage: \(error)")
+        }
+    }
+}
+
+extension MaintenanceUpdate {
+    /// Appends another update's work after this one's.
+    mutating func merge(_ other: MaintenanceUpdate) {
+        transitions += other.transitions
+        alerts += other.alerts
+        resetWrites += other.resetWrites
+        for state in other.reminders {
+            reminders.removeAll { $0.key == state.key }
+            reminders.append(state)
+        }
+    }
+}

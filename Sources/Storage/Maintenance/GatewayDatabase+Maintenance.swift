@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import TuyaCore
+
+extension GatewayDatabase {
+    /// Every stored reminder, by device and type.
+    public func maintenanceReminders() async throws(StorageError) -> [StoredReminder] {
+        try await read("loading maintenance reminders") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM maintenance_reminders ORDER BY device_id, type").compactMap { row in
+                let device: String = row["device_id"]
+                guard let id = DeviceID(device) else { return nil }
+                return StoredReminder(
+                    device: id, type: row["type"], status: row["status"], state: row["state"],
+                    updatedAt: row["updated_at"])
+            }
+        }
+    }
+
+    /// Stores changed reminders and the transitions that changed them in one transaction,
+    /// so a crash never keeps one without the other.
+    public func saveMaintenance(
+        reminders: [StoredReminder], transitions: [StoredReminderTransition]
+    ) async throws(StorageError) {
+        guard !reminders.isEmpty || !transitions.isEmpty else { return }
+        try await write("saving maintenance reminders") { db in
+            for reminder in reminders {
+                try db.execute(
+                    sql: """
+                        INSERT INTO maintenance_reminders (device_id, type, status, state, updated_at)
+                        VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(device_id, type) DO UPDATE SET status = excluded.status,
+                            state = excluded.state, updated_at = excluded.updated_at
+                        """,
+                    arguments: [
+                        reminder.device.rawValue, reminder.type, reminder.status, reminder.state, reminder.updatedAt,
+                    ])
+            }
+            for transition in transitions {
+                try db.execute(
+                    sql: """
+                        INSERT INTO maintenance_transitions (device_id, type, from_status, to_status, at, cause)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        transition.device.rawValue, transition.type, transition.from, transition.to, transition.at,
+                        transition.cause,
+                    ])
+            }
+        }
+    }
+
+    /// Forgets a removed device's reminders (its transitions stay as history).
+    public func deleteMaintenance(of device: DeviceID) async throws(StorageError) {
+        try await write("deleting the maintenance reminders of \(device)") { db in
+            try db.execute(sql: "DELETE FROM maintenance_reminders WHERE device_id = ?", arguments: [device.rawValue])
+        }
+    }
+
+    /// Transitions, oldest first; of one device when given.
+    public func maintenanceTransitions(of device: DeviceID? = nil, limit: Int = 1_000) async throws(StorageError)
+        -> [StoredReminderTransition]
+    {
+        try await read("loading maintenance transitions") { db in
+            var sql = "SELECT * FROM maintenance_transitions"
+            var arguments: StatementArguments = []
+            if let device {
+                sql += " WHERE device_id = ?"
+                arguments += [device.rawValue]
+            }
+            sql += " ORDER BY id LIMIT ?"
+            arguments += [max(0, limit)]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
+                let device: String = row["device_id"]
+                guard let id = DeviceID(device) else { return nil }
+                return StoredReminderTransition(
+                    device: id, type: row["type"], from: row["from_status"], to: row["to_status"], at: row["at"],
+                    cause: row["cause"])
+            }
+        }
+    }
+
+    /// The latest usage snapshot's JSON, or nil before the first.
+    public func maintenanceUsage() async throws(StorageError) -> String? {
+        try await read("loading the maintenance usage") { db in
+            try String.fetchOne(db, sql: "SELECT snapshot FROM maintenance_usage WHERE id = 1")
+        }
+    }
+
+    /// Replaces the usage snapshot.
+    public func saveMaintenanceUsage(_ snapshot: String, takenAt: Date) async throws(StorageError) {
+        try await write("saving the maintenance usage") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO maintenance_usage (id, taken_at, snapshot) VALUES (1, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET taken_at = excluded.taken_at, snapshot = excluded.snapshot
+                    """,
+                arguments: [takenAt, snapshot])
+        }
+    }
+
+    // MARK: - Alert outbox
+
+    /// Queues an alert for the webhook. Idempotent by id: an id seen before (delivered or
+    /// not) is ignored. Returns whether it was new.
+    @discardableResult
+    public func enqueueAlert(id: String, payload: String, at now: Date = Date()) async throws(StorageError) -> Bool {
+        try await write("queueing alert \(id)") { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO alert_outbox (id, payload, queued_at) VALUES (?, ?, ?)",
+                arguments: [id, payload, now])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Alerts not yet delivered, oldest first.
+    public func pendingAlerts(limit: Int) async throws(StorageError) -> [StoredOutboxAlert] {
+        try await read("loading the alert outbox") { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM alert_outbox WHERE delivered_at IS NULL ORDER BY seq LIMIT ?",
+                arguments: [max(0, limit)]
+            ).map(Self.outboxAlert(from:))
+        }
+    }
+
+    /// Every outbox row (delivered too), oldest first, for `doctor` and tests.
+    public func outboxAlerts() async throws(StorageError) -> [StoredOutboxAlert] {
+        try await read("loading the alert outbox") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM alert_outbox ORDER BY seq").map(Self.outboxAlert(from:))
+        }
+    }
+
+    public func markAlertDelivered(_ id: String, at now: Date = Date()) async throws(StorageError) {
+        try await write("marking alert \(id) delivered") { db in
+            try db.execute(
+                sql: "UPDATE alert_outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL",
+                arguments: [now, id])
+        }
+    }
+
+    /// Counts a failed delivery; returns the attempts so far (0 for an unknown id).
+    public func recordAlertFailure(_ id: String, reason: String) async throws(StorageError) -> Int {
+        try await write("recording a failed delivery of alert \(id)") { db in
+            try db.execute(
+                sql: "UPDATE alert_outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?",
+                arguments: [String(reason.prefix(500)), id])
+            return try Int.fetchOne(db, sql: "SELECT attempts FROM alert_outbox WHERE id = ?", arguments: [id]) ?? 0
+        }
+    }
+
+    private static func outboxAlert(from row: Row) -> StoredOutboxAlert {
+        StoredOutboxAlert(
+            id: row["id"], payload: row["payload"], queuedAt: row["queued_at"], attempts: row["attempts"],
+            lastError: row["last_error"], deliveredAt: row["delivered_at"])
+    }
+}
