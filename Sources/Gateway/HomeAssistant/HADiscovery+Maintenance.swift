@@ -6,14 +6,15 @@ extension HADiscovery {
     /// "mark done" button.
     ///
     /// The sensors read `<base>/<name>/maintenance`, retained, which the maintenance part of
-    /// the gateway publishes. Assumed shape (one entry per rule type; both values may be
-    /// null, e.g. for a rule that only a fault triggers):
+    /// the gateway publishes (`MaintenanceJSON.reminder`, one object per rule; `next_due`
+    /// may be null, e.g. for a rule that only a fault triggers):
     ///
-    ///     {"reminders": {"refill": {"state": "due", "percent_remaining": 0,
-    ///                               "next_due": "2026-05-01T09:00:00Z"}, …}}
+    ///     [{"type": "refill", "state": "due", "percent_remaining": 0,
+    ///       "next_due": "2026-05-01T09:00:00Z", …}, …]
     ///
-    /// Templates look fields up with `get`, so a missing rule or field renders `None`
-    /// (unknown in Home Assistant) rather than a template error.
+    /// Templates pick the rule's entry with `selectattr` and read fields with `get`, so a
+    /// missing rule or field renders `None` (unknown in Home Assistant) rather than a
+    /// template error.
     ///
     /// The button publishes `{"device":"<name>","type":"<type>"}` on
     /// `<base>/bridge/request/maintenance/done`. It resets the rule's counters, so it is a
@@ -25,7 +26,7 @@ extension HADiscovery {
         var components: [String: JSONValue] = [:]
         for rule in profile.maintenance {
             let key = "maintenance_" + rule.type.replacingOccurrences(of: "-", with: "_")
-            let lookup = "value_json.get('reminders', {}).get('\(rule.type)', {})"
+            let lookup = "(value_json | selectattr('type', 'eq', '\(rule.type)') | first | default({}, true))"
             components[key + "_remaining"] = .object([
                 "platform": .string("sensor"),
                 "name": .string("\(rule.title): remaining"),
