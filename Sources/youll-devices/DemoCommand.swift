@@ -36,8 +36,10 @@ struct DemoCommand: AsyncParsableCommand {
         print("  broker on \(broker.url)")
 
         step("Starting simulated devices: two lights and an aroma diffuser (Tuya's MQTT device protocol)")
+        // The diffuser's tank runs dry after 4 s of mist, so the demo can show a maintenance alert.
         let fleet = try SimulatorFleet(
-            options: .init(lights: 2, diffusers: 1, seed: 2026), library: library,
+            options: .init(lights: 2, diffusers: 1, seed: 2026, behaviour: DeviceBehaviour(tankDuration: .seconds(4))),
+            library: library,
             broker: SwarmConfiguration(brokerURL: broker.url))
         try await fleet.start()
         defer { fleet.stop() }
@@ -146,6 +148,12 @@ struct DemoCommand: AsyncParsableCommand {
         let health = try await client.request("health_check", timeout: .seconds(10))
         print("  health_check: \(CompactJSONText(health))")
 
+        step("The diffuser runs dry: a maintenance alert with a deep link, opened and marked done")
+        let alert = try await waitForRefillAlert(client, device: "diffuser")
+        print("  alert: \(alert.title) (\(alert.state)) → \(alert.deeplink)")
+        let opened = try await DeepLinkOpener.open(alert.deeplink, client: client, timeout: .seconds(10), markDone: true)
+        for line in opened.lines { print("  open: \(line)") }
+
         step("Stopping the gateway (as on SIGTERM): requests finish, bridge goes offline, database closes")
         await group.triggerGracefulShutdown()
         try await gateway.value
@@ -186,6 +194,38 @@ struct DemoCommand: AsyncParsableCommand {
 
     private func step(_ text: String) {
         print("\n== \(text)")
+    }
+
+    /// The refill reminder of `device` once it is due, read from its retained maintenance
+    /// topic (the alert event may have come and gone while the devices were being driven).
+    private func waitForRefillAlert(_ client: BridgeClient, device: String) async throws
+        -> (title: String, state: String, deeplink: String)
+    {
+        let topic = "\(client.baseTopic)/\(device)/maintenance"
+        let updates = try await client.subscribe([topic])
+        let found = Task { () -> (String, String, String)? in
+            for await message in updates {
+                guard case .array(let reminders)? = message.json else { continue }
+                for case .object(let reminder) in reminders
+                where reminder["type"]?.stringValue == "refill" && reminder["state"]?.stringValue != "ok" {
+                    if let deeplink = reminder["deeplink"]?.stringValue {
+                        return (
+                            reminder["title"]?.stringValue ?? "refill", reminder["state"]?.stringValue ?? "due", deeplink
+                        )
+                    }
+                }
+            }
+            return nil
+        }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(20))
+            found.cancel()
+        }
+        defer { timeout.cancel() }
+        guard let alert = await found.value else {
+            throw CLIError("the diffuser's refill reminder never became due")
+        }
+        return (alert.0, alert.1, alert.2)
     }
 
     /// Waits until the in-process gateway's bridge says online (or the gateway failed).
@@ -240,6 +280,10 @@ private func describeEvent(_ json: JSONValue?) -> String {
         return "device_paired \(device?["friendly_name"]?.stringValue ?? "?") (\(device?["profile"]?.stringValue ?? "?"))"
     case "pairing_failed":
         return "pairing_failed \(data["id"]?.stringValue ?? "?"): \(data["reason"]?.stringValue ?? "?")"
+    case "maintenance_alert":
+        let alert = data["alert"]?.objectValue
+        return "maintenance_alert \(alert?["friendly_name"]?.stringValue ?? "?"): \(alert?["type"]?.stringValue ?? "?") "
+            + "(\(alert?["state"]?.stringValue ?? "?"))"
     case "command_failed":
         return "command_failed \(data["friendly_name"]?.stringValue ?? "?"): \(data["error"]?.stringValue ?? "?")"
     default:

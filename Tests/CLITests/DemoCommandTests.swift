@@ -9,7 +9,7 @@ import Testing
 /// simulated devices.
 @Suite("youll-devices demo")
 struct DemoCommandTests {
-    @Test("the demo pairs and drives three Wi-Fi devices and a BLE diffuser through the bridge API, catches a wrong key, stops the gateway cleanly and leaves nothing behind")
+    @Test("the demo pairs and drives three Wi-Fi devices and a BLE diffuser through the bridge API, catches a wrong key, opens a refill alert's deep link, stops the gateway cleanly and leaves nothing behind")
     func demoRunsEndToEnd() throws {
         let result = try CLIRunner.run(["demo"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -24,6 +24,11 @@ struct DemoCommandTests {
         #expect(result.stdout.contains("check the local key"))
         #expect(result.stdout.components(separatedBy: "→ confirmed in").count - 1 == 5)
         #expect(!result.stdout.contains("0000000000000000"))
+        // The diffuser runs dry: the alert, its deep link opened, the reminder marked done.
+        #expect(result.stdout.contains("event: maintenance_alert diffuser: refill (due)"))
+        #expect(result.stdout.contains("→ youll://tuya/maintenance?type=refill&device="))
+        #expect(result.stdout.contains("open:   1. Switch the diffuser off and unplug it."))
+        #expect(result.stdout.contains("open: marked done: ok, 100 % remaining"))
         #expect(!result.stdout.contains("b5T!q8Wz#p2Lm4Xr"), "the BLE diffuser's local key was printed")
 
         // The broker the demo started must be gone: nothing accepts on its port any more.
