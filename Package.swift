@@ -86,6 +86,7 @@ let package = Package(
                 "Gateway",
                 "BLELink",
                 "Storage",
+                "SessionEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -109,7 +110,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink",
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "SessionEngine",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -128,7 +129,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController", "BLELink",
-                "LocalBroker", "DeviceSimulator",
+                "LocalBroker", "DeviceSimulator", "SessionEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -186,7 +187,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "youll-devices", "LocalBroker", "MQTTLink", "DeviceSimulator", "TuyaCore", "TuyaWire", "YoullTestSupport",
-                "Gateway", "Storage",
+                "Gateway", "Storage", "SessionEngine",
             ],
             swiftSettings: strict
         ),

@@ -129,6 +129,7 @@ public struct GatewayDaemon: Service {
             await bridge.finish()
             throw GatewayStartError("the bridge could not connect to \(configuration.mqtt): \(error)")
         }
+        let sessions = await startSessions(controller: controller, database: database, bridge: bridge)
         let count = await controller.devices().count
         await warnAboutUnloadedDevices(controller: controller, database: database, library: library)
         hooks.ready("\(count) devices, bridge on \(topics.base)/bridge")
@@ -140,6 +141,7 @@ public struct GatewayDaemon: Service {
         hooks.stopping()
         logger.info("shutting down: finishing requests under way")
         await bridge.refuseNewRequests()
+        await sessions.suspend()
         await controller.stop()
         await bridge.finish()
         do {

@@ -52,6 +52,7 @@ extension BridgeServer {
                 return .ok(["id": .string(device.id.rawValue), "friendly_name": .string(device.name)])
             case .healthCheck: return .ok(await health())
             case .backup: return .ok(try makeBackup())
+            case .session(let request): return .ok(try await performSession(request))
             }
         } catch let failure as BridgeFailure {
             return .failure(verb: verb, message: failure.message, data: failure.data)

@@ -1,0 +1,20 @@
+import Storage
+import TuyaController
+
+extension GatewayDaemon {
+    /// Starts the timer once the bridge is up: sessions stored in SQLite, announced on
+    /// the bridge, the session left running by the previous daemon resumed (or recorded
+    /// as interrupted). The retained `bridge/session` shows idle when nothing resumed.
+    func startSessions(controller: TuyaController, database: GatewayDatabase, bridge: BridgeServer) async
+        -> SessionService
+    {
+        let logger = logger
+        let store = SQLiteSessionStore(database: database, warn: { logger.warning("\($0)") })
+        let service = SessionService(
+            controller: controller, store: store, announcer: bridge.sessionAnnouncer, logger: logger)
+        await bridge.attachSessions(service)
+        await service.recover()
+        if await !service.isActive { await bridge.publishSessionStatus(SessionStatusPayload.idle) }
+        return service
+    }
+}
