@@ -403,6 +403,8 @@ public actor SessionService {
         try await store.update(
             id, state: final, elapsed: elapsed, endingStartedAt: session.record.endingStartedAt, endedAt: now())
         logger.info("session \(id) \(final.rawValue) after \(elapsed.sessionSeconds) s")
+        // Badges first: whoever reacts to `session_ended` reads a history that has them.
+        if final == .completed, settings.awardsBadges { try await awardBadges() }
         await announcer.event(
             "session_ended",
             [
@@ -411,7 +413,6 @@ public actor SessionService {
                 "elapsed_seconds": SessionStatusPayload.seconds(elapsed),
             ])
         if activeID == nil { await announcer.status(SessionStatusPayload.idle) }
-        if final == .completed, settings.awardsBadges { try await awardBadges() }
     }
 
     private func awardBadges() async throws {
