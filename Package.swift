@@ -98,6 +98,7 @@ let package = Package(
             name: "youll-bench",
             dependencies: [
                 "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage", "BLELink", "DeepLinks",
+                "SessionEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
