@@ -1,5 +1,9 @@
+import DeviceSimulator
 import Foundation
+import LocalBroker
+import MQTTLink
 import SessionEngine
+import TuyaController
 import TuyaCore
 
 #if canImport(Glibc)
@@ -8,6 +12,8 @@ import TuyaCore
 
 /// `youll-bench session`: the timer's runner on the real clock (`ContinuousClock`).
 ///
+/// - Lateness (`session.sim.cue.lateness.*`): the same against the real controller and a
+///   simulated MQTT light, below.
 /// - Lateness: a timeline of 200 light commands 100 ms apart played by `SessionRunner`
 ///   against `InstantController`, a `TuyaControllerProtocol` that answers every call at
 ///   once, so the figure is the runner's own scheduling (sleep until an absolute
@@ -20,18 +26,45 @@ struct SessionBenchmarks {
     var cues = 200
     var spacing: Duration = .milliseconds(100)
     var idleSeconds: Double = 5
+    /// Device profiles for the simulated light.
+    var profiles = "devices"
 
     static let lamp = DeviceID("benchlamp0000000000001")!
 
     func run() async throws {
-        try await lateness()
+        try await lateness(controller: InstantController(), device: Self.lamp, name: "session.cue.lateness")
+        try await latenessWithSimulatedLight()
         try await idleCPU()
     }
 
-    private func timeline(_ offsets: [Duration]) -> SessionTimeline {
+    /// The same timeline against the real `TuyaController` driving a simulated MQTT light
+    /// (Tuya's device protocol over a private mosquitto, in this process). Commands to the
+    /// light are coalesced to its 300 ms frame gap; lateness is still per cue.
+    private func latenessWithSimulatedLight() async throws {
+        let library = ProfileLibrary.load(directories: [URL(fileURLWithPath: profiles)])
+        let broker = try LocalBroker()
+        defer { broker.stop() }
+        let fleet = try SimulatorFleet(
+            options: .init(lights: 1, diffusers: 0, seed: 2027), library: library,
+            broker: SwarmConfiguration(brokerURL: broker.url))
+        try await fleet.start()
+        defer { fleet.stop() }
+        guard await fleet.waitUntilConnected(timeout: .seconds(15)), let identity = fleet.identities.first else {
+            throw BenchError("the simulated light did not connect")
+        }
+        let controller = TuyaController(
+            bus: try MQTTDeviceBus(configuration: MQTTConfiguration(url: broker.url)), library: library)
+        try await controller.start()
+        guard case .paired(let device) = try await controller.pair(devId: identity.devId, localKey: identity.localKey)
+        else { throw BenchError("the simulated light did not pair") }
+        try await lateness(controller: controller, device: device.id, name: "session.sim.cue.lateness")
+        await controller.stop()
+    }
+
+    private func timeline(_ offsets: [Duration], device: DeviceID = lamp) -> SessionTimeline {
         let cues = offsets.enumerated().map { index, offset in
             SessionCue(
-                index: index, offset: offset, kind: .bell(stage: 0, ring: index + 1), deviceID: Self.lamp,
+                index: index, offset: offset, kind: .bell(stage: 0, ring: index + 1), deviceID: device,
                 action: .send(.light(LightCommand(brightness: 20 + index % 60))))
         }
         let end = (offsets.last ?? .zero) + .seconds(1)
@@ -41,7 +74,7 @@ struct SessionBenchmarks {
             presetName: "bench", cues: cues, endingCues: [], devicesToCapture: [])
     }
 
-    private func lateness() async throws {
+    private func lateness(controller: any TuyaControllerProtocol, device: DeviceID, name: String) async throws {
         // The first cue 200 ms in, so starting the runner is not measured.
         let offsets = (0..<cues).map { .milliseconds(200) + spacing * $0 }
         let runner = SessionRunner(
@@ -56,9 +89,9 @@ struct SessionBenchmarks {
         func percentile(_ p: Double) -> Double {
             late[min(late.count - 1, Int((Double(late.count) * p).rounded(.up)) - 1)]
         }
-        report("session.cue.lateness.p50", percentile(0.50), "us")
-        report("session.cue.lateness.p99", percentile(0.99), "us")
-        report("session.cue.lateness.max", late.last ?? 0, "us")
+        report("\(name).p50", percentile(0.50), "us")
+        report("\(name).p99", percentile(0.99), "us")
+        report("\(name).max", late.last ?? 0, "us")
     }
 
     private func idleCPU() async throws {

@@ -85,7 +85,7 @@ case "ble":
     }
 case "session":
     do {
-        try await SessionBenchmarks(idleSeconds: max(5, options.seconds)).run()
+        try await SessionBenchmarks(idleSeconds: max(5, options.seconds), profiles: mqttOptions.profiles).run()
     } catch {
         FileHandle.standardError.write(Data("youll-bench: session: \(error)\n".utf8))
         exit(1)
