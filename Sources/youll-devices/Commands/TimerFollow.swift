@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -11,7 +12,8 @@ import TuyaCore
 /// The live progress view of `timer start` and `timer status --follow` on a terminal: one
 /// line redrawn in place (phase, elapsed and remaining with a bar, next bell), cues
 /// printed above it as they fire, until the session ends. Between status messages the
-/// clock is extrapolated once a second, for the display only.
+/// clock is extrapolated once a second, for the display only. Ctrl-C asks whether to stop
+/// the session (without a terminal to answer on, it leaves the session running).
 enum TimerFollow {
     /// Only a terminal gets the redrawn line; a pipe gets plain lines.
     static var isLive: Bool { isatty(STDOUT_FILENO) == 1 }
@@ -19,6 +21,7 @@ enum TimerFollow {
     private enum Tick: Sendable {
         case message(BridgeMessage)
         case second
+        case interrupt
         case ended
     }
 
@@ -36,9 +39,15 @@ enum TimerFollow {
                 sink.yield(.second)
             }
         }
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
+        interrupt.setEventHandler { sink.yield(.interrupt) }
+        interrupt.resume()
         defer {
             pump.cancel()
             timer.cancel()
+            interrupt.cancel()
+            signal(SIGINT, SIG_DFL)
         }
         var status: JSONValue = SessionStatusPayload.idle
         var receivedAt = ContinuousClock.now
@@ -61,6 +70,20 @@ enum TimerFollow {
             switch tick {
             case .second:
                 draw()
+            case .interrupt:
+                print("")
+                guard Terminal.standardInputIsTerminal else {
+                    print("the session goes on in the daemon; `youll-devices timer stop` ends it")
+                    return
+                }
+                print("Stop the session? [y/N] ", terminator: "")
+                flushStandardOutput()
+                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+                guard answer == "y" || answer == "yes" else {
+                    print("the session goes on in the daemon; `youll-devices timer stop` ends it")
+                    return
+                }
+                _ = try await client.request("session/stop", timeout: .seconds(10))
             case .ended:
                 print("")
                 throw CLIError("lost the connection to the broker; the session goes on in the daemon")

@@ -79,7 +79,7 @@ struct TimerForeground {
                     if type == "session_ended" { ended.yield() }
                 },
                 status: { status in
-                    guard live else { return }
+                    guard live, status != SessionStatusPayload.idle else { return }
                     print("\r\u{1B}[K" + TimerLine.render(status), terminator: "")
                     flushStandardOutput()
                 }),
