@@ -129,7 +129,8 @@ public struct GatewayDaemon: Service {
             await bridge.finish()
             throw GatewayStartError("the bridge could not connect to \(configuration.mqtt): \(error)")
         }
-        let sessions = await startSessions(controller: controller, database: database, bridge: bridge)
+        let sessions = await startSessions(
+            controller: controller, database: database, bridge: bridge, library: library)
         let count = await controller.devices().count
         await warnAboutUnloadedDevices(controller: controller, database: database, library: library)
         hooks.ready("\(count) devices, bridge on \(topics.base)/bridge")

@@ -29,17 +29,22 @@ public actor SessionService {
         /// Decides what "07:30" and a streak's day mean.
         public var timeZone: TimeZone
         public var planner: SessionPlanner.Options
+        /// A device's frame gap (from its profile), so ramps step no faster than it takes
+        /// frames; nil keeps the planner's default.
+        public var frameGap: @Sendable (TuyaDevice) -> Duration?
 
         public init(
             presets: [SessionPreset] = SessionPreset.builtIns, defaultPreset: String = "calm",
-            awardsBadges: Bool = true,
-            timeZone: TimeZone = .current, planner: SessionPlanner.Options = SessionPlanner.Options()
+            awardsBadges: Bool = true, timeZone: TimeZone = .current,
+            planner: SessionPlanner.Options = SessionPlanner.Options(),
+            frameGap: @escaping @Sendable (TuyaDevice) -> Duration? = { _ in nil }
         ) {
             self.presets = presets
             self.defaultPreset = defaultPreset
             self.awardsBadges = awardsBadges
             self.timeZone = timeZone
             self.planner = planner
+            self.frameGap = frameGap
         }
     }
 
@@ -117,7 +122,7 @@ public actor SessionService {
         calendar.timeZone = settings.timeZone
         let timeline: SessionTimeline
         do {
-            timeline = try SessionPlanner(options: settings.planner).plan(
+            timeline = try planner(for: devices).plan(
                 request.configuration, startingAt: startedAt, calendar: calendar, preset: preset, devices: devices)
         } catch {
             throw .invalid(error)
@@ -241,6 +246,7 @@ public actor SessionService {
         session.consumer?.cancel()
         tracked[id] = nil
         activeID = nil
+        activeChange(false)
     }
 
     private func recover(_ record: SessionRecord) async throws {
@@ -297,6 +303,14 @@ public actor SessionService {
     }
 
     // MARK: - Playing
+
+    private func planner(for devices: [TuyaDevice]) -> SessionPlanner {
+        var options = settings.planner
+        for device in devices {
+            if let gap = settings.frameGap(device) { options.frameGaps[device.id] = gap }
+        }
+        return SessionPlanner(options: options)
+    }
 
     private func activeRunner() throws(SessionServiceError) -> SessionRunner {
         guard let id = activeID, let runner = tracked[id]?.runner else { throw .noSession }
