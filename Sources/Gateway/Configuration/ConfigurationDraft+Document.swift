@@ -15,6 +15,7 @@ extension ConfigurationDraft {
         "devices": ["frame_gap", "confirmation_timeout", "query_interval"],
         "deep_links": ["universal_link_hosts"],
         "permit_join": ["default_timeout"],
+        "timer": timerKeys,
     ]
     static let topLevelKeys = ["base_topic", "state_directory", "log_level"] + sections.keys.sorted()
 
@@ -93,6 +94,7 @@ extension ConfigurationDraft {
             }
         }
         try readTimings(top)
+        if let node = top.optional("timer") { try readTimer(node) }
     }
 
     private mutating func readMQTT(_ sectionNode: ProfileNode) throws(ProfileError) {

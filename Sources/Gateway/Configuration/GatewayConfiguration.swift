@@ -19,6 +19,8 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
     public var universalLinkHosts: [String]
     /// How long `permit_join` listens for new devices when the request names no time.
     public var permitJoinTimeout: Duration
+    /// `timer:`: session presets, history and badges (GatewayConfiguration+Timer.swift).
+    public var timer = Timer()
 
     public static let defaultBaseTopic = "youll"
 

@@ -12,9 +12,10 @@ extension GatewayDaemon {
         let logger = logger
         let store = SQLiteSessionStore(database: database, warn: { logger.warning("\($0)") })
         // Ramps step no faster than each device's profile allows frames.
-        let settings = SessionService.Settings(frameGap: { device in
+        var settings = SessionService.Settings(configuration.timer)
+        settings.frameGap = { device in
             library.profile(id: device.profileID).map { .milliseconds(max(1, $0.frameGapMilliseconds)) }
-        })
+        }
         let service = SessionService(
             controller: controller, store: store, settings: settings, announcer: bridge.sessionAnnouncer,
             logger: logger)

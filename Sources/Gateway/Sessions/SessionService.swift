@@ -26,6 +26,9 @@ public actor SessionService {
         public var defaultPreset: String
         /// Whether completed sessions earn badges (announced as `badge_earned`).
         public var awardsBadges: Bool
+        /// Whether `history` answers (`timer.history` in the config); sessions are still
+        /// stored, since recovery needs them.
+        public var keepsHistory: Bool
         /// Decides what "07:30" and a streak's day mean.
         public var timeZone: TimeZone
         public var planner: SessionPlanner.Options
@@ -35,13 +38,14 @@ public actor SessionService {
 
         public init(
             presets: [SessionPreset] = SessionPreset.builtIns, defaultPreset: String = "calm",
-            awardsBadges: Bool = true, timeZone: TimeZone = .current,
+            awardsBadges: Bool = true, keepsHistory: Bool = true, timeZone: TimeZone = .current,
             planner: SessionPlanner.Options = SessionPlanner.Options(),
             frameGap: @escaping @Sendable (TuyaDevice) -> Duration? = { _ in nil }
         ) {
             self.presets = presets
             self.defaultPreset = defaultPreset
             self.awardsBadges = awardsBadges
+            self.keepsHistory = keepsHistory
             self.timeZone = timeZone
             self.planner = planner
             self.frameGap = frameGap
@@ -191,6 +195,7 @@ public actor SessionService {
 
     /// Totals, streaks and badges over every finished session, with the latest `limit`.
     public func history(limit: Int?) async throws(SessionServiceError) -> SessionHistoryReport {
+        guard settings.keepsHistory else { throw .historyOff }
         do {
             let all = try await store.history(limit: nil)
             let summary = SessionHistory(sessions: all.map(\.summary), timeZone: settings.timeZone, now: now())

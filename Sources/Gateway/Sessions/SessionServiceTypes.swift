@@ -51,6 +51,8 @@ public enum SessionServiceError: Error, Hashable, Sendable, CustomStringConverti
     /// The configuration or the action does not fit (the engine's words, naming the field).
     case invalid(SessionError)
     case storage(String)
+    /// `timer.history: false` in the config.
+    case historyOff
 
     public var description: String {
         switch self {
@@ -64,6 +66,7 @@ public enum SessionServiceError: Error, Hashable, Sendable, CustomStringConverti
             "\(field): no device is named \"\(reference.prefix(64))\" or has that id"
         case .invalid(let error): error.description
         case .storage(let reason): "the session store failed while \(reason)"
+        case .historyOff: "session history is switched off in the configuration (timer.history: false)"
         }
     }
 }

@@ -183,22 +183,26 @@ struct TimerHistoryCommand: AsyncParsableCommand {
 struct TimerPresetsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "presets", abstract: "List the session presets.")
 
-    @Flag(name: .long, help: "Print JSON for scripts.")
-    var json = false
+    @OptionGroup var bridge: BridgeOptions
 
     func run() async throws {
-        for preset in SessionPreset.builtIns {
-            let light = preset.light.map(Self.describe) ?? "left alone"
-            let diffuser = preset.diffuser.map(Self.describe) ?? "left alone"
-            if json {
-                printJSONLine(
-                    .object([
-                        "name": .string(preset.name), "light": .string(light), "diffuser": .string(diffuser),
-                        "restore_afterwards": .bool(preset.restoreAfterwards),
-                    ]))
-            } else {
-                print("\(preset.name)\n  light:    \(light)\n  diffuser: \(diffuser)")
-            }
+        try reportingErrors {
+            // The configured presets (`timer.presets`), which include the built-ins.
+            for preset in try bridge.loadConfiguration().timer.presets { show(preset) }
+        }
+    }
+
+    private func show(_ preset: SessionPreset) {
+        let light = preset.light.map(Self.describe) ?? "left alone"
+        let diffuser = preset.diffuser.map(Self.describe) ?? "left alone"
+        if bridge.json {
+            printJSONLine(
+                .object([
+                    "name": .string(preset.name), "light": .string(light), "diffuser": .string(diffuser),
+                    "restore_afterwards": .bool(preset.restoreAfterwards),
+                ]))
+        } else {
+            print("\(preset.name)\n  light:    \(light)\n  diffuser: \(diffuser)")
         }
     }
 

@@ -63,6 +63,7 @@ struct TimerForeground {
         let json = options.json
         let service = SessionService(
             controller: controller, store: SQLiteSessionStore(database: database),
+            settings: sessionSettings(configuration, library: library),
             announcer: SessionAnnouncer(
                 event: { type, data in
                     if json {
@@ -104,6 +105,17 @@ struct TimerForeground {
         // The end state's commands settle before the controller goes.
         try? await Task.sleep(for: .milliseconds(500))
         await controller.stop()
+    }
+
+    /// The config file's `timer:` section, with ramps stepped at each device's frame gap.
+    private func sessionSettings(_ configuration: GatewayConfiguration, library: ProfileLibrary)
+        -> SessionService.Settings
+    {
+        var settings = SessionService.Settings(configuration.timer)
+        settings.frameGap = { device in
+            library.profile(id: device.profileID).map { .milliseconds(max(1, $0.frameGapMilliseconds)) }
+        }
+        return settings
     }
 
     /// Gives paired devices a moment to connect, so the start scene reaches them at once
