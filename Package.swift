@@ -85,7 +85,7 @@ let package = Package(
                 "LocalBroker",
                 "Gateway",
                 "BLELink",
-                "Storage", "Maintenance", "DeepLinks",
+                "Storage", "Maintenance", "DeepLinks", "SessionEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -97,6 +97,7 @@ let package = Package(
             name: "youll-bench",
             dependencies: [
                 "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage", "BLELink", "DeepLinks",
+                "SessionEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -109,7 +110,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "Maintenance", "DeepLinks",
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "Maintenance", "DeepLinks", "SessionEngine",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -128,7 +129,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController", "BLELink",
-                "LocalBroker", "DeviceSimulator", "Maintenance", "DeepLinks",
+                "LocalBroker", "DeviceSimulator", "Maintenance", "DeepLinks", "SessionEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -186,7 +187,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "youll-devices", "LocalBroker", "MQTTLink", "DeviceSimulator", "TuyaCore", "TuyaWire", "YoullTestSupport",
-                "Gateway", "Storage", "Maintenance", "DeepLinks",
+                "Gateway", "Storage", "Maintenance", "DeepLinks", "SessionEngine",
             ],
             swiftSettings: strict
         ),

@@ -5,6 +5,7 @@ import Foundation
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 /// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
 /// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench links [--seconds N]
+/// or youll-bench session [--seconds IDLE_SECONDS]
 let arguments = Array(CommandLine.arguments.dropFirst())
 var options = BenchOptions()
 var mqttOptions = MQTTBenchmarks.Options()
@@ -82,7 +83,14 @@ case "ble":
         FileHandle.standardError.write(Data("youll-bench: ble: \(error)\n".utf8))
         exit(1)
     }
+case "session":
+    do {
+        try await SessionBenchmarks(idleSeconds: max(5, options.seconds), profiles: mqttOptions.profiles).run()
+    } catch {
+        FileHandle.standardError.write(Data("youll-bench: session: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve, ble, links)\n".utf8))
+    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve, ble, links, session)\n".utf8))
     exit(2)
 }

@@ -148,6 +148,10 @@ struct DemoCommand: AsyncParsableCommand {
         let health = try await client.request("health_check", timeout: .seconds(10))
         print("  health_check: \(CompactJSONText(health))")
 
+        step("A short meditation session through the bridge API (session/start, focus preset: 2 s warm-up, 6 s stage, a bell every 3 s)")
+        let session = try await DemoSessionStep.run(client, baseTopic: configuration.baseTopic)
+        print("  session \(session.state): \(session.cues) cues fired")
+
         step("The diffuser runs dry: a maintenance alert with a deep link, opened and marked done")
         let alert = try await waitForRefillAlert(client, device: "diffuser")
         print("  alert: \(alert.title) (\(alert.state)) → \(alert.deeplink)")
@@ -274,6 +278,7 @@ private func CompactJSONText(_ value: JSONValue) -> String {
 private func describeEvent(_ json: JSONValue?) -> String {
     let type = json?.objectValue?["type"]?.stringValue ?? "?"
     let data = json?.objectValue?["data"]?.objectValue ?? [:]
+    if let session = DemoSessionStep.describe(type: type, data: data) { return session }
     switch type {
     case "device_paired":
         let device = data["device"]?.objectValue

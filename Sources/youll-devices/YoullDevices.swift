@@ -9,6 +9,6 @@ struct YoullDevices: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ServeCommand.self, DoctorCommand.self, DemoCommand.self, WireCommand.self, SimulateCommand.self,
-        ] + BridgeCommands.all
+        ] + BridgeCommands.all + [TimerCommand.self]
     )
 }

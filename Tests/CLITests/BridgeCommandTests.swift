@@ -26,9 +26,9 @@ struct BridgeCommandTests {
     }
 
     @Test("with no daemon on the broker, devices fails in one line that says how to start it")
-    func noDaemon() throws {
+    func noDaemon() async throws {
         let broker = try LocalBroker()
-        let result = try CLIRunner.run(["devices"], environment: environment(broker: broker.url))
+        let result = try await CLIRunner.run(["devices"], environment: environment(broker: broker.url))
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n")
@@ -38,9 +38,9 @@ struct BridgeCommandTests {
     }
 
     @Test("an unreachable broker is named in one line with the URL")
-    func noBroker() throws {
+    func noBroker() async throws {
         let port = try LocalBroker.freeLoopbackPort()
-        let result = try CLIRunner.run(
+        let result = try await CLIRunner.run(
             ["get", "lamp", "--timeout", "5"], environment: environment(broker: "mqtt://127.0.0.1:\(port)"))
         #expect(result.status == 1)
         #expect(
@@ -49,17 +49,17 @@ struct BridgeCommandTests {
     }
 
     @Test("a bad set argument is refused before anything is sent")
-    func badSetArgument() throws {
+    func badSetArgument() async throws {
         let port = try LocalBroker.freeLoopbackPort()
-        let result = try CLIRunner.run(
+        let result = try await CLIRunner.run(
             ["set", "lamp", "brightness"], environment: environment(broker: "mqtt://127.0.0.1:\(port)"))
         #expect(result.status == 1)
         #expect(result.stderr == "error: \"brightness\": expected key=value, e.g. brightness=40\n")
     }
 
     @Test("pair mqtt with a short key fails without printing the key")
-    func shortKey() throws {
-        let result = try CLIRunner.run(["pair", "mqtt", "bf01", "--key", "secret-short"], environment: environment())
+    func shortKey() async throws {
+        let result = try await CLIRunner.run(["pair", "mqtt", "bf01", "--key", "secret-short"], environment: environment())
         #expect(result.status == 1)
         #expect(result.stderr == "error: --key: a local key is 16 characters, got 12\n")
         #expect(!result.stderr.contains("secret-short"))
@@ -68,25 +68,25 @@ struct BridgeCommandTests {
     @Test(
         "backup writes a private copy, refuses to overwrite without --force, and restore refuses while the daemon holds the state"
     )
-    func backupAndRestore() throws {
+    func backupAndRestore() async throws {
         let state = try temporaryDirectory()
         let backups = try temporaryDirectory()
         try GatewayDatabase.open(directory: state).close()
         let file = backups.appendingPathComponent("youll.backup").path
         let env = environment(state: state)
 
-        let first = try CLIRunner.run(["backup", file], environment: env)
+        let first = try await CLIRunner.run(["backup", file], environment: env)
         #expect(first.status == 0, "\(first.stderr)")
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
         #expect(mode == 0o600)
 
-        let again = try CLIRunner.run(["backup", file], environment: env)
+        let again = try await CLIRunner.run(["backup", file], environment: env)
         #expect(again.status == 1)
         #expect(again.stderr == "error: \(file) already exists; choose another file or add --force to overwrite it\n")
-        #expect(try CLIRunner.run(["backup", "--force", file], environment: env).status == 0)
+        #expect(try await CLIRunner.run(["backup", "--force", file], environment: env).status == 0)
 
         let lock = try GatewayDatabase.acquireDaemonLock(in: state)
-        let refused = try CLIRunner.run(["restore", file], environment: env)
+        let refused = try await CLIRunner.run(["restore", file], environment: env)
         #expect(refused.status == 1)
         #expect(refused.stderr.split(separator: "\n").count == 1)
         #expect(refused.stderr.contains("the daemon is running"))
@@ -94,22 +94,22 @@ struct BridgeCommandTests {
     }
 
     @Test("restore puts the backup in place once the daemon is stopped")
-    func restoreWhenStopped() throws {
+    func restoreWhenStopped() async throws {
         let state = try temporaryDirectory()
         let backups = try temporaryDirectory()
         try GatewayDatabase.open(directory: state).close()
         let file = backups.appendingPathComponent("youll.backup").path
         let env = environment(state: state)
-        #expect(try CLIRunner.run(["backup", file], environment: env).status == 0)
-        let restored = try CLIRunner.run(["restore", file], environment: env)
+        #expect(try await CLIRunner.run(["backup", file], environment: env).status == 0)
+        let restored = try await CLIRunner.run(["restore", file], environment: env)
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(restored.stdout.contains("restored"))
     }
 
     @Test("backup of a state directory with no database says there is nothing to back up")
-    func backupNothing() throws {
+    func backupNothing() async throws {
         let state = try temporaryDirectory()
-        let result = try CLIRunner.run(
+        let result = try await CLIRunner.run(
             ["backup", state.appendingPathComponent("x").path], environment: environment(state: state))
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("error: no gateway state in \(state.path)"))
@@ -117,8 +117,8 @@ struct BridgeCommandTests {
     }
 
     @Test("every command has a shell completion entry")
-    func completion() throws {
-        let result = try CLIRunner.run(["--generate-completion-script", "bash"])
+    func completion() async throws {
+        let result = try await CLIRunner.run(["--generate-completion-script", "bash"])
         #expect(result.status == 0)
         for command in [
             "pair", "devices", "get", "set", "monitor", "rename", "remove", "rekey", "refresh", "backup", "restore",

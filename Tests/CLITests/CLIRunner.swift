@@ -22,11 +22,16 @@ struct CLIRunner {
         throw CLIRunnerError(message: "youll-devices binary not found near \(CommandLine.arguments[0]); run swift build first")
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Waits for the binary on a thread of its own, never on one of Swift concurrency's few
+    /// cooperative threads (two on a 2-core machine): a test waiting out a 9 s demo must not
+    /// starve the async tests running beside it.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "YOULL_LOCAL_KEY")
         env.merge(environment) { $1 }
-        let output = try ChildProcess.run(try binary().path, arguments, environment: env)
+        let path = try binary().path
+        let finalEnvironment = env
+        let output = try await onThread { try ChildProcess.run(path, arguments, environment: finalEnvironment) }
         return Result(status: output.status ?? -1, stdout: output.stdout, stderr: output.stderr)
     }
 }

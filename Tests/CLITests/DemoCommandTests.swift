@@ -9,9 +9,9 @@ import Testing
 /// simulated devices.
 @Suite("youll-devices demo")
 struct DemoCommandTests {
-    @Test("the demo pairs and drives three Wi-Fi devices and a BLE diffuser through the bridge API, catches a wrong key, opens a refill alert's deep link, stops the gateway cleanly and leaves nothing behind")
-    func demoRunsEndToEnd() throws {
-        let result = try CLIRunner.run(["demo"])
+    @Test("the demo pairs and drives three Wi-Fi devices and a BLE diffuser through the bridge API, catches a wrong key, runs a short timer session, opens a refill alert's deep link, stops the gateway cleanly and leaves nothing behind")
+    func demoRunsEndToEnd() async throws {
+        let result = try await CLIRunner.run(["demo"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("4 devices paired and 5 commands confirmed through the MQTT bridge API"))
         #expect(result.stdout.contains("event: device_paired living-room"))
@@ -23,6 +23,13 @@ struct DemoCommandTests {
         #expect(result.stdout.contains("youll/ble-diffuser [online]: on, mist on, mode large"))
         #expect(result.stdout.contains("check the local key"))
         #expect(result.stdout.components(separatedBy: "→ confirmed in").count - 1 == 5)
+        // The timer step: a short session through session/start, its cues printed as they fire.
+        #expect(result.stdout.contains("event: session_started focus"))
+        #expect(result.stdout.contains("bell 1 of stage 1  living-room  sent"))
+        #expect(result.stdout.contains("restore  ble-diffuser"))
+        #expect(result.stdout.contains("event: session_ended completed after 00:08"))
+        #expect(result.stdout.contains("event: badge_earned first session"))
+        #expect(result.stdout.contains("session/history: 1 completed, badges [\"first_session\"]"))
         #expect(!result.stdout.contains("0000000000000000"))
         // The diffuser runs dry: the alert, its deep link opened, the reminder marked done.
         #expect(result.stdout.contains("event: maintenance_alert diffuser: refill (due)"))

@@ -9,7 +9,7 @@ struct DoctorCommandTests {
     static let kernelHasBluetooth = FileManager.default.fileExists(atPath: "/sys/class/bluetooth")
 
     /// A clean environment: no systemd variables, no YOULL_* from the caller, XDG folders in `home`.
-    private func run(_ arguments: [String], home: URL, _ extra: [String: String]) throws -> ChildProcess.Output {
+    private func run(_ arguments: [String], home: URL, _ extra: [String: String]) async throws -> ChildProcess.Output {
         var environment = ProcessInfo.processInfo.environment.filter {
             !$0.key.hasPrefix("YOULL_") && !["INVOCATION_ID", "STATE_DIRECTORY", "NO_COLOR"].contains($0.key)
         }
@@ -18,7 +18,9 @@ struct DoctorCommandTests {
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         environment["YOULL_PROFILES_DIR"] = Self.shippedProfiles
         environment.merge(extra) { $1 }
-        return try ChildProcess.run(try CLIRunner.binary().path, ["doctor"] + arguments, environment: environment)
+        let path = try CLIRunner.binary().path
+        let env = environment
+        return try await onThread { try ChildProcess.run(path, ["doctor"] + arguments, environment: env) }
     }
 
     private static var shippedProfiles: String {
@@ -35,11 +37,11 @@ struct DoctorCommandTests {
     private func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
 
     @Test("with a reachable broker: broker ok, daemon not running, BLE explained, exit 0, no colour in a pipe")
-    func healthyMachine() throws {
+    func healthyMachine() async throws {
         let broker = try LocalBroker()
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let result = try run([], home: home, ["YOULL_MQTT_URL": broker.url])
+        let result = try await run([], home: home, ["YOULL_MQTT_URL": broker.url])
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         #expect(result.stderr.isEmpty)
         let output = lines(result.stdout)
@@ -64,11 +66,11 @@ struct DoctorCommandTests {
     }
 
     @Test("with nothing listening on the broker port: broker fails, exit 1, one summary line on stderr")
-    func brokerDown() throws {
+    func brokerDown() async throws {
         let port = try LocalBroker.freeLoopbackPort()
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let result = try run([], home: home, ["YOULL_MQTT_URL": "mqtt://127.0.0.1:\(port)"])
+        let result = try await run([], home: home, ["YOULL_MQTT_URL": "mqtt://127.0.0.1:\(port)"])
         #expect(result.status == 1)
         let output = lines(result.stdout)
         #expect(
@@ -80,13 +82,13 @@ struct DoctorCommandTests {
     }
 
     @Test("a configuration file with an unknown key fails naming the key path and line")
-    func badKey() throws {
+    func badKey() async throws {
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
         let file = home.appendingPathComponent("config.yaml")
         try "base_topic: youll\nmqtt:\n  urll: mqtt://127.0.0.1:1883\n".write(
             to: file, atomically: true, encoding: .utf8)
-        let result = try run(["--config", file.path], home: home, [:])
+        let result = try await run(["--config", file.path], home: home, [:])
         #expect(result.status == 1)
         let first = try #require(lines(result.stdout).first)
         #expect(first.hasPrefix("fail  config  \(file.path):3: mqtt.urll: unknown key 'urll'; did you mean 'url'?"))
@@ -94,11 +96,11 @@ struct DoctorCommandTests {
     }
 
     @Test("--json prints an array of {check, status, detail, fix}; a wrong password is never printed")
-    func jsonWithWrongPassword() throws {
+    func jsonWithWrongPassword() async throws {
         let broker = try LocalBroker(credentials: .init(username: "ada", password: "right-horse-battery"))
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let result = try run(
+        let result = try await run(
             ["--json"], home: home,
             ["YOULL_MQTT_URL": broker.url, "YOULL_MQTT_USERNAME": "ada", "YOULL_MQTT_PASSWORD": "wrong-staple-99"])
         #expect(result.status == 1)

@@ -46,7 +46,7 @@ struct OpenCommandTests {
             "youll://tuya/maintenance?type=refill&device=\(Self.devId)",
             "https://links.example.com/tuya/maintenance?type=refill&device=\(Self.devId)",
         ] {
-            let result = try CLIRunner.run(["open", "--dry-run", "--json", "--config", config, url])
+            let result = try await CLIRunner.run(["open", "--dry-run", "--json", "--config", config, url])
             #expect(result.status == 0, "\(result.stderr)")
             let object = try Self.json(result.stdout)
             #expect(object["resolution"] as? String == "proceed")
@@ -63,7 +63,7 @@ struct OpenCommandTests {
     func gatesAndFieldErrors() async throws {
         let (config, state) = try await Self.scratch()
         defer { try? FileManager.default.removeItem(at: state.deletingLastPathComponent()) }
-        let gated = try CLIRunner.run([
+        let gated = try await CLIRunner.run([
             "open", "--dry-run", "--json", "--config", config, "youll://tuya/devices/bf99999999999999zz",
         ])
         #expect(gated.status == 0)
@@ -71,7 +71,7 @@ struct OpenCommandTests {
         #expect(gate["resolution"] as? String == "gated")
         #expect((gate["action"] as? String)?.contains("youll-devices pair mqtt bf99999999999999zz") == true)
 
-        let unknownType = try CLIRunner.run([
+        let unknownType = try await CLIRunner.run([
             "open", "--dry-run", "--json", "--config", config,
             "youll://tuya/maintenance?type=descale&device=\(Self.devId)",
         ])
@@ -92,10 +92,10 @@ struct OpenCommandTests {
             "youll://timer?preset=calm&minutes=9999", "youll://" + String(repeating: "a", count: 3000),
         ]
         for link in links {
-            let json = try CLIRunner.run(["open", "--dry-run", "--json", "--config", config, link])
+            let json = try await CLIRunner.run(["open", "--dry-run", "--json", "--config", config, link])
             #expect(json.status == 1, "\(link.prefix(60))")
             #expect(try Self.json(json.stdout)["resolution"] as? String == "error")
-            let words = try CLIRunner.run(["open", "--dry-run", "--config", config, link])
+            let words = try await CLIRunner.run(["open", "--dry-run", "--config", config, link])
             #expect(words.status == 1)
             #expect(words.stderr.hasPrefix("error: "), "\(words.stderr)")
         }

@@ -16,6 +16,8 @@ public enum BridgeRequest: Hashable, Sendable {
     case backup
     /// `maintenance/…` and `deeplink/resolve`.
     case maintenance(MaintenanceRequest)
+    /// `session/start|pause|resume|stop|status|history`: the timer.
+    case session(SessionBridgeRequest)
 
     /// `device/add`: a device to pair by its devId and local key; a BLE device also by its
     /// address and uuid.
@@ -34,7 +36,7 @@ public enum BridgeRequest: Hashable, Sendable {
     public static let verbs = [
         "permit_join", "device/add", "device/remove", "device/rename", "device/rekey", "device/refresh",
         "health_check", "backup",
-    ] + MaintenanceRequest.verbs
+    ] + MaintenanceRequest.verbs + SessionBridgeRequest.verbs
 
     /// The longest verb accepted in a topic; anything longer is not answered (its response
     /// topic would be as long).
@@ -138,6 +140,8 @@ public enum BridgeRequest: Hashable, Sendable {
             request = .backup
         case _ where MaintenanceRequest.verbs.contains(verb):
             request = .maintenance(try MaintenanceRequest.parse(verb: verb, fields: &fields))
+        case _ where SessionBridgeRequest.verbs.contains(verb):
+            request = .session(try SessionBridgeRequest.parse(verb: verb, fields: &fields))
         default:
             throw BridgePayloadError(
                 field: "verb", reason: "unknown request \"\(verb.prefix(64))\"; known: \(verbs.joined(separator: ", "))")

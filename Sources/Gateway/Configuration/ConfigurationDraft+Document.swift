@@ -16,6 +16,7 @@ extension ConfigurationDraft {
         "deep_links": ["universal_link_hosts"],
         "permit_join": ["default_timeout"],
         "maintenance": maintenanceKeys,
+        "timer": timerKeys,
     ]
     static let topLevelKeys = ["base_topic", "state_directory", "log_level"] + sections.keys.sorted()
 
@@ -95,6 +96,7 @@ extension ConfigurationDraft {
         }
         try readTimings(top)
         if let node = top.optional("maintenance") { try readMaintenance(node) }
+        if let node = top.optional("timer") { try readTimer(node) }
     }
 
     private mutating func readMQTT(_ sectionNode: ProfileNode) throws(ProfileError) {

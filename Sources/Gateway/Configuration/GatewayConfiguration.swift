@@ -21,6 +21,8 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
     public var permitJoinTimeout: Duration
     /// Maintenance reminders and where their alerts go.
     public var maintenance: Maintenance
+    /// `timer:`: session presets, history and badges (GatewayConfiguration+Timer.swift).
+    public var timer = Timer()
 
     public static let defaultBaseTopic = "youll"
 

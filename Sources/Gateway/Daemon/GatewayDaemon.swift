@@ -132,6 +132,15 @@ public struct GatewayDaemon: Service {
             throw GatewayStartError("the bridge could not connect to \(configuration.mqtt): \(error)")
         }
         let maintenance = startMaintenance(maintenanceService)
+        let sessions = await startSessions(
+            controller: controller, database: database, bridge: bridge, library: library)
+        // Maintenance alerts wait while a session runs (also one resumed at start).
+        if let maintenanceService {
+            await sessions.onActiveChange { running in
+                Task { await maintenanceService.setSessionRunning(running) }
+            }
+            if await sessions.isActive { await maintenanceService.setSessionRunning(true) }
+        }
         let count = await controller.devices().count
         await warnAboutUnloadedDevices(controller: controller, database: database, library: library)
         hooks.ready("\(count) devices, bridge on \(topics.base)/bridge")
@@ -143,6 +152,7 @@ public struct GatewayDaemon: Service {
         hooks.stopping()
         logger.info("shutting down: finishing requests under way")
         await bridge.refuseNewRequests()
+        await sessions.suspend()
         await maintenance?.stop()
         await controller.stop()
         await bridge.finish()

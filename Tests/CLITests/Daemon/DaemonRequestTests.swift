@@ -185,14 +185,14 @@ struct DaemonRequestTests {
     func secondDaemonRefused() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
-        let second = try CLIRunner.run(["serve", "--config", rig.configPath])
+        let second = try await CLIRunner.run(["serve", "--config", rig.configPath])
         #expect(second.status == 1)
         #expect(second.stderr.contains("state.lock"), "\(second.stderr)")
         await rig.shutdown()
     }
 
     @Test("a bad configuration is refused at start with the key path and the reason; nothing is created")
-    func configurationErrors() throws {
+    func configurationErrors() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -207,13 +207,13 @@ struct DaemonRequestTests {
         for (yaml, keyPath) in cases {
             let path = directory.appendingPathComponent("config.yaml").path
             try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-            let result = try CLIRunner.run(["serve", "--config", path])
+            let result = try await CLIRunner.run(["serve", "--config", path])
             #expect(result.status == 2, "\(yaml)")
             #expect(result.stderr.contains(keyPath), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1, "one clear line: \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: state))
         }
-        let missing = try CLIRunner.run(["serve", "--config", directory.appendingPathComponent("nope.yaml").path])
+        let missing = try await CLIRunner.run(["serve", "--config", directory.appendingPathComponent("nope.yaml").path])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("no such configuration file"))
     }

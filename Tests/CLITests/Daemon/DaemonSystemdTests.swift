@@ -50,7 +50,7 @@ struct DaemonBluetoothTests {
     @Test("ble.enabled: on refuses to start and says the kernel has no Bluetooth; auto starts with Wi-Fi devices only")
     func bluetoothModes() async throws {
         let required = try await DaemonRig(extraConfig: "ble:\n  enabled: on\n")
-        let refused = try CLIRunner.run(["serve", "--config", required.configPath])
+        let refused = try await CLIRunner.run(["serve", "--config", required.configPath])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("kernel has no Bluetooth support"), "\(refused.stderr)")
         await required.shutdown()

@@ -53,6 +53,7 @@ extension BridgeServer {
             case .healthCheck: return .ok(await health())
             case .backup: return .ok(try makeBackup())
             case .maintenance(let request): return .ok(try await performMaintenance(request))
+            case .session(let request): return .ok(try await performSession(request))
             }
         } catch let failure as BridgeFailure {
             return .failure(verb: verb, message: failure.message, data: failure.data)

@@ -76,6 +76,8 @@ public actor BridgeServer {
     /// Home Assistant discovery, when enabled.
     var discoveryPublisher: HADiscoveryPublisher?
 
+    /// The timer behind the `session/*` verbs (BridgeServer+Sessions.swift); nil until attached.
+    var sessions: SessionService?
     /// Counters for `health_check`.
     var requestsAnswered = 0
     var commandsFailed = 0

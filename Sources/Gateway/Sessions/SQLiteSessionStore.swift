@@ -1,0 +1,119 @@
+import Foundation
+import SessionEngine
+import Storage
+import TuyaCore
+
+/// `SessionStore` over the gateway's SQLite database: the engine's records become
+/// `StoredSession` rows whose `detail` JSON holds the configuration, the resolved stages
+/// and the states captured at the start (`SessionDetailCodec`).
+///
+/// A damaged row (hand-edited, or written by a broken build) is never a crash: loading it
+/// by id throws a `SessionDetailError` naming the field; the lists (`activeSessions`,
+/// `history`) leave it out and say so through `warn`, so one bad row cannot stop the
+/// daemon from starting or hide every other session.
+public struct SQLiteSessionStore: SessionStore {
+    let database: GatewayDatabase
+    let warn: @Sendable (String) -> Void
+
+    public init(database: GatewayDatabase, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.database = database
+        self.warn = warn
+    }
+
+    static let activeStates: [SessionState] = [.running, .paused, .scheduled]
+
+    public func save(_ record: SessionRecord) async throws {
+        try await database.saveSession(
+            StoredSession(
+                id: record.id.rawValue, preset: record.presetName, state: record.state.rawValue,
+                startedAt: record.startedAt, endedAt: record.endedAt,
+                elapsedMilliseconds: SessionDetailCodec.milliseconds(record.elapsed),
+                endingStartedMilliseconds: record.endingStartedAt.map(SessionDetailCodec.milliseconds),
+                devices: record.devices, detail: SessionDetailCodec.detail(of: record)))
+    }
+
+    public func update(
+        _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
+    ) async throws {
+        try await database.updateSession(
+            id.rawValue, state: state.rawValue, elapsedMilliseconds: SessionDetailCodec.milliseconds(elapsed),
+            endingStartedMilliseconds: endingStartedAt.map(SessionDetailCodec.milliseconds), endedAt: endedAt)
+    }
+
+    public func record(_ cue: CueRecord, in session: SessionID) async throws {
+        try await database.recordCue(
+            StoredCue(
+                index: cue.cueIndex, kind: SessionDetailCodec.kind(cue.kind), device: cue.deviceID,
+                plannedMilliseconds: SessionDetailCodec.milliseconds(cue.planned),
+                actualMilliseconds: SessionDetailCodec.milliseconds(cue.actual),
+                outcome: SessionDetailCodec.outcome(cue.outcome)),
+            session: session.rawValue)
+    }
+
+    public func cueLog(of session: SessionID) async throws -> [CueRecord] {
+        try await database.cues(ofSession: session.rawValue).map { (stored: StoredCue) throws(SessionDetailError) in
+            guard let kind = SessionDetailCodec.kind(parsing: stored.kind) else {
+                throw SessionDetailError(
+                    session: session.rawValue, field: "cue \(stored.index).kind",
+                    reason: "\"\(stored.kind.prefix(40))\" is not a cue kind")
+            }
+            guard let outcome = SessionDetailCodec.outcome(parsing: stored.outcome) else {
+                throw SessionDetailError(
+                    session: session.rawValue, field: "cue \(stored.index).outcome",
+                    reason: "\"\(stored.outcome.prefix(40))\" is not a cue outcome")
+            }
+            return CueRecord(
+                cueIndex: stored.index, kind: kind, deviceID: stored.device,
+                planned: .milliseconds(stored.plannedMilliseconds), actual: .milliseconds(stored.actualMilliseconds),
+                outcome: outcome)
+        }
+    }
+
+    /// One session by id; nil when there is none. Throws `SessionDetailError` for a damaged row.
+    public func session(_ id: SessionID) async throws -> SessionRecord? {
+        try await database.session(id.rawValue).map(Self.record(from:))
+    }
+
+    public func activeSessions() async throws -> [SessionRecord] {
+        readable(try await database.sessions(inStates: Self.activeStates.map(\.rawValue)))
+    }
+
+    public func history(limit: Int?) async throws -> [SessionRecord] {
+        readable(
+            try await database.sessionHistory(excluding: Self.activeStates.map(\.rawValue), limit: limit))
+    }
+
+    public func earnedBadges() async throws -> Set<Badge> {
+        Set(try await database.earnedBadges().keys.compactMap(Badge.init(rawValue:)))
+    }
+
+    public func saveBadges(_ badges: [Badge], earnedAt: Date) async throws {
+        try await database.saveBadges(badges.map(\.rawValue), earnedAt: earnedAt)
+    }
+
+    private func readable(_ rows: [StoredSession]) -> [SessionRecord] {
+        rows.compactMap { row in
+            do {
+                return try Self.record(from: row)
+            } catch {
+                warn("\(error)")
+                return nil
+            }
+        }
+    }
+
+    static func record(from row: StoredSession) throws(SessionDetailError) -> SessionRecord {
+        guard let id = SessionID(row.id) else {
+            throw SessionDetailError(session: String(row.id.prefix(64)), field: "id", reason: "is not a session id")
+        }
+        guard let state = SessionState(rawValue: row.state) else {
+            throw SessionDetailError(session: row.id, field: "state", reason: "\"\(row.state.prefix(32))\" is unknown")
+        }
+        let detail = try SessionDetailCodec.detail(row.detail, session: row.id)
+        return SessionRecord(
+            id: id, presetName: row.preset, configuration: detail.configuration, session: detail.session,
+            devices: row.devices, state: state, startedAt: row.startedAt, endedAt: row.endedAt,
+            elapsed: .milliseconds(row.elapsedMilliseconds),
+            endingStartedAt: row.endingStartedMilliseconds.map { .milliseconds($0) }, captured: detail.captured)
+    }
+}

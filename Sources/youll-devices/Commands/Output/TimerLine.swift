@@ -1,0 +1,61 @@
+import Foundation
+import TuyaCore
+
+/// The timer's progress as one line: `sit  02:10 / 10:00 [#####-------] 07:50 left · next bell 00:50`.
+/// Pure, from the status JSON the bridge publishes (`youll/bridge/session`).
+enum TimerLine {
+    static let barWidth = 20
+
+    static func render(_ status: JSONValue) -> String {
+        guard let object = status.objectValue else { return "no session" }
+        let state = object["state"]?.stringValue ?? "?"
+        guard state != "idle" else { return "no session is running" }
+        let phase: String =
+            switch object["phase"]?.stringValue {
+            case "warm_up": "warm-up"
+            case "stage": object["stage"]?.stringValue ?? "stage"
+            case let other?: other
+            case nil: "?"
+            }
+        let elapsed = seconds(object["elapsed_seconds"]) ?? 0
+        var parts = [state == "paused" ? "\(phase) (paused)" : phase]
+        if let remaining = seconds(object["remaining_seconds"]) {
+            let total = elapsed + remaining
+            let filled = total > 0 ? min(barWidth, Int((elapsed / total * Double(barWidth)).rounded(.down))) : barWidth
+            parts.append(
+                "\(clock(elapsed)) / \(clock(total)) [\(String(repeating: "#", count: filled))\(String(repeating: "-", count: barWidth - filled))] \(clock(remaining)) left"
+            )
+        } else {
+            parts.append("\(clock(elapsed)) (open-ended)")
+        }
+        if let bell = seconds(object["next_bell_seconds"]) { parts.append("next bell \(clock(bell))") }
+        return parts.joined(separator: "  ")
+    }
+
+    /// `mm:ss`, or `h:mm:ss` from an hour.
+    static func clock(_ seconds: Double) -> String {
+        let total = max(0, Int(seconds.rounded(.down)))
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let (hours, minutes, rest) = (total / 3600, (total % 3600) / 60, total % 60)
+        return hours > 0 ? "\(hours):\(two(minutes)):\(two(rest))" : "\(two(minutes)):\(two(rest))"
+    }
+
+    static func seconds(_ value: JSONValue?) -> Double? {
+        switch value {
+        case .integer(let int)?: Double(int)
+        case .double(let double)?: double
+        default: nil
+        }
+    }
+
+    /// A `session_cue` event as one line: `00:04.0  bell 1 of stage 1  lamp  confirmed (+3 ms)`.
+    static func cue(_ data: [String: JSONValue]) -> String {
+        let at = seconds(data["actual_seconds"]) ?? 0
+        let tenths = Int((at * 10).rounded()) % 10
+        var line = "\(clock(at)).\(tenths)  \(data["description"]?.stringValue ?? "cue")"
+        if let device = data["device"]?.stringValue { line += "  \(device)" }
+        line += "  \(data["outcome"]?.stringValue ?? "")"
+        if let late = data["lateness_ms"]?.int64Value { line += " (+\(late) ms)" }
+        return line
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Gateway
+import Logging
+import SessionEngine
+import Storage
+import Testing
+import TuyaCore
+import YoullTestSupport
+
+/// The session service's decisions with a fake controller (every device online, every
+/// command recorded) and a manual clock, over a real SQLite store in a temporary directory.
+@Suite("the session service: start rules and recovery")
+struct SessionServiceTests {
+    static let lamp = TuyaDevice(
+        id: DeviceID("bf0000000000000000lamp")!, name: "lamp", profileID: "rgbcct-bulb-v2", category: .light,
+        transport: .mqtt, productID: "keyjup78v54myhan")
+    static let aroma = TuyaDevice(
+        id: DeviceID("bf000000000000000aroma")!, name: "aroma", profileID: "aroma-diffuser-modern", category: .diffuser,
+        transport: .mqtt, productID: "aroma")
+    static let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    struct Rig {
+        let directory: URL
+        let database: GatewayDatabase
+        let store: SQLiteSessionStore
+        let controller: FakeController
+        let service: SessionService
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "youll-service-\(UUID().uuidString)")
+            database = try GatewayDatabase.open(directory: directory)
+            store = SQLiteSessionStore(database: database)
+            controller = FakeController(devices: [SessionServiceTests.lamp, SessionServiceTests.aroma])
+            var logger = Logger(label: "session-service-test")
+            logger.logLevel = .critical
+            service = SessionService(
+                controller: controller, store: store, clock: ManualClock(), logger: logger,
+                now: { SessionServiceTests.now })
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    static func record(state: SessionState, startedAgo: TimeInterval, preset: String = "calm") -> SessionRecord {
+        let stages = [SessionStage(name: "sit", length: .seconds(600), bellInterval: .seconds(300))]
+        return SessionRecord(
+            id: SessionID("recovered-1")!, presetName: preset,
+            configuration: SessionConfiguration(length: .stages(stages)),
+            session: ResolvedSession(warmUp: .zero, stages: stages, isOpenEnded: false), devices: [lamp.id, aroma.id],
+            state: state, startedAt: now.addingTimeInterval(-startedAgo), elapsed: .seconds(120),
+            captured: [lamp.id: .light(LightState(power: true, mode: "white", brightness: 12, colorTemperature: 3000))])
+    }
+
+    @Test("a session found running after its planned end is recorded as interrupted and its end state is applied")
+    func interruptedAfterEnd() async throws {
+        let rig = try Rig()
+        defer { rig.remove() }
+        try await rig.store.save(Self.record(state: .running, startedAgo: 7200))
+        await rig.service.recover()
+        #expect(await !rig.service.isActive)
+        let stored = try #require(try await rig.store.session(SessionID("recovered-1")!))
+        #expect(stored.state == .interrupted)
+        #expect(stored.endedAt == Self.now)
+        // calm: the lamp ends at the sunrise's target, the diffuser off.
+        let sent = await rig.controller.waitForSends(2)
+        #expect(sent[Self.lamp.id] == .light(LightCommand(brightness: 80, colorTemperature: 4000)))
+        #expect(
+            sent[Self.aroma.id].map {
+                if case .diffuser(let c) = $0 { c.power == false || c.mist == false } else { false }
+            } == true)
+    }
+
+    @Test("a restore preset's interrupted session puts back the state captured at its start")
+    func interruptedRestores() async throws {
+        let rig = try Rig()
+        defer { rig.remove() }
+        try await rig.store.save(Self.record(state: .running, startedAgo: 7200, preset: "focus"))
+        await rig.service.recover()
+        let sent = await rig.controller.waitForSends(1)
+        #expect(sent[Self.lamp.id] == .light(LightCommand(power: true, brightness: 12, colorTemperature: 3000)))
+    }
+
+    @Test("a session still within its planned end resumes at its stored elapsed time; a paused one stays paused")
+    func resumes() async throws {
+        for state in [SessionState.running, .paused] {
+            let rig = try Rig()
+            defer { rig.remove() }
+            try await rig.store.save(Self.record(state: state, startedAgo: 130))
+            await rig.service.recover()
+            #expect(await rig.service.isActive)
+            let status = try #require(await rig.service.status())
+            #expect(status.state == state)
+            #expect(status.elapsed == .seconds(120))
+            #expect(status.remaining == .seconds(480))
+            _ = try await rig.service.stop(immediately: true)
+        }
+    }
+
+    @Test("a stored session whose preset no longer exists is recorded as interrupted, not resumed")
+    func unknownPreset() async throws {
+        let rig = try Rig()
+        defer { rig.remove() }
+        try await rig.store.save(Self.record(state: .running, startedAgo: 10, preset: "gone"))
+        await rig.service.recover()
+        #expect(await !rig.service.isActive)
+        #expect(try await rig.store.session(SessionID("recovered-1")!)?.state == .interrupted)
+    }
+
+    @Test("start refuses a second session, an unknown preset and an unknown device, each with its reason")
+    func startRules() async throws {
+        let rig = try Rig()
+        defer { rig.remove() }
+        let configuration = SessionConfiguration.minutes(10)
+        await #expect(throws: SessionServiceError.unknownPreset("zen", known: ["calm", "focus", "sleep"])) {
+            _ = try await rig.service.start(SessionStartRequest(preset: "zen", configuration: configuration))
+        }
+        await #expect(throws: SessionServiceError.unknownDevice(field: "devices[1]", reference: "hall")) {
+            _ = try await rig.service.start(
+                SessionStartRequest(configuration: configuration, devices: ["lamp", "hall"]))
+        }
+        let first = try await rig.service.start(SessionStartRequest(configuration: configuration, devices: ["lamp"]))
+        await #expect(throws: SessionServiceError.alreadyActive(first.id)) {
+            _ = try await rig.service.start(SessionStartRequest(configuration: configuration))
+        }
+        #expect(await rig.service.isActive)
+        #expect(try await rig.store.session(first.id)?.devices == [Self.lamp.id])
+    }
+}
+
+/// Every device online; every command recorded (the latest per device) and confirmed.
+actor FakeController: TuyaControllerProtocol {
+    private let registry: [TuyaDevice]
+    private var sent: [DeviceID: DeviceCommand] = [:]
+    private var count = 0
+    private var waiters: [(Int, CheckedContinuation<[DeviceID: DeviceCommand], Never>)] = []
+
+    init(devices: [TuyaDevice]) {
+        registry = devices
+    }
+
+    /// Returns the latest command per device once `count` commands have arrived.
+    func waitForSends(_ expected: Int) async -> [DeviceID: DeviceCommand] {
+        if count >= expected { return sent }
+        return await withCheckedContinuation { waiters.append((expected, $0)) }
+    }
+
+    func devices() -> [TuyaDevice] { registry }
+    func device(_ id: DeviceID) -> TuyaDevice? { registry.first { $0.id == id } }
+    func status(of id: DeviceID) -> ConnectionStatus? { ConnectionStatus(availability: .online) }
+    func confirmedState(of id: DeviceID) -> DeviceState? { nil }
+    func pendingState(of id: DeviceID) -> DeviceState? { nil }
+
+    func send(_ command: DeviceCommand, to id: DeviceID) -> DeviceState {
+        sent[id] = command
+        count += 1
+        let ready = waiters.filter { $0.0 <= count }
+        waiters.removeAll { $0.0 <= count }
+        for (_, continuation) in ready { continuation.resume(returning: sent) }
+        return .light(LightState())
+    }
+
+    nonisolated func events() -> AsyncStream<ControllerEvent> { AsyncStream { $0.finish() } }
+}
