@@ -22,6 +22,7 @@ extension BridgeServer {
     }
 
     func publishSessionStatus(_ status: JSONValue) {
+        lastSessionStatus = status
         enqueue(topics.session, status, retain: true)
     }
 

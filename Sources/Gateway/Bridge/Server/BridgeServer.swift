@@ -78,6 +78,8 @@ public actor BridgeServer {
 
     /// The timer behind the `session/*` verbs (BridgeServer+Sessions.swift); nil until attached.
     var sessions: SessionService?
+    /// The last `bridge/session` published, sent again with the other retained topics after a reconnect.
+    var lastSessionStatus: JSONValue?
     /// Counters for `health_check`.
     var requestsAnswered = 0
     var commandsFailed = 0
@@ -200,6 +202,7 @@ public actor BridgeServer {
         for device in devices {
             if let state = states[device.id] { enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true) }
         }
+        if let lastSessionStatus { enqueue(topics.session, lastSessionStatus, retain: true) }
         announced = connected
         guard announced else { return }
         let changed = changedDuringRepublish
