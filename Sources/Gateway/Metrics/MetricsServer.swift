@@ -80,6 +80,11 @@ private final class MetricsRequestHandler: ChannelInboundHandler {
         }
     }
 
+    /// A malformed request (NIO's error handler has answered 400) or a broken socket: hang up.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         guard head.method == .GET else {
