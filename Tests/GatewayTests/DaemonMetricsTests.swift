@@ -72,7 +72,8 @@ struct DaemonMetricsTests {
         #expect(HTTPScrape.sample("youll_commands_sent_total", in: before.body) == 0)
 
         _ = try await client.request(
-            "device/add", ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("lamp")],
+            "device/add",
+            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("lamp")],
             timeout: Self.timeout)
         _ = try await client.set(device: "lamp", payload: ["state": .string("ON")], timeout: Self.timeout)
         _ = try await client.request(

@@ -35,7 +35,8 @@ struct MetricsServerTests {
             ("youll_commands_sent_total", "counter"), ("youll_commands_confirmed_total", "counter"),
             ("youll_commands_timed_out_total", "counter"), ("youll_command_latency_seconds", "histogram"),
             ("youll_broker_reconnects_total", "counter"), ("youll_mqtt_messages_total", "counter"),
-            ("youll_route_resolutions_total", "counter"), ("youll_devices", "gauge"), ("youll_ble_connections", "gauge"),
+            ("youll_route_resolutions_total", "counter"), ("youll_devices", "gauge"),
+            ("youll_ble_connections", "gauge"),
             ("youll_reminders", "gauge"),
         ] {
             #expect(body.contains("# TYPE \(name) \(type)\n"), "no TYPE line for \(name)")
@@ -60,7 +61,8 @@ struct MetricsServerTests {
     @Test("a garbage request line is answered 400, oversized headers 431, and the next scrape still works")
     func hostileRequests() async throws {
         let server = try await Self.start(GatewayMetrics())
-        let garbage = try await HTTPScrape.exchange(port: server.port, request: Array("\u{1}\u{2}NOT HTTP AT ALL\r\n\r\n".utf8))
+        let garbage = try await HTTPScrape.exchange(
+            port: server.port, request: Array("\u{1}\u{2}NOT HTTP AT ALL\r\n\r\n".utf8))
         #expect(garbage.status == 400)
         let header = "X-Filler: " + String(repeating: "a", count: 40_000) + "\r\n"
         let huge = try await HTTPScrape.exchange(
@@ -74,7 +76,8 @@ struct MetricsServerTests {
         await server.stop()
     }
 
-    @Test("the health payload counts devices by availability and transport, reminders due, and says when no session runs")
+    @Test(
+        "the health payload counts devices by availability and transport, reminders due, and says when no session runs")
     func healthPayload() {
         let devices = GatewayHealth.count([(.mqtt, .online), (.mqtt, .online), (.mqtt, nil), (.ble, .offline)])
         let health = GatewayHealth(

@@ -7,7 +7,9 @@ extension GatewayDaemon {
         let settings = configuration.metrics
         guard settings.enabled else { return nil }
         do {
-            let server = try await MetricsServer.start(host: settings.listen.host, port: settings.listen.port, logger: logger) {
+            let server = try await MetricsServer.start(
+                host: settings.listen.host, port: settings.listen.port, logger: logger
+            ) {
                 await bridge.refreshMetrics()
                 return metrics.exposition()
             }

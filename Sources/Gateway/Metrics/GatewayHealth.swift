@@ -45,7 +45,9 @@ public struct GatewayHealth: Hashable, Sendable {
         for transport in Transport.allCases {
             counts[transport] = Dictionary(uniqueKeysWithValues: Availability.allCases.map { ($0, 0) })
         }
-        for (transport, availability) in devices { counts[transport, default: [:]][availability ?? .unknown, default: 0] += 1 }
+        for (transport, availability) in devices {
+            counts[transport, default: [:]][availability ?? .unknown, default: 0] += 1
+        }
         return counts
     }
 
@@ -59,7 +61,8 @@ public struct GatewayHealth: Hashable, Sendable {
         var byAvailability: [String: JSONValue] = [:]
         var byTransport: [String: JSONValue] = [:]
         for availability in Availability.allCases {
-            byAvailability[availability.rawValue] = .integer(Int64(devices.values.reduce(0) { $0 + ($1[availability] ?? 0) }))
+            byAvailability[availability.rawValue] = .integer(
+                Int64(devices.values.reduce(0) { $0 + ($1[availability] ?? 0) }))
         }
         for transport in Transport.allCases {
             byTransport[transport.rawValue] = .integer(Int64(devices[transport]?.values.reduce(0, +) ?? 0))
@@ -79,7 +82,10 @@ public struct GatewayHealth: Hashable, Sendable {
         ]
         if let reminders {
             fields["reminders"] = .object(
-                Dictionary(uniqueKeysWithValues: ReminderStatus.allCases.map { ($0.rawValue, .integer(Int64(reminders[$0] ?? 0))) }))
+                Dictionary(
+                    uniqueKeysWithValues: ReminderStatus.allCases.map {
+                        ($0.rawValue, .integer(Int64(reminders[$0] ?? 0)))
+                    }))
         }
         return .object(fields)
     }

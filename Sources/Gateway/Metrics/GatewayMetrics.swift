@@ -48,7 +48,9 @@ public final class GatewayMetrics: Sendable {
         messagesIn = counter("youll_mqtt_messages_total", [("direction", "in")])
         messagesOut = counter("youll_mqtt_messages_total", [("direction", "out")])
         routeResolutions = Dictionary(
-            uniqueKeysWithValues: Self.routeOutcomes.map { ($0, counter("youll_route_resolutions_total", [("outcome", $0)])) })
+            uniqueKeysWithValues: Self.routeOutcomes.map {
+                ($0, counter("youll_route_resolutions_total", [("outcome", $0)]))
+            })
         record(
             GatewayHealth(
                 uptime: .zero, residentMemory: nil, messagesIn: 0, messagesOut: 0, devices: GatewayHealth.count([]),

@@ -88,7 +88,9 @@ private final class MetricsRequestHandler: ChannelInboundHandler {
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         guard head.method == .GET else {
-            Self.write(.methodNotAllowed, body: Array("only GET is served\n".utf8), extra: [("Allow", "GET")], context: context)
+            Self.write(
+                .methodNotAllowed, body: Array("only GET is served\n".utf8), extra: [("Allow", "GET")], context: context
+            )
             return
         }
         guard path == "/metrics" else {
@@ -114,7 +116,9 @@ private final class MetricsRequestHandler: ChannelInboundHandler {
         headers.add(contentsOf: extra)
         let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
         context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
-        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        context.write(
+            NIOAny(HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))),
+            promise: nil)
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in
             bound.value.close(promise: nil)
@@ -142,7 +146,8 @@ private final class RequestSizeGuard: ChannelDuplexHandler {
         received += unwrapInboundIn(data).readableBytes
         guard received <= limit else {
             refused = true
-            let answer = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            let answer =
+                "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: answer))).whenComplete { _ in
                 bound.value.close(promise: nil)

@@ -3,7 +3,7 @@ import Foundation
 /// The gateway process's resident memory, read from Linux's `/proc/self/statm`.
 enum ProcessMemory {
     /// Resident set size in bytes; nil where `/proc` is missing or unreadable (not Linux).
-    static func residentBytes(statm path: String = "/proc/self/statm") -> Int64? {
+    static func residentBytes(statmFile path: String = "/proc/self/statm") -> Int64? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         return residentBytes(statm: text, pageSize: Int64(sysconf(Int32(_SC_PAGESIZE))))
     }
