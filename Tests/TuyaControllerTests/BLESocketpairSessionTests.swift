@@ -59,7 +59,9 @@ struct BLESocketpairSessionTests {
         /// The next availability change to `availability` (bounded: a broken stack fails, not hangs).
         func availability(_ availability: Availability) async throws {
             let events = events
-            let seen = await bounded(seconds: 20) {
+            // Generous: with the whole suite running on 2 cores, CPU-bound tests can hold both
+            // cooperative threads for many seconds; the bound is there to fail instead of hang.
+            let seen = await bounded(seconds: 90) {
                 for await event in events {
                     if case .availabilityChanged(_, let status) = event, status.availability == availability { return true }
                 }
@@ -100,7 +102,7 @@ struct BLESocketpairSessionTests {
         // The gateway acknowledges the report after it confirmed the command, so the ack may
         // still be on the socket: wait for the device to count it (bounded).
         let peripheral = rig.peripheral
-        let acknowledged = await bounded(seconds: 10) {
+        let acknowledged = await bounded(seconds: 60) {
             while await peripheral.statistics.reportsAcknowledged < 1 { await Task.yield() }
             return true
         }

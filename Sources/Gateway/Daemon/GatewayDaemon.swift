@@ -23,17 +23,21 @@ public struct GatewayDaemon: Service {
         public var stopping: @Sendable () -> Void
         /// Runs for the daemon's whole life, until cancelled (systemd's watchdog pings).
         public var watchdog: @Sendable () async -> Void
+        /// The metrics server listens on this port (useful when `metrics.listen` asks for port 0).
+        public var metricsListening: @Sendable (_ port: Int) -> Void
 
         public init(
             ready: @escaping @Sendable (String) -> Void = { _ in },
             status: @escaping @Sendable (String) -> Void = { _ in },
             stopping: @escaping @Sendable () -> Void = {},
-            watchdog: @escaping @Sendable () async -> Void = {}
+            watchdog: @escaping @Sendable () async -> Void = {},
+            metricsListening: @escaping @Sendable (_ port: Int) -> Void = { _ in }
         ) {
             self.ready = ready
             self.status = status
             self.stopping = stopping
             self.watchdog = watchdog
+            self.metricsListening = metricsListening
         }
     }
 
@@ -141,6 +145,7 @@ public struct GatewayDaemon: Service {
             }
             if await sessions.isActive { await maintenanceService.setSessionRunning(true) }
         }
+        let metricsServer = await startMetrics(bridge: bridge, metrics: bridgeSettings.metrics)
         let count = await controller.devices().count
         await warnAboutUnloadedDevices(controller: controller, database: database, library: library)
         hooks.ready("\(count) devices, bridge on \(topics.base)/bridge")
@@ -151,6 +156,7 @@ public struct GatewayDaemon: Service {
 
         hooks.stopping()
         logger.info("shutting down: finishing requests under way")
+        await metricsServer?.stop()
         await bridge.refuseNewRequests()
         await sessions.suspend()
         await maintenance?.stop()

@@ -17,9 +17,14 @@ extension BridgeServer {
             }
             return
         }
+        var sentAt: ContinuousClock.Instant?
         do {
             let command = try await parseCommand(payload, for: device)
+            settings.metrics.commandsSent.increment()
+            let start = ContinuousClock.now
+            sentAt = start
             let state = try await controller.send(command, to: device.id)
+            settings.metrics.recordCommand(.confirmed, latency: .now - start)
             // Saved before the answer, so a confirmed command survives a crash that follows it.
             await persistConfirmed(device.id)
             if transaction != nil {
@@ -30,6 +35,10 @@ extension BridgeServer {
             }
         } catch {
             commandsFailed += 1
+            if let sentAt {
+                let timedOut = if case ControllerError.confirmationTimeout = error { true } else { false }
+                settings.metrics.recordCommand(timedOut ? .timedOut : .failed, latency: .now - sentAt)
+            }
             let message = Self.describe(error)
             logger.notice("command for \(device.name) failed: \(message)")
             if transaction != nil { respond(verb, .failure(verb: verb, message: message), transaction: transaction) }

@@ -66,6 +66,7 @@ extension BridgeServer: MaintenancePublisher {
     private func resolveLink(_ url: String) async throws -> [String: JSONValue] {
         let context = await routeContext()
         let (json, resolved) = DeepLinkJSON.resolve(url, context: context)
+        settings.metrics.recordRouteResolution(json["resolution"]?.stringValue ?? "error")
         guard resolved, var fields = json.objectValue else {
             let message = json.objectValue?["message"]?.stringValue ?? "the link cannot be resolved"
             throw BridgeFailure(message: "url: \(message)", data: json.objectValue ?? [:])

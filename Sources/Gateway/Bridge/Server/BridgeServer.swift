@@ -31,6 +31,10 @@ public actor BridgeServer {
         public var ble: BLESupport = .unavailable(reason: "BLE is not set up")
         /// Home Assistant discovery; nil when `home_assistant.enabled` is off.
         public var homeAssistant: HADiscoveryConfiguration?
+        /// How often `bridge/health` is published (also after every connection).
+        public var healthInterval: Duration = .seconds(60)
+        /// The Prometheus metrics this bridge records into.
+        public var metrics = GatewayMetrics()
 
         public init(
             topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue],
@@ -83,6 +87,10 @@ public actor BridgeServer {
     /// Counters for `health_check`.
     var requestsAnswered = 0
     var commandsFailed = 0
+    /// Counters for `bridge/health`: messages received from and published to the broker.
+    var messagesIn = 0
+    var messagesOut = 0
+    private var connections = 0
 
     public init(
         settings: Settings, client: MQTTClient, controller: TuyaController, database: GatewayDatabase,
@@ -123,6 +131,7 @@ public actor BridgeServer {
         controllerEvents = Task { [weak self] in
             for await event in controllerStream { await self?.handle(event) }
         }
+        tasks.append(healthLoop())
         let client = client
         var filters = [topics.requestFilter, topics.setFilter, topics.getFilter]
         if let publisher = discoveryPublisher { filters.append(publisher.discovery.statusTopic) }
@@ -163,11 +172,13 @@ public actor BridgeServer {
     // MARK: - Publishing
 
     func enqueue(_ topic: String, _ value: JSONValue, retain: Bool = false) {
+        countMessageOut()
         outbox.send(topic: topic, payload: CompactJSON.encode(value), retain: retain)
     }
 
     /// Clears a retained topic (an empty retained payload), e.g. after a rename or removal.
     func clearRetained(_ topic: String) {
+        countMessageOut()
         outbox.send(topic: topic, payload: [], retain: true)
     }
 
@@ -217,6 +228,11 @@ public actor BridgeServer {
         }
     }
 
+    private func countMessageOut() {
+        messagesOut += 1
+        settings.metrics.messagesOut.increment()
+    }
+
     func publishDevices() async {
         let devices = await controller.devices()
         enqueueDevices(devices)
@@ -254,8 +270,11 @@ public actor BridgeServer {
         switch event {
         case .connected:
             connected = true
+            connections += 1
+            if connections > 1 { settings.metrics.brokerReconnects.increment() }
             logger.info("bridge connected to the broker; publishing state, devices, availability and values")
             await republishAll()
+            await publishHealth()
         case .disconnected(let reason):
             connected = false
             announced = false
@@ -263,6 +282,8 @@ public actor BridgeServer {
         case .reconnectFailed(let error, let delay):
             logger.warning("broker unreachable (\(error)); retrying in \(delay)")
         case .message(let message):
+            messagesIn += 1
+            settings.metrics.messagesIn.increment()
             if let birth = isHomeAssistantBirth(topic: message.topic, payload: message.payload) {
                 // A retained `online` is old news: every connection republishes anyway.
                 if birth, !message.retain {

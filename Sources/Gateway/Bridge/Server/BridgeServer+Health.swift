@@ -1,0 +1,58 @@
+import Maintenance
+import TuyaCore
+
+extension BridgeTopics {
+    /// `<base>/bridge/health`: the gateway's health, retained, after every connection and every minute.
+    public var health: String { base + "/bridge/health" }
+}
+
+extension BridgeServer {
+    /// Gathers the gateway's health now: the bridge's counters, the controller's devices and
+    /// BLE links, the maintenance service's reminders (nil when it is switched off).
+    public func healthSnapshot() async -> GatewayHealth {
+        var devices: [(Transport, Availability?)] = []
+        for device in await controller.devices() {
+            devices.append((device.transport, await controller.status(of: device.id)?.availability))
+        }
+        let ble = await controller.bleConnections()
+        var reminders: [ReminderStatus: Int]?
+        if let maintenance {
+            var counts: [ReminderStatus: Int] = [:]
+            for entry in await maintenance.reminders() { counts[entry.report.status, default: 0] += 1 }
+            reminders = counts
+        }
+        // The active session as `bridge/session` shows it; nil when none runs.
+        let session = await sessions?.isActive == true ? lastSessionStatus : nil
+        return GatewayHealth(
+            uptime: uptime, residentMemory: ProcessMemory.residentBytes(), messagesIn: messagesIn,
+            messagesOut: messagesOut, devices: GatewayHealth.count(devices), bleConnected: ble.connected.count,
+            bleWaiting: ble.waiting.count, bleLimit: ble.limit, session: session, reminders: reminders)
+    }
+
+    /// Publishes `<base>/bridge/health` (retained) and brings the Prometheus gauges up to date.
+    func publishHealth() async {
+        let health = await healthSnapshot()
+        settings.metrics.record(health)
+        enqueue(topics.health, health.json, retain: true)
+    }
+
+    /// Publishes the health every `settings.healthInterval` on the bridge's clock, while connected.
+    func healthLoop() -> Task<Void, Never> {
+        let clock = clock
+        let interval = settings.healthInterval
+        return Task { [weak self] in
+            while true {
+                do { try await clock.sleep(for: interval) } catch { return }
+                guard let self else { return }
+                if await self.isConnected { await self.publishHealth() }
+            }
+        }
+    }
+}
+
+extension BridgeServer {
+    /// Brings the Prometheus gauges up to date (called before each scrape).
+    public func refreshMetrics() async {
+        settings.metrics.record(await healthSnapshot())
+    }
+}
