@@ -12,33 +12,9 @@ enum SessionFinalState {
             switch action {
             case .none: break
             case .send(let command): commands[device] = command
-            case .restoreCapturedState: commands[device] = captured[device].flatMap(restoringCommand)
+            case .restoreCapturedState: commands[device] = captured[device]?.restoringCommand
             }
         }
         return commands
-    }
-
-    /// The visible fields of a captured state as a command (power, the light's mode with
-    /// its values, mist and LED), as the runner restores them. `SessionEngine` keeps its
-    /// own version internal, so the gateway spells it out again here.
-    static func restoringCommand(_ state: DeviceState) -> DeviceCommand? {
-        switch state {
-        case .light(let light):
-            var command = LightCommand(power: light.power)
-            if light.power != false {
-                command.brightness = light.brightness
-                switch light.mode {
-                case "colour": command.colour = light.colour
-                case "scene": command.scene = light.scene
-                default: command.colorTemperature = light.colorTemperature
-                }
-            }
-            return command.isEmpty ? nil : .light(command)
-        case .diffuser(let diffuser):
-            let command = DiffuserCommand(
-                power: diffuser.power, mist: diffuser.mist, mistMode: diffuser.mistMode, ledPower: diffuser.ledPower,
-                ledBrightness: diffuser.ledBrightness, ledColour: diffuser.ledColour)
-            return command.isEmpty ? nil : .diffuser(command)
-        }
     }
 }
