@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 /// Real parts: a private mosquitto (LocalBroker) and the real `BridgeClient`; the test plays
 /// the daemon's side of the bridge API with its own MQTT client.
@@ -16,8 +17,8 @@ struct BridgeClientBrokerTests {
     @Test("no retained bridge/state means the daemon is not running, known without waiting for a timeout")
     func daemonNeverStarted() async throws {
         let broker = try LocalBroker()
-        // A clock that never fires: only the broker's answer can end the wait.
-        let client = try BridgeClient(configuration: configuration(broker), clock: StoppedClock())
+        // A clock nobody advances: only the broker's answer can end the wait.
+        let client = try BridgeClient(configuration: configuration(broker), clock: ManualClock())
         try await client.connect(timeout: wait)
         await #expect(
             throws: BridgeClientError.daemonNotRunning(
@@ -151,13 +152,14 @@ struct BridgeClientBrokerTests {
     func requestTimesOut() async throws {
         let broker = try LocalBroker()
         let daemon = try await FakeDaemon.start(broker) { _, _ in [] }
-        let clock = StoppedClock()
+        let clock = ManualClock()
         let client = try BridgeClient(configuration: configuration(broker), clock: clock)
         try await client.connect(timeout: wait)
         let pending = Task { try await client.request("device/refresh", ["id": .string("lamp")], timeout: .seconds(3)) }
         // The daemon has the request; now let the client's time run out.
         try await daemon.waitForRequests(1)
-        clock.expire()
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(3))
         await #expect(
             throws: BridgeClientError.timedOut(
                 waitingFor: "a response on youll/bridge/response/device/refresh", after: .seconds(3))
@@ -197,7 +199,7 @@ struct BridgeClientBrokerTests {
         let daemon = try await FakeDaemon.start(broker, devices: #"[{"id":"bf01","friendly_name":"lamp"}]"#)
         try await daemon.publish("youll/lamp", #"{"state":"ON","brightness":40}"#, retain: true)
         try await daemon.publish("youll/lamp/availability", #"{"state":"online"}"#, retain: true)
-        let client = try BridgeClient(configuration: configuration(broker), clock: StoppedClock())
+        let client = try BridgeClient(configuration: configuration(broker), clock: ManualClock())
         try await client.connect(timeout: wait)
         let state = try await client.retained("youll/lamp", timeout: wait)
         #expect(state?.json == .object(["state": .string("ON"), "brightness": .integer(40)]))
@@ -341,51 +343,5 @@ actor FakeDaemon {
         for payload in raw(key, request) {
             try? await client.publish(topic: responseTopic, payload: payload)
         }
-    }
-}
-
-/// A clock whose sleeps last until `expire()` (or their task is cancelled); after it, every
-/// sleep returns at once. Lets a test decide when a timeout fires, with no real waiting.
-final class StoppedClock: Clock, Sendable {
-    typealias Instant = ContinuousClock.Instant
-
-    private struct State {
-        var expired = false
-        var nextID = 0
-        var sleepers: [Int: CheckedContinuation<Void, Never>] = [:]
-    }
-
-    private let state = Mutex(State())
-
-    var now: Instant { ContinuousClock.now }
-    var minimumResolution: Duration { .nanoseconds(1) }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state in
-                    if state.expired || Task.isCancelled { return true }
-                    state.sleepers[id] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.sleepers.removeValue(forKey: id) }?.resume()
-        }
-        try Task.checkCancellation()
-    }
-
-    func expire() {
-        let sleepers = state.withLock { state in
-            state.expired = true
-            defer { state.sleepers = [:] }
-            return Array(state.sleepers.values)
-        }
-        for sleeper in sleepers { sleeper.resume() }
     }
 }
