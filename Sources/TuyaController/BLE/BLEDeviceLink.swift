@@ -393,13 +393,7 @@ actor BLEDeviceLink {
                 .filter { id, value in sentThisConnection[id] != value }
             if !plan.isEmpty { perform(queue.enqueueUntracked(plan, now: now)) }
         } else {
-            // A change made at the device while connected becomes the new desired value.
-            var adopted = false
-            for (id, value) in values where desired[id] != nil && desired[id] != value && pendingBefore[id] == nil {
-                desired[id] = value
-                adopted = true
-            }
-            if adopted { onDesiredChange(desired) }
+            if Reconciliation.adopt(values, into: &desired, pending: pendingBefore) { onDesiredChange(desired) }
         }
         publishStateIfChanged()
     }

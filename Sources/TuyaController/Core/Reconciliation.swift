@@ -9,4 +9,17 @@ enum Reconciliation {
     static func plan(reported: DataPoints, desired: DataPoints) -> DataPoints {
         desired.filter { id, value in reported[id] != value }
     }
+
+    /// A report that arrives while the device is connected: its changes made at the device
+    /// (a button press) become the new desired values, so reconciliation does not undo
+    /// them later. DPs with a write still pending are left to that write. Returns whether
+    /// `desired` changed.
+    static func adopt(_ values: DataPoints, into desired: inout DataPoints, pending: DataPoints) -> Bool {
+        var adopted = false
+        for (id, value) in values where desired[id] != nil && desired[id] != value && pending[id] == nil {
+            desired[id] = value
+            adopted = true
+        }
+        return adopted
+    }
 }

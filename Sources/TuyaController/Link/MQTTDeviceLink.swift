@@ -185,14 +185,7 @@ actor MQTTDeviceLink {
             let plan = Reconciliation.plan(reported: reportedSinceOnline, desired: desired)
             if !plan.isEmpty { perform(queue.enqueueUntracked(plan, now: now)) }
         } else {
-            // A change made at the device while it is online (a button press) becomes the
-            // new desired value, so reconciliation does not undo it later.
-            var adopted = false
-            for (id, value) in values where desired[id] != nil && desired[id] != value && pendingBefore[id] == nil {
-                desired[id] = value
-                adopted = true
-            }
-            if adopted { onDesiredChange(desired) }
+            if Reconciliation.adopt(values, into: &desired, pending: pendingBefore) { onDesiredChange(desired) }
         }
         publishStateIfChanged()
     }
