@@ -35,11 +35,13 @@ public final class LocalBroker: Sendable {
         }
     }
 
-    public let port: Int
+    /// The listener's port. Chosen at `init`; a later `start()` reuses it.
+    public var port: Int { ports.withLock { $0.main } }
     /// The anonymous plain-TCP listener next to `port`, when asked for (`plainListener`).
-    public let plainPort: Int?
+    public var plainPort: Int? { ports.withLock { $0.plain } }
     public let directory: URL
     private let process = Mutex<ChildProcess?>(nil)
+    private let ports: Mutex<(main: Int, plain: Int?)>
 
     /// Writes the configuration and starts the broker; returns once it accepts connections.
     ///
@@ -51,18 +53,32 @@ public final class LocalBroker: Sendable {
         credentials: Credentials? = nil, tls: TLSFiles? = nil, plainListener: Bool = false,
         extraConfiguration: [String] = []
     ) throws {
-        port = try Self.freeLoopbackPort()
-        var plainPort: Int?
-        if plainListener {
-            var candidate = try Self.freeLoopbackPort()
-            while candidate == port { candidate = try Self.freeLoopbackPort() }
-            plainPort = candidate
-        }
-        self.plainPort = plainPort
+        ports = Mutex(try Self.choosePorts(plain: plainListener))
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try writeConfiguration(credentials: credentials, tls: tls, extra: extraConfiguration)
-        try start()
+        // A free port can still be taken between the check and mosquitto's bind (another
+        // test process picking the same one): then choose again, a few times.
+        var attempt = 1
+        while true {
+            try writeConfiguration(credentials: credentials, tls: tls, extra: extraConfiguration)
+            do {
+                try start()
+                return
+            } catch let error as LocalBrokerError where error.addressInUse && attempt < 5 {
+                attempt += 1
+                try? FileManager.default.removeItem(atPath: logPath)
+                let fresh = try Self.choosePorts(plain: plainListener)
+                ports.withLock { $0 = fresh }
+            }
+        }
+    }
+
+    private static func choosePorts(plain: Bool) throws -> (main: Int, plain: Int?) {
+        let main = try freeLoopbackPort()
+        guard plain else { return (main, nil) }
+        var candidate = try freeLoopbackPort()
+        while candidate == main { candidate = try freeLoopbackPort() }
+        return (main, candidate)
     }
 
     deinit {
@@ -81,12 +97,14 @@ public final class LocalBroker: Sendable {
         let executable = try Self.mosquittoPath()
         let launched = try ChildProcess.spawn(executable, ["-c", configPath], outputPath: logPath)
         process.withLock { $0 = launched }
-        guard Self.waitUntilAccepting(port: port, attempts: 500),
-            plainPort.map({ Self.waitUntilAccepting(port: $0, attempts: 500) }) ?? true
+        guard Self.waitUntilAccepting(port: port, attempts: 500, while: launched),
+            plainPort.map({ Self.waitUntilAccepting(port: $0, attempts: 500, while: launched) }) ?? true
         else {
             stop()
             let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-            throw LocalBrokerError(message: "mosquitto did not start on 127.0.0.1:\(port): \(text)")
+            throw LocalBrokerError(
+                message: "mosquitto did not start on 127.0.0.1:\(port): \(text)",
+                addressInUse: text.contains("Address already in use"))
         }
     }
 
@@ -167,12 +185,39 @@ public final class LocalBroker: Sendable {
         }
     }
 
-    /// Binds port 0 on 127.0.0.1, reads the port the kernel chose, and closes the socket.
+    /// A port on 127.0.0.1 that nothing is bound to, below the kernel's ephemeral range
+    /// (`net.ipv4.ip_local_port_range`) when there is room there: ports in that range are
+    /// handed to every outgoing connection and to every `bind(0)`, so one chosen from it
+    /// can be taken by another test's client before the broker binds it. Each port is
+    /// handed out once per process. Falls back to the kernel's choice (`bind` port 0).
     public static func freeLoopbackPort() throws -> Int {
+        let low = 10_000
+        let high = (ephemeralRangeStart() ?? 0) - 1
+        if high - low >= 1_000 {
+            for _ in 0..<200 {
+                let candidate = Int.random(in: low...high)
+                guard handedOut.withLock({ $0.insert(candidate).inserted }) else { continue }
+                if (try? bindLoopback(port: candidate)) == candidate { return candidate }
+            }
+        }
+        return try bindLoopback(port: 0)
+    }
+
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    private static func ephemeralRangeStart() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+            let first = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first
+        else { return nil }
+        return Int(first)
+    }
+
+    /// Binds `port` (0: the kernel chooses) on 127.0.0.1, reads the bound port, closes.
+    private static func bindLoopback(port: Int) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LocalBrokerError(message: "socket: errno \(errno)") }
         defer { close(fd) }
-        var address = loopback(port: 0)
+        var address = loopback(port: port)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -187,9 +232,11 @@ public final class LocalBroker: Sendable {
     }
 
     /// Retries a TCP connect with a 10 ms `poll` between attempts until the broker
-    /// process accepts: waiting on another process to come up, bounded by `attempts`.
-    static func waitUntilAccepting(port: Int, attempts: Int) -> Bool {
+    /// process accepts: waiting on another process to come up, bounded by `attempts`,
+    /// and given up at once when that process has exited (it could not bind).
+    static func waitUntilAccepting(port: Int, attempts: Int, while process: ChildProcess) -> Bool {
         for _ in 0..<attempts {
+            guard process.isRunning else { return false }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = loopback(port: port)
             let connected = withUnsafePointer(to: &address) {
@@ -216,5 +263,13 @@ public final class LocalBroker: Sendable {
 /// Why a private broker could not be started.
 public struct LocalBrokerError: Error, CustomStringConvertible, Sendable {
     public var message: String
+    /// mosquitto exited because its port was taken.
+    public var addressInUse: Bool
+
+    public init(message: String, addressInUse: Bool = false) {
+        self.message = message
+        self.addressInUse = addressInUse
+    }
+
     public var description: String { message }
 }
