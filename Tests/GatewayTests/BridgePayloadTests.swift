@@ -96,8 +96,25 @@ struct BridgePayloadTests {
             json
                 == .object([
                     "state": .string("ON"), "brightness": .integer(40), "color_temp": .integer(2700),
-                    "color_mode": .string("color_temp"),
+                    "color_mode": .string("color_temp"), "work_mode": .string("white"),
                 ]))
+    }
+
+    @Test(
+        "color_mode is always one Home Assistant accepts for the light: a scene shows as hs, a white-only bulb never as hs"
+    )
+    func colorModes() throws {
+        let colour = try #require(HSVColour(hue: 30, saturation: 80, value: 50))
+        func mode(_ state: LightState) -> JSONValue? { DeviceStatePayload.json(.light(state))["color_mode"] }
+        #expect(mode(LightState(mode: "colour", colorTemperature: 3000, colour: colour)) == .string("hs"))
+        #expect(mode(LightState(mode: "scene", colorTemperature: 3000, colour: colour)) == .string("hs"))
+        #expect(mode(LightState(mode: "music", colour: colour)) == .string("hs"))
+        // A white bulb in its scene mode has no colour: its scene is shown as colour temperature.
+        #expect(mode(LightState(mode: "scene", colorTemperature: 3000)) == .string("color_temp"))
+        // Nothing Home Assistant could accept: no color_mode at all (the bulb's own mode stays).
+        #expect(mode(LightState(mode: "white", brightness: 40)) == nil)
+        #expect(mode(LightState(mode: "colour")) == nil)
+        #expect(DeviceStatePayload.json(.light(LightState(mode: "scene")))["work_mode"] == .string("scene"))
     }
 
     @Test("a diffuser's faults are listed and flagged as a problem")

@@ -79,7 +79,7 @@ public enum BridgeDevicePayload {
         case .minutesLeft: return item("minutes_left", "numeric", ["unit": .string("min")])
         case .fault:
             return item("faults", "list", ["values": .array(profile.faults.map { .string($0.label) })])
-        case .workMode: return item("color_mode", "enum", ["values": .array(spec.values.map(JSONValue.string))])
+        case .workMode: return item("work_mode", "enum", ["values": .array(spec.values.map(JSONValue.string))])
         case .sound: return nil
         }
     }

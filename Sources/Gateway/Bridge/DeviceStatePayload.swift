@@ -12,7 +12,10 @@ public enum DeviceStatePayload {
             fields["color_temp"] = integer(light.colorTemperature)
             // `h`/`s` as well: Home Assistant's JSON-schema light reads those names.
             fields["color"] = colour(light.colour, shortNames: true)
-            fields["color_mode"] = light.mode.map { .string($0 == "colour" ? "hs" : $0 == "white" ? "color_temp" : $0) }
+            // `color_mode` is Home Assistant's (`hs` or `color_temp`, only ones the light has);
+            // `work_mode` is the bulb's own (`white`, `colour`, `scene`, `music`).
+            fields["color_mode"] = light.mode.flatMap { colorMode(workMode: $0, light) }.map(JSONValue.string)
+            fields["work_mode"] = light.mode.map(JSONValue.string)
             fields["scene"] = light.scene.map(JSONValue.string)
             fields["effect"] = light.scene.map(JSONValue.string)
             fields["countdown"] = integer(light.countdown)
@@ -30,6 +33,20 @@ public enum DeviceStatePayload {
             fields["problem"] = .bool(!diffuser.faults.isEmpty)
         }
         return .object(fields.compactMapValues { $0 })
+    }
+
+    /// The Home Assistant colour mode for a bulb's work mode: white is `color_temp`, colour
+    /// is `hs`, and a scene or music (colour effects) shows as `hs`, each only when the
+    /// light reports that value; nil otherwise, since Home Assistant refuses a mode the
+    /// light's config does not list.
+    static func colorMode(workMode: String, _ light: LightState) -> String? {
+        let hs = light.colour != nil ? "hs" : nil
+        let temperature = light.colorTemperature != nil ? "color_temp" : nil
+        switch workMode {
+        case "white": return temperature
+        case "colour": return hs
+        default: return hs ?? temperature
+        }
     }
 
     private static func onOff(_ value: Bool?) -> JSONValue? {
