@@ -120,6 +120,8 @@ struct DaemonUnderTest {
             profiles:
               installed: \(profiles.path)
               user: \(userProfiles.path)
+            metrics:
+              listen: 127.0.0.1:\(try LocalBroker.freeLoopbackPort())
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         var environment = ProcessInfo.processInfo.environment

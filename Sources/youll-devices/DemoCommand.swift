@@ -6,6 +6,7 @@ import Gateway
 import LocalBroker
 import Logging
 import ServiceLifecycle
+import Synchronization
 import TuyaController
 import TuyaCore
 import TuyaWire
@@ -61,11 +62,15 @@ struct DemoCommand: AsyncParsableCommand {
             stateDirectory: stateDirectory.path,
             profiles: .init(installed: directories.first?.path ?? "/usr/share/youll-devices/devices", user: "/nonexistent"))
         configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
+        // Metrics on a port of the kernel's choosing: a running `serve` may hold 9464.
+        configuration.metrics.listen = .init(host: "127.0.0.1", port: 0)
+        let metricsPort = Mutex<Int?>(nil)
         var logger = Logger(label: "youll-devices") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = .error
         let daemon = GatewayDaemon(
             configuration: configuration, profileDirectories: directories, version: YoullDevices.configuration.version,
-            logger: logger, radio: radio)
+            logger: logger, hooks: .init(metricsListening: { port in metricsPort.withLock { $0 = port } }),
+            radio: radio)
         let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
         let gateway = Task { try await group.run() }
 
@@ -157,6 +162,10 @@ struct DemoCommand: AsyncParsableCommand {
         print("  alert: \(alert.title) (\(alert.state)) → \(alert.deeplink)")
         let opened = try await DeepLinkOpener.open(alert.deeplink, client: client, timeout: .seconds(10), markDone: true)
         for line in opened.lines { print("  open: \(line)") }
+
+        step("What Home Assistant discovers and Prometheus scrapes (retained discovery configs, GET /metrics)")
+        try await DemoObservabilityStep.run(
+            client, discoveryPrefix: configuration.homeAssistant.prefix, metricsPort: metricsPort.withLock { $0 })
 
         step("Stopping the gateway (as on SIGTERM): requests finish, bridge goes offline, database closes")
         await group.triggerGracefulShutdown()

@@ -37,6 +37,12 @@ struct DemoCommandTests {
         #expect(result.stdout.contains("open:   1. Switch the diffuser off and unplug it."))
         #expect(result.stdout.contains("open: marked done: ok, 100 % remaining"))
         #expect(!result.stdout.contains("b5T!q8Wz#p2Lm4Xr"), "the BLE diffuser's local key was printed")
+        // Home Assistant finds the gateway and every paired device; Prometheus counted the work.
+        #expect(result.stdout.components(separatedBy: "homeassistant/device/").count - 1 == 5)
+        #expect(result.stdout.contains("ble-diffuser: binary_sensor, 3 button, fan, light, select, 7 sensor"))
+        #expect(result.stdout.contains("youll_commands_confirmed_total 5"))
+        #expect(result.stdout.contains(#"youll_devices{transport="ble",availability="online"} 1.0"#))
+        #expect(!result.stdout.contains("youll_session_cue_lateness_seconds_count 0"))
 
         // The broker the demo started must be gone: nothing accepts on its port any more.
         let port = try #require(

@@ -29,6 +29,7 @@ struct BridgeHealthTests {
         var configuration = GatewayConfiguration(
             stateDirectory: state.path, profiles: .init(installed: Self.profilesDirectory.path, user: "/nonexistent"))
         configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
+        configuration.metrics.enabled = false
         let library = ProfileLibrary.load(directories: [Self.profilesDirectory])
         var busConfiguration = configuration.mqttLinkConfiguration()
         busConfiguration.clientID = configuration.effectiveClientID + "-devices"

@@ -19,7 +19,7 @@ struct ConfigurationDefaultsTests {
         #expect(configuration.ble.mode == .auto && configuration.ble.adapter == "hci0")
         #expect(configuration.ble.maxConnections == 3)
         #expect(configuration.homeAssistant.enabled && configuration.homeAssistant.prefix == "homeassistant")
-        #expect(!configuration.metrics.enabled && configuration.metrics.listen.description == "127.0.0.1:9464")
+        #expect(configuration.metrics.enabled && configuration.metrics.listen.description == "127.0.0.1:9464")
         #expect(configuration.logLevel == .info)
         #expect(configuration.devices.frameGap == .milliseconds(300))
         #expect(configuration.devices.confirmationTimeout == .seconds(5))

@@ -45,10 +45,15 @@ struct DaemonBLETests {
         let run: Task<Void, any Error>
         let client: BridgeClient
 
-        static func start(broker: LocalBroker, state: URL, air: SimulatedBLEAir) async throws -> RunningDaemon {
+        /// With `metricsPort`, metrics are served on a free port, written there once listening.
+        static func start(
+            broker: LocalBroker, state: URL, air: SimulatedBLEAir, metricsPort: ListeningPort? = nil
+        ) async throws -> RunningDaemon {
             var configuration = GatewayConfiguration(
                 stateDirectory: state.path, profiles: .init(installed: profilesDirectory.path, user: "/nonexistent"))
             configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
+            configuration.metrics.enabled = metricsPort != nil
+            configuration.metrics.listen = .init(host: "127.0.0.1", port: 0)
             var logger = Logger(label: "daemon-ble-test")
             logger.logLevel = .critical
             let radio = BLERadio(adapter: "simulated") { identity in
@@ -56,7 +61,7 @@ struct DaemonBLETests {
             }
             let daemon = GatewayDaemon(
                 configuration: configuration, profileDirectories: [profilesDirectory], version: "test", logger: logger,
-                radio: radio)
+                hooks: .init(metricsListening: { bound in metricsPort?.set(bound) }), radio: radio)
             let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
             let run = Task { try await group.run() }
             let client = try BridgeClient(configuration: configuration)
@@ -127,13 +132,14 @@ struct DaemonBLETests {
         try await second.stop()
     }
 
-    @Test("BLE pairing failures reach the bridge as pairing_failed reasons, and nothing is stored")
+    @Test("BLE pairing failures reach the bridge as pairing_failed reasons and the metrics by reason; nothing is stored")
     func pairingFailures() async throws {
         let broker = try LocalBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-ble-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let (air, _) = try await Self.air()
-        let daemon = try await RunningDaemon.start(broker: broker, state: state, air: air)
+        let metricsPort = ListeningPort()
+        let daemon = try await RunningDaemon.start(broker: broker, state: state, air: air, metricsPort: metricsPort)
         let events = try await daemon.client.subscribe(["youll/bridge/event"])
 
         for (request, reason) in [
@@ -157,6 +163,12 @@ struct DaemonBLETests {
             #expect(seen == reason)
         }
         #expect(try await daemon.client.devices(timeout: Self.timeout).isEmpty)
+        // Prometheus counts each failure under its reason.
+        let port = try #require(metricsPort.port)
+        let scrape = try await HTTPScrape.get(port: port, path: "/metrics")
+        #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="refused"}"#, in: scrape.body) == 1)
+        #expect((HTTPScrape.sample(#"youll_ble_failures_total{reason="connect_failed"}"#, in: scrape.body) ?? 0) >= 1)
+        #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="wrong_key"}"#, in: scrape.body) == 0)
         try await daemon.stop()
     }
 }

@@ -33,6 +33,7 @@ struct DaemonMaintenanceTests {
             var configuration = GatewayConfiguration(
                 stateDirectory: state.path, profiles: .init(installed: profilesDirectory.path, user: "/nonexistent"))
             configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
+            configuration.metrics.enabled = false
             configuration.ble.mode = .off
             if let webhook {
                 configuration.maintenance.webhook = .init(

@@ -86,8 +86,18 @@ struct DaemonMetricsTests {
         #expect(HTTPScrape.sample("youll_command_latency_seconds_count", in: after.body) == 1)
         #expect(HTTPScrape.sample(#"youll_devices{transport="mqtt",availability="online"}"#, in: after.body) == 1)
         #expect(HTTPScrape.sample(#"youll_route_resolutions_total{outcome="proceed"}"#, in: after.body) == 1)
-        let messagesIn = HTTPScrape.sample(#"youll_mqtt_messages_total{direction="in"}"#, in: after.body) ?? 0
+        let messagesIn =
+            HTTPScrape.sample(#"youll_mqtt_messages_total{connection="bridge",direction="in"}"#, in: after.body) ?? 0
         #expect(messagesIn >= 3)
+        // The device bus carried the pairing query, the command and the lamp's reports.
+        let frames = (
+            HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="out"}"#, in: after.body) ?? 0,
+            HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="in"}"#, in: after.body) ?? 0
+        )
+        #expect(frames.0 >= 2 && frames.1 >= 2, "device frames out/in: \(frames)")
+        #expect(HTTPScrape.sample(#"youll_broker_reconnects_total{connection="devices"}"#, in: after.body) == 0)
+        #expect(after.body.contains("# TYPE youll_session_cue_lateness_seconds histogram"))
+        #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="wrong_key"}"#, in: after.body) == 0)
         // Nothing secret in the exposition.
         #expect(!after.body.contains(identity.localKey))
         #expect(try await HTTPScrape.get(port: metricsPort, path: "/health").status == 404)

@@ -26,15 +26,21 @@ struct DaemonSessionTests {
         let run: Task<Void, any Error>
         let client: BridgeClient
 
-        static func start(broker: LocalBroker, state: URL) async throws -> RunningDaemon {
+        /// With `metricsPort`, metrics are served on a free port, written there once listening.
+        static func start(broker: LocalBroker, state: URL, metricsPort: ListeningPort? = nil) async throws
+            -> RunningDaemon
+        {
             var configuration = GatewayConfiguration(
                 stateDirectory: state.path, profiles: .init(installed: profilesDirectory.path, user: "/nonexistent"))
             configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
+            configuration.metrics.enabled = metricsPort != nil
+            configuration.metrics.listen = .init(host: "127.0.0.1", port: 0)
             configuration.ble.mode = .off
             var logger = Logger(label: "daemon-session-test")
             logger.logLevel = .critical
             let daemon = GatewayDaemon(
-                configuration: configuration, profileDirectories: [profilesDirectory], version: "test", logger: logger)
+                configuration: configuration, profileDirectories: [profilesDirectory], version: "test", logger: logger,
+                hooks: .init(metricsListening: { bound in metricsPort?.set(bound) }))
             let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
             let run = Task { try await group.run() }
             let client = try BridgeClient(configuration: configuration)
@@ -52,7 +58,9 @@ struct DaemonSessionTests {
     }
 
     /// A broker, one simulated light and one diffuser, paired as `lamp` and `aroma`.
-    static func setUp(state: URL) async throws -> (LocalBroker, SimulatorFleet, RunningDaemon) {
+    static func setUp(state: URL, metricsPort: ListeningPort? = nil) async throws
+        -> (LocalBroker, SimulatorFleet, RunningDaemon)
+    {
         let broker = try LocalBroker()
         let library = ProfileLibrary.load(directories: [profilesDirectory])
         let fleet = try SimulatorFleet(
@@ -60,7 +68,7 @@ struct DaemonSessionTests {
             broker: SwarmConfiguration(brokerURL: broker.url))
         try await fleet.start()
         #expect(await fleet.waitUntilConnected(timeout: timeout))
-        let daemon = try await RunningDaemon.start(broker: broker, state: state)
+        let daemon = try await RunningDaemon.start(broker: broker, state: state, metricsPort: metricsPort)
         for (identity, name) in zip(fleet.identities, ["lamp", "aroma"]) {
             _ = try await daemon.client.request(
                 "device/add",
@@ -110,7 +118,8 @@ struct DaemonSessionTests {
     func shortSession() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
-        let (broker, fleet, daemon) = try await Self.setUp(state: state)
+        let metricsPort = ListeningPort()
+        let (broker, fleet, daemon) = try await Self.setUp(state: state, metricsPort: metricsPort)
         defer {
             fleet.stop()
             broker.stop()
@@ -155,6 +164,10 @@ struct DaemonSessionTests {
         #expect(Set(indices).count == indices.count, "no cue fired twice")
         let late = cues.compactMap { $0["lateness_ms"]?.int64Value }.max() ?? 0
         #expect(late < 500, "cues fire on time (latest \(late) ms)")
+        // Prometheus has every fired cue's lateness, and no session running any more.
+        let scrape = try await HTTPScrape.get(port: try #require(metricsPort.port), path: "/metrics")
+        #expect(HTTPScrape.sample("youll_session_cue_lateness_seconds_count", in: scrape.body) == Double(cues.count))
+        #expect(HTTPScrape.sample("youll_session_active", in: scrape.body) == 0)
 
         // Focus restores: the lamp is back at the brightness and temperature it had.
         let lamp = try await Self.lampState(daemon.client) {

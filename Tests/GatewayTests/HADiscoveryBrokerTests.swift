@@ -77,6 +77,7 @@ struct HADiscoveryBrokerTests {
                 stateDirectory: world.state.path,
                 profiles: .init(installed: profilesDirectory.path, user: "/nonexistent"))
             configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: world.broker.port)
+            configuration.metrics.enabled = false
             configuration.ble.mode = .off
             configuration.homeAssistant.enabled = homeAssistant
             var logger = Logger(label: "ha-discovery-test")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -73,4 +74,12 @@ enum HTTPScrape {
         }
         return nil
     }
+}
+
+/// Where a daemon under test serves metrics: written by its `metricsListening` hook.
+final class ListeningPort: Sendable {
+    private let value = Mutex<Int?>(nil)
+
+    func set(_ port: Int) { value.withLock { $0 = port } }
+    var port: Int? { value.withLock { $0 } }
 }

@@ -83,9 +83,9 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
         public init() {}
     }
 
-    /// The Prometheus text endpoint.
+    /// The Prometheus text endpoint: on by default, on loopback only.
     public struct Metrics: Hashable, Sendable {
-        public var enabled: Bool = false
+        public var enabled: Bool = true
         public var listen = ListenAddress(host: "127.0.0.1", port: 9464)
 
         public init() {}

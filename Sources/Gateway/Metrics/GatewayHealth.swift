@@ -1,4 +1,5 @@
 import Maintenance
+import TuyaController
 import TuyaCore
 
 /// What the gateway knows about its own health at one moment: the content of
@@ -11,11 +12,15 @@ public struct GatewayHealth: Hashable, Sendable {
     /// Messages the bridge received from and published to the broker since it started.
     public var messagesIn: Int
     public var messagesOut: Int
+    /// The device bus's frames and connections (the controller's own broker connection).
+    public var deviceBus: DeviceBusStatistics.Snapshot?
     /// Paired devices counted by transport, then availability (every pair present, 0 included).
     public var devices: [Transport: [Availability: Int]]
     public var bleConnected: Int
     public var bleWaiting: Int
     public var bleLimit: Int
+    /// BLE problems since start, by reason (`BLESessionError.reason`).
+    public var bleFailures: [String: Int]
     /// The running timer session as its bridge JSON, or nil when none runs (or the gateway has no sessions).
     public var session: JSONValue?
     /// Maintenance reminders by state; nil when maintenance is switched off.
@@ -24,8 +29,11 @@ public struct GatewayHealth: Hashable, Sendable {
     public init(
         uptime: Duration, residentMemory: Int64?, messagesIn: Int, messagesOut: Int,
         devices: [Transport: [Availability: Int]], bleConnected: Int, bleWaiting: Int, bleLimit: Int,
-        session: JSONValue?, reminders: [ReminderStatus: Int]?
+        bleFailures: [String: Int] = [:], deviceBus: DeviceBusStatistics.Snapshot? = nil, session: JSONValue?,
+        reminders: [ReminderStatus: Int]?
     ) {
+        self.deviceBus = deviceBus
+        self.bleFailures = bleFailures
         self.uptime = uptime
         self.residentMemory = residentMemory
         self.messagesIn = messagesIn
@@ -70,12 +78,21 @@ public struct GatewayHealth: Hashable, Sendable {
         var fields: [String: JSONValue] = [
             "uptime_seconds": .integer(uptime.components.seconds),
             "memory_rss_bytes": residentMemory.map(JSONValue.integer) ?? .null,
-            "mqtt": .object(["messages_in": .integer(Int64(messagesIn)), "messages_out": .integer(Int64(messagesOut))]),
+            "mqtt": .object([
+                "messages_in": .integer(Int64(messagesIn)), "messages_out": .integer(Int64(messagesOut)),
+                "device_bus": deviceBus.map {
+                    .object([
+                        "messages_in": .integer(Int64($0.messagesIn)), "messages_out": .integer(Int64($0.messagesOut)),
+                        "reconnects": .integer(Int64($0.reconnects)),
+                    ])
+                } ?? .null,
+            ]),
             "devices": .object(byAvailability),
             "devices_by_transport": .object(byTransport),
             "ble": .object([
                 "connected": .integer(Int64(bleConnected)), "waiting": .integer(Int64(bleWaiting)),
                 "limit": .integer(Int64(bleLimit)),
+                "failures": .object(bleFailures.mapValues { .integer(Int64($0)) }),
             ]),
             "session": session ?? .null,
             "reminders_due": remindersDue.map { .integer(Int64($0)) } ?? .null,

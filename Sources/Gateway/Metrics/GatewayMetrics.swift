@@ -1,6 +1,8 @@
 import Maintenance
 import Metrics
 import Prometheus
+import Synchronization
+import TuyaController
 import TuyaCore
 
 /// The gateway's Prometheus metrics: swift-metrics instruments made by a factory over one
@@ -22,11 +24,26 @@ public final class GatewayMetrics: Sendable {
     let brokerReconnects: Metrics.Counter
     let messagesIn: Metrics.Counter
     let messagesOut: Metrics.Counter
+    /// The device bus's counters, moved on from its statistics at each `record`.
+    let deviceBusReconnects: Metrics.Counter
+    let deviceBusIn: Metrics.Counter
+    let deviceBusOut: Metrics.Counter
+    private let deviceBusCounted = Mutex(DeviceBusStatistics.Snapshot(connections: 1))
     let routeResolutions: [String: Metrics.Counter]
+    /// BLE problems by reason, moved on from the radio's totals at each `record`.
+    let bleFailures: [String: Metrics.Counter]
+    private let bleFailuresCounted = Mutex<[String: Int]>([:])
+    /// A session cue's actual time minus its planned time.
+    let cueLateness: Metrics.Timer
 
     static let latencyBuckets: [Duration] = [
         .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
         .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+    ]
+    /// A cue is meant to fire within a few milliseconds; a second late is a bell out of step.
+    static let latenessBuckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
     ]
     /// `deeplink/resolve` outcomes: resolved, waiting on a precondition, or refused.
     static let routeOutcomes = ["proceed", "gated", "error"]
@@ -35,6 +52,7 @@ public final class GatewayMetrics: Sendable {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets["youll_command_latency_seconds"] = Self.latencyBuckets
+        factory.durationHistogramBuckets["youll_session_cue_lateness_seconds"] = Self.latenessBuckets
         self.factory = factory
         func counter(_ label: String, _ dimensions: [(String, String)] = []) -> Metrics.Counter {
             Metrics.Counter(label: label, dimensions: dimensions, factory: factory)
@@ -44,12 +62,20 @@ public final class GatewayMetrics: Sendable {
         commandsTimedOut = counter("youll_commands_timed_out_total")
         commandsFailed = counter("youll_commands_failed_total")
         commandLatency = Metrics.Timer(label: "youll_command_latency_seconds", dimensions: [], factory: factory)
-        brokerReconnects = counter("youll_broker_reconnects_total")
-        messagesIn = counter("youll_mqtt_messages_total", [("direction", "in")])
-        messagesOut = counter("youll_mqtt_messages_total", [("direction", "out")])
+        cueLateness = Metrics.Timer(label: "youll_session_cue_lateness_seconds", dimensions: [], factory: factory)
+        brokerReconnects = counter("youll_broker_reconnects_total", [("connection", "bridge")])
+        messagesIn = counter("youll_mqtt_messages_total", [("connection", "bridge"), ("direction", "in")])
+        messagesOut = counter("youll_mqtt_messages_total", [("connection", "bridge"), ("direction", "out")])
+        deviceBusReconnects = counter("youll_broker_reconnects_total", [("connection", "devices")])
+        deviceBusIn = counter("youll_mqtt_messages_total", [("connection", "devices"), ("direction", "in")])
+        deviceBusOut = counter("youll_mqtt_messages_total", [("connection", "devices"), ("direction", "out")])
         routeResolutions = Dictionary(
             uniqueKeysWithValues: Self.routeOutcomes.map {
                 ($0, counter("youll_route_resolutions_total", [("outcome", $0)]))
+            })
+        bleFailures = Dictionary(
+            uniqueKeysWithValues: BLESessionError.allReasons.map {
+                ($0, counter("youll_ble_failures_total", [("reason", $0)]))
             })
         record(
             GatewayHealth(
@@ -68,6 +94,36 @@ public final class GatewayMetrics: Sendable {
         gauge("youll_ble_connections").record(health.bleConnected)
         gauge("youll_ble_connections_waiting").record(health.bleWaiting)
         gauge("youll_ble_connection_limit").record(health.bleLimit)
+        if let bus = health.deviceBus {
+            // Two records may race (a scrape and the health loop): only ever move forwards.
+            let (inc, out, reconnects) = deviceBusCounted.withLock { counted in
+                let increments = (
+                    max(0, bus.messagesIn - counted.messagesIn), max(0, bus.messagesOut - counted.messagesOut),
+                    max(0, bus.reconnects - counted.reconnects)
+                )
+                counted.messagesIn += increments.0
+                counted.messagesOut += increments.1
+                counted.connections += increments.2
+                return increments
+            }
+            if inc > 0 { deviceBusIn.increment(by: inc) }
+            if out > 0 { deviceBusOut.increment(by: out) }
+            if reconnects > 0 { deviceBusReconnects.increment(by: reconnects) }
+        }
+        // Counters only go up: add what the radio counted since the last record.
+        let increments = bleFailuresCounted.withLock { counted in
+            var increments: [String: Int] = [:]
+            for (reason, total) in health.bleFailures where total > counted[reason, default: 0] {
+                increments[reason] = total - counted[reason, default: 0]
+                counted[reason] = total
+            }
+            return increments
+        }
+        for (reason, increment) in increments {
+            (bleFailures[reason]
+                ?? Metrics.Counter(label: "youll_ble_failures_total", dimensions: [("reason", reason)], factory: factory))
+                .increment(by: increment)
+        }
         for status in ReminderStatus.allCases {
             gauge("youll_reminders", [("state", status.rawValue)]).record(health.reminders?[status] ?? 0)
         }
@@ -81,11 +137,20 @@ public final class GatewayMetrics: Sendable {
         switch outcome {
         case .confirmed:
             commandsConfirmed.increment()
-            let (seconds, attoseconds) = latency.components
-            commandLatency.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            commandLatency.recordNanoseconds(Self.nanoseconds(latency))
         case .timedOut: commandsTimedOut.increment()
         case .failed: commandsFailed.increment()
         }
+    }
+
+    /// A fired cue's lateness; a cue fired early (never expected) counts as on time.
+    func recordCue(lateness: Duration) {
+        cueLateness.recordNanoseconds(max(0, Self.nanoseconds(lateness)))
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     enum CommandOutcome {

@@ -386,6 +386,7 @@ public actor SessionService {
             case .phaseChanged:
                 await publishStatus(of: id)
             case .cueFired(let cue):
+                announcer.cue(cue)
                 try await store.record(cue, in: id)
                 try await store.update(
                     id, state: .running, elapsed: cue.actual, endingStartedAt: tracked[id]?.record.endingStartedAt,

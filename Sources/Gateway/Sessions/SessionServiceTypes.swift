@@ -28,13 +28,17 @@ public struct SessionHistoryReport: Sendable {
 public struct SessionAnnouncer: Sendable {
     public var event: @Sendable (_ type: String, _ data: [String: JSONValue]) async -> Void
     public var status: @Sendable (_ status: JSONValue) async -> Void
+    /// Every cue that fired, with its planned and actual time (the metrics' lateness).
+    public var cue: @Sendable (_ record: CueRecord) -> Void
 
     public init(
         event: @escaping @Sendable (String, [String: JSONValue]) async -> Void,
-        status: @escaping @Sendable (JSONValue) async -> Void
+        status: @escaping @Sendable (JSONValue) async -> Void,
+        cue: @escaping @Sendable (CueRecord) -> Void = { _ in }
     ) {
         self.event = event
         self.status = status
+        self.cue = cue
     }
 
     public static let silent = SessionAnnouncer(event: { _, _ in }, status: { _ in })

@@ -89,15 +89,18 @@ actor BLEDeviceLink {
     private(set) var problems: [BLESessionError] = []
     /// Connections made (transport connected), for tests and diagnostics.
     private(set) var connections = 0
+    /// The radio's tally, counted into with every problem.
+    private let failures: BLEFailureTally
 
     init(
         device: TuyaDevice, credentials: BLESession.Credentials, profile: DeviceProfile,
         identity: BLEIdentity? = nil, transport: any TuyaBLETransport, slots: BLEConnectionSlots,
         configuration: Configuration = Configuration(),
         clock: LinkClock, unixMilliseconds: @escaping @Sendable () -> Int64, ivSource: any IVSource = RandomIVSource(),
-        desired: DataPoints = [:], confirmed: DataPoints = [:], hub: EventHub,
+        desired: DataPoints = [:], confirmed: DataPoints = [:], hub: EventHub, failures: BLEFailureTally = .init(),
         onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in }
     ) {
+        self.failures = failures
         self.device = device
         self.identity = identity
         self.credentials = credentials
@@ -320,6 +323,7 @@ actor BLEDeviceLink {
     }
 
     private func note(_ problem: BLESessionError) {
+        failures.count(problem)
         problems.append(problem)
         if problems.count > Self.maxProblems { problems.removeFirst(problems.count - Self.maxProblems) }
     }

@@ -15,6 +15,8 @@ public struct BLERadio: Sendable {
     public var slots: BLEConnectionSlots
     /// A transport to the device at `identity`; called once per device link.
     public var makeTransport: @Sendable (BLEIdentity) -> any TuyaBLETransport
+    /// Problems met by this radio's links, by reason.
+    public var failures = BLEFailureTally()
 
     public init(
         adapter: String?, slots: BLEConnectionSlots = BLEConnectionSlots(),
@@ -65,11 +67,16 @@ public struct BLEConnectionsSnapshot: Hashable, Sendable {
     public var connected: [DeviceID]
     /// Devices waiting for one, oldest first.
     public var waiting: [DeviceID]
+    /// Problems met since start, by `BLESessionError.reason`.
+    public var failures: [String: Int]
 
-    public init(adapter: String?, limit: Int, connected: [DeviceID], waiting: [DeviceID]) {
+    public init(
+        adapter: String?, limit: Int, connected: [DeviceID], waiting: [DeviceID], failures: [String: Int] = [:]
+    ) {
         self.adapter = adapter
         self.limit = limit
         self.connected = connected
         self.waiting = waiting
+        self.failures = failures
     }
 }

@@ -7,9 +7,11 @@ import MQTTLink
 /// `.connected` is reported only once they are granted again.
 public struct MQTTDeviceBus: DeviceBus {
     public let client: MQTTClient
+    public let statistics: DeviceBusStatistics?
 
     public init(configuration: MQTTConfiguration) throws(MQTTError) {
         client = try MQTTClient(configuration: configuration)
+        statistics = DeviceBusStatistics()
     }
 
     public func connect() async throws {
@@ -18,6 +20,7 @@ public struct MQTTDeviceBus: DeviceBus {
 
     public func publish(topic: String, payload: [UInt8]) async throws {
         try await client.publish(topic: topic, payload: payload, qos: .atLeastOnce, retain: false)
+        statistics?.sent()
     }
 
     public func subscribe(_ topic: String) async throws {
@@ -28,13 +31,18 @@ public struct MQTTDeviceBus: DeviceBus {
     /// one consumer: the controller.
     public func busEvents() -> AsyncStream<DeviceBusEvent> {
         let source = client.events
+        let statistics = statistics
         return AsyncStream { continuation in
             let task = Task {
                 for await event in source {
                     switch event {
-                    case .connected: continuation.yield(.connected)
+                    case .connected:
+                        statistics?.connected()
+                        continuation.yield(.connected)
                     case .disconnected: continuation.yield(.disconnected)
-                    case .message(let message): continuation.yield(.message(topic: message.topic, payload: message.payload))
+                    case .message(let message):
+                        statistics?.received()
+                        continuation.yield(.message(topic: message.topic, payload: message.payload))
                     case .reconnectFailed: continue
                     }
                 }

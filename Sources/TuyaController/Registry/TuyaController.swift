@@ -215,11 +215,15 @@ public actor TuyaController: TuyaControllerProtocol {
     /// gateway records as its confirmed state.
     public func reportedDataPoints(of id: DeviceID) async -> DataPoints? { await links[id]?.reported }
 
+    /// Device frames in and out and connections of the device bus, when the bus counts them.
+    public nonisolated var deviceBusStatistics: DeviceBusStatistics.Snapshot? { bus.statistics?.snapshot }
+
     /// The BLE adapter's connections now (empty lists when BLE cannot be used).
     public func bleConnections() async -> BLEConnectionsSnapshot {
         BLEConnectionsSnapshot(
             adapter: radio.unavailableReason == nil ? radio.adapter : nil, limit: radio.slots.limit,
-            connected: await radio.slots.connected.sorted(), waiting: await radio.slots.queued)
+            connected: await radio.slots.connected.sorted(), waiting: await radio.slots.queued,
+            failures: radio.failures.snapshot)
     }
 
     /// While open, devIds publishing on the broker that are not paired are listed by `pairingCandidates()`.
@@ -441,7 +445,7 @@ public actor TuyaController: TuyaControllerProtocol {
             device: stored.device,
             credentials: credentials, profile: profile, identity: identity, transport: radio.makeTransport(identity), slots: radio.slots,
             configuration: linkConfiguration, clock: linkClock, unixMilliseconds: { unixTime() * 1000 },
-            desired: stored.desired, confirmed: stored.confirmed, hub: hub,
+            desired: stored.desired, confirmed: stored.confirmed, hub: hub, failures: radio.failures,
             onDesiredChange: onDesiredChange)
     }
 

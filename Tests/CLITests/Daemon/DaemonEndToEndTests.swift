@@ -81,6 +81,15 @@ struct DaemonEndToEndTests {
         #expect(refused.json?["status"]?.string == "error")
         #expect(refused.json?["error"]?.string?.contains("brightness") == true)
 
+        // Prometheus sees the same: one Wi-Fi device online, the confirmed commands counted
+        // (the latency histogram with them), and no local key anywhere in the text.
+        let metrics = try await rig.scrapeMetrics()
+        #expect(DaemonRig.sample(metrics, "youll_devices", ["transport": "mqtt", "availability": "online"]) == 1)
+        #expect((DaemonRig.sample(metrics, "youll_commands_confirmed_total") ?? 0) >= 2)
+        #expect((DaemonRig.sample(metrics, "youll_command_latency_seconds_count") ?? 0) >= 2)
+        #expect(metrics.contains("# TYPE youll_command_latency_seconds histogram"))
+        #expect(!metrics.contains(fleet.identities[0].localKey))
+
         // SIGTERM: the bridge says offline before the process exits 0.
         let stopMark = await rig.observer.mark
         #expect(rig.stopDaemon() == 0)

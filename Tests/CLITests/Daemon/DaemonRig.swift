@@ -8,6 +8,9 @@ import TuyaWire
 #if canImport(Glibc)
     import Glibc
 #endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The real parts of an end-to-end test: a private mosquitto, the real `youll-devices
 /// serve` binary with a temporary state directory and config file, simulated Tuya devices
@@ -19,6 +22,8 @@ final class DaemonRig {
     let stateDirectory: String
     let observer: BridgeObserver
     let library: ProfileLibrary
+    /// Where the daemon serves Prometheus metrics (a free loopback port, never the default 9464).
+    let metricsPort: Int
     private(set) var daemon: ChildProcess?
     private var transaction = 0
 
@@ -31,11 +36,14 @@ final class DaemonRig {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         stateDirectory = directory.appendingPathComponent("state").path
         configPath = directory.appendingPathComponent("config.yaml").path
+        metricsPort = try LocalBroker.freeLoopbackPort()
         let config = """
             base_topic: youll
             state_directory: \(stateDirectory)
             mqtt:
               url: \(broker.url)
+            metrics:
+              listen: 127.0.0.1:\(metricsPort)
             \(extraConfig)
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -47,6 +55,33 @@ final class DaemonRig {
     deinit {
         daemon?.kill()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// `GET /metrics` from the running daemon, over HTTP, as Prometheus would scrape it.
+    func scrapeMetrics() async throws -> String {
+        let url = try #require(URL(string: "http://127.0.0.1:\(metricsPort)/metrics"))
+        let (data, response) = try await URLSession.shared.data(from: url)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The value of one sample in Prometheus text: `name` with exactly these labels, in any order.
+    static func sample(_ text: String, _ name: String, _ labels: [String: String] = [:]) -> Double? {
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { continue }
+            let series = line[..<space]
+            let metric = series.prefix { $0 != "{" }
+            guard metric == name else { continue }
+            var found: [String: String] = [:]
+            if let open = series.firstIndex(of: "{"), series.hasSuffix("}") {
+                for pair in series[series.index(after: open)..<series.index(before: series.endIndex)].split(separator: ",") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    if parts.count == 2 { found[String(parts[0])] = String(parts[1].dropFirst().dropLast()) }
+                }
+            }
+            if found == labels { return Double(line[line.index(after: space)...]) }
+        }
+        return nil
     }
 
     var logPath: String { directory.appendingPathComponent("serve.log").path }

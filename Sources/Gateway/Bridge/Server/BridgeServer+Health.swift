@@ -26,7 +26,9 @@ extension BridgeServer {
         return GatewayHealth(
             uptime: uptime, residentMemory: ProcessMemory.residentBytes(), messagesIn: messagesIn,
             messagesOut: messagesOut, devices: GatewayHealth.count(devices), bleConnected: ble.connected.count,
-            bleWaiting: ble.waiting.count, bleLimit: ble.limit, session: session, reminders: reminders)
+            bleWaiting: ble.waiting.count, bleLimit: ble.limit, bleFailures: ble.failures,
+            deviceBus: controller.deviceBusStatistics, session: session,
+            reminders: reminders)
     }
 
     /// Publishes `<base>/bridge/health` (retained) and brings the Prometheus gauges up to date.

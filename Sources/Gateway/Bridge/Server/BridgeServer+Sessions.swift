@@ -18,7 +18,8 @@ extension BridgeServer {
     public nonisolated var sessionAnnouncer: SessionAnnouncer {
         SessionAnnouncer(
             event: { [weak self] type, data in await self?.emit(type, data) },
-            status: { [weak self] status in await self?.publishSessionStatus(status) })
+            status: { [weak self] status in await self?.publishSessionStatus(status) },
+            cue: { [metrics = settings.metrics] record in metrics.recordCue(lateness: record.lateness) })
     }
 
     func publishSessionStatus(_ status: JSONValue) {
