@@ -168,6 +168,28 @@ struct ProfileRejectionTests {
             keyPath: "data_points[4].default", reason: "a hsv16 default is 12 hex digits")
     }
 
+    @Test("enum labels load in the values' order, and labels that do not fit are rejected with the reason")
+    func enumLabels() throws {
+        let labelled = try ProfileLoader.parse(
+            yaml: F.replacing("values: [small, large]", with: "values: [small, large], labels: [Fine mist, 'Large +']"),
+            source: "fixture")
+        let spec = try #require(labelled.dataPoints.first { $0.values == ["small", "large"] })
+        #expect(spec.displayedValues.map(\.label) == ["Fine mist", "Large +"])
+        #expect(spec.displayedValues.map(\.value) == ["small", "large"])
+        F.expectRejection(
+            F.replacing("values: [small, large]", with: "values: [small, large], labels: [one]"),
+            keyPath: "data_points[2].labels", reason: "list one label per value: 2 values, 1 labels")
+        F.expectRejection(
+            F.replacing("values: [small, large]", with: #"values: [small, large], labels: [ok, "it's"]"#),
+            keyPath: "data_points[2].labels[1]", reason: "label 'it's' must be 1-32 letters")
+        F.expectRejection(
+            F.replacing("values: [small, large]", with: "values: [small, large], labels: [same, same]"),
+            keyPath: "data_points[2].labels[1]", reason: "duplicate label 'same'")
+        F.expectRejection(
+            F.replacing("min: 0, max: 255", with: "min: 0, max: 255, labels: [a]"),
+            keyPath: "data_points[3].labels", reason: "'labels' does not apply to a value DP")
+    }
+
     @Test("a colour format on a value DP is rejected")
     func formatOnNonString() {
         F.expectRejection(

@@ -75,7 +75,10 @@ public enum BridgeDevicePayload {
         case .ledBrightness: return item("led_brightness", "numeric", percent)
         case .ledColour: return item("led_color", "composite", hueSaturation)
         case .ledMode: return item("led_mode", "enum", ["values": .array(spec.values.map(JSONValue.string))])
-        case .timer: return item("timer", "enum", ["values": .array(spec.values.map(JSONValue.string))])
+        case .timer:
+            var extra: [String: JSONValue] = ["values": .array(spec.values.map(JSONValue.string))]
+            if !spec.labels.isEmpty { extra["labels"] = .array(spec.labels.map(JSONValue.string)) }
+            return item("timer", "enum", extra)
         case .minutesLeft: return item("minutes_left", "numeric", ["unit": .string("min")])
         case .fault:
             return item("faults", "list", ["values": .array(profile.faults.map { .string($0.label) })])

@@ -21,17 +21,7 @@ extension HADiscovery {
             components["led"] = ledLight(profile, entity)
         }
         if let timer = profile.dataPoint(for: .timer), timer.access != .readOnly, !timer.values.isEmpty {
-            components["timer"] = .object([
-                "platform": .string("select"),
-                "name": .string("Timer"),
-                "unique_id": entity.uniqueID("timer"),
-                "icon": .string("mdi:timer-outline"),
-                "options": .array(timer.values.map(JSONValue.string)),
-                "state_topic": .string(entity.state),
-                "value_template": .string("{{ value_json.timer | default(None) }}"),
-                "command_topic": .string(entity.command),
-                "command_template": .string(#"{"timer":"{{ value }}"}"#),
-            ])
+            components["timer"] = timerSelect(timer, entity)
         }
         if profile.dataPoint(for: .minutesLeft) != nil {
             components["minutes_left"] = .object([
@@ -57,6 +47,41 @@ extension HADiscovery {
             ])
         }
         return components
+    }
+
+    /// The timer as a select. With the profile's `labels` the options are the labels
+    /// (`off`, `1 h`) and the templates translate to and from the DP's values; labels are
+    /// checked at load to need no escaping inside a template's string literal.
+    private func timerSelect(_ timer: DataPointSpec, _ entity: EntityContext) -> JSONValue {
+        var select: [String: JSONValue] = [
+            "platform": .string("select"),
+            "name": .string("Timer"),
+            "unique_id": entity.uniqueID("timer"),
+            "icon": .string("mdi:timer-outline"),
+            "state_topic": .string(entity.state),
+            "command_topic": .string(entity.command),
+        ]
+        let pairs = timer.displayedValues
+        // A value that could end a template literal early keeps the plain form (labels are
+        // checked when the profile loads; values only for being distinct and non-empty).
+        let safe = pairs.allSatisfy { pair in
+            !pair.value.unicodeScalars.contains { $0 == "'" || $0 == "\\" || $0.properties.generalCategory == .control }
+        }
+        if !safe || pairs.allSatisfy({ $0.value == $0.label }) {
+            select["options"] = .array(timer.values.map(JSONValue.string))
+            select["value_template"] = .string("{{ value_json.timer | default(None) }}")
+            select["command_template"] = .string(#"{"timer":"{{ value }}"}"#)
+        } else {
+            func literal(_ pairs: [(String, String)]) -> String {
+                "{" + pairs.map { "'\($0.0)': '\($0.1)'" }.joined(separator: ", ") + "}"
+            }
+            let toLabel = literal(pairs.map { ($0.value, $0.label) })
+            let toValue = literal(pairs.map { ($0.label, $0.value) })
+            select["options"] = .array(pairs.map { .string($0.label) })
+            select["value_template"] = .string("{{ \(toLabel).get(value_json.get('timer')) }}")
+            select["command_template"] = .string(#"{"timer":{{ "# + toValue + ".get(value, value) | tojson }}}")
+        }
+        return .object(select)
     }
 
     /// The mist as a fan. When the master switch is a separate data point (layout M), the

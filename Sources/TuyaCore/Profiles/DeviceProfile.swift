@@ -76,6 +76,9 @@ public struct DataPointSpec: Hashable, Sendable {
     public var step: Int32
     /// Enum labels in the product's order; on BLE an enum travels as the index here.
     public var values: [String]
+    /// What people see for each of `values`, in the same order (`off`, `1 h`); empty when
+    /// the values are their own labels. Commands and state keep using `values`.
+    public var labels: [String] = []
     /// Hex layout of a colour string DP.
     public var colourFormat: ColourFormat?
     public var defaultValue: DPValue?
@@ -111,6 +114,11 @@ public struct DataPointSpec: Hashable, Sendable {
 
     public func enumLabel(at index: Int) -> String? {
         values.indices.contains(index) ? values[index] : nil
+    }
+
+    /// Each enum value with what people see for it (the value itself without `labels`).
+    public var displayedValues: [(value: String, label: String)] {
+        labels.count == values.count ? Array(zip(values, labels)) : values.map { ($0, $0) }
     }
 }
 

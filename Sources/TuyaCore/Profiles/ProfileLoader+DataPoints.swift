@@ -1,7 +1,8 @@
 /// Parsing of `data_points:`: one `DataPointSpec` per entry, with per-type keys checked.
 extension ProfileLoader {
     static let dataPointKeys = [
-        "id", "code", "type", "min", "max", "step", "scale", "values", "format", "default", "unit", "access",
+        "id", "code", "type", "min", "max", "step", "scale", "values", "labels", "format", "default", "unit",
+        "access",
     ]
 
     static func dataPointList(_ node: ProfileNode) throws(ProfileError) -> [DataPointSpec] {
@@ -44,7 +45,7 @@ extension ProfileLoader {
         let type = DataPointType(name: typeName) ?? .raw
 
         try refuse(["min", "max", "step", "scale"], in: entries, unless: type == .value, typeName: typeName)
-        try refuse(["values"], in: entries, unless: type == .enumeration, typeName: typeName)
+        try refuse(["values", "labels"], in: entries, unless: type == .enumeration, typeName: typeName)
         try refuse(["format"], in: entries, unless: type == .string, typeName: typeName)
 
         var spec = DataPointSpec(id: id, code: code, type: type)
@@ -68,6 +69,9 @@ extension ProfileLoader {
             spec.scale = try entries.optional("scale")?.int(in: 0...9, what: "scale") ?? 0
         case .enumeration:
             spec.values = try enumValues(entries.required("values"))
+            if let labelsNode = entries.optional("labels") {
+                spec.labels = try enumLabels(labelsNode, count: spec.values.count)
+            }
         case .string:
             if let formatNode = entries.optional("format") {
                 let name = try formatNode.choice(ColourFormat.allCases.map(\.rawValue), what: "colour format")
@@ -111,6 +115,31 @@ extension ProfileLoader {
             values.append(value)
         }
         return values
+    }
+
+    /// `labels:`: one per value, distinct, short, and plain enough to sit inside a Home
+    /// Assistant template literal (letters, digits, space and `-_.:+%/`).
+    private static func enumLabels(_ node: ProfileNode, count: Int) throws(ProfileError) -> [String] {
+        let items = try node.list()
+        guard items.count == count else {
+            throw node.error("list one label per value: \(count) values, \(items.count) labels")
+        }
+        var labels: [String] = []
+        for item in items {
+            let label = try item.string()
+            let allowed = label.unicodeScalars.allSatisfy {
+                ($0.properties.isAlphabetic || $0.properties.numericType != nil || " -_.:+%/".unicodeScalars.contains($0))
+            }
+            guard !label.isEmpty, label.count <= 32, allowed, label.first != " ", label.last != " " else {
+                throw item.error(
+                    "label '\(label.prefix(40))' must be 1-32 letters, digits, inner spaces or -_.:+%/")
+            }
+            if let earlier = labels.firstIndex(of: label) {
+                throw item.error("duplicate label '\(label)' (also at \(node.path)[\(earlier)])")
+            }
+            labels.append(label)
+        }
+        return labels
     }
 
     /// Checks `default:` against the DP's type, range and enum list.
