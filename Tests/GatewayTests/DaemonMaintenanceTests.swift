@@ -190,6 +190,10 @@ struct DaemonMaintenanceTests {
         let second = try #require(await RunningDaemon.nextAlert(events))
         #expect(second["id"] != first["id"])
         #expect(second["type"]?.stringValue == "refill")
+        // The alert event comes before the POST is tried: stop only once the refused POST
+        // is on record (the daemon writes the outbox; this reads it beside it, as WAL allows).
+        let failed = try await Self.waitForFailedAttempt(state: state, alert: second["id"]?.stringValue)
+        #expect(failed, "the second alert's POST failed and was recorded while the receiver was down")
         try await daemon.stop()
         trace("second daemon stopped")
         #expect(receiver.bodies.count == 1)
@@ -211,6 +215,18 @@ struct DaemonMaintenanceTests {
         #expect(outbox.map(\.id) == ids)
         #expect(outbox.allSatisfy { $0.deliveredAt != nil })
         #expect(outbox.last?.attempts ?? 0 >= 1, "the second alert failed at least once while the receiver was down")
+    }
+
+    /// Reads the outbox until the alert has a failed attempt recorded (at most ~20 s: the
+    /// daemon is on the real clock and the machine may be loaded).
+    static func waitForFailedAttempt(state: URL, alert id: String?) async throws -> Bool {
+        let database = try GatewayDatabase.open(directory: state)
+        defer { try? database.close() }
+        for _ in 0..<1_000 {
+            if try await database.outboxAlerts().contains(where: { $0.id == id && $0.attempts >= 1 }) { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 
     @Test("hostile maintenance and deep-link requests are refused with the field named")

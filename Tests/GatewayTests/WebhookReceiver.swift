@@ -1,4 +1,5 @@
 import Foundation
+import LocalBroker
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,15 +21,12 @@ final class WebhookReceiver: Sendable {
     private let state = Mutex(State())
     let port: UInt16
 
-    /// Binds a free loopback port and starts accepting.
+    /// Binds a free loopback port and starts accepting. The port is one outside the
+    /// kernel's ephemeral range (`LocalBroker.freeLoopbackPort`), so no outgoing connection
+    /// can take it while the receiver is stopped and `start()` can bind it again.
     init() throws {
-        let fd = try Self.listen(port: 0)
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
+        port = UInt16(try LocalBroker.freeLoopbackPort())
+        let fd = try Self.listen(port: port)
         state.withLock { $0.listener = fd }
         spawnAcceptLoop(fd)
     }
