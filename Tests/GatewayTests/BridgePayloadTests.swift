@@ -41,6 +41,13 @@ struct BridgePayloadTests {
                 == .light(LightCommand(colour: HSVColour(hue: 200, saturation: 50, value: 20))))
     }
 
+    @Test("Home Assistant's transition is accepted and ignored (Tuya bulbs have none); flash is refused")
+    func transition() throws {
+        #expect(try parse(#"{"state":"ON","transition":2.5}"#) == .light(LightCommand(power: true)))
+        #expect(error(#"{"state":"ON","transition":-1}"#)?.field == "transition")
+        #expect(error(#"{"state":"ON","flash":"short"}"#)?.field == "flash")
+    }
+
     @Test("TOGGLE flips the current power and is refused while the state is unknown")
     func toggle() throws {
         let on = DeviceState.light(LightState(power: true))
@@ -96,7 +103,7 @@ struct BridgePayloadTests {
             json
                 == .object([
                     "state": .string("ON"), "brightness": .integer(40), "color_temp": .integer(2700),
-                    "color_mode": .string("color_temp"), "work_mode": .string("white"),
+                    "color_mode": .string("color_temp"), "work_mode": .string("white"), "effect": .null,
                 ]))
     }
 
@@ -115,6 +122,21 @@ struct BridgePayloadTests {
         #expect(mode(LightState(mode: "white", brightness: 40)) == nil)
         #expect(mode(LightState(mode: "colour")) == nil)
         #expect(DeviceStatePayload.json(.light(LightState(mode: "scene")))["work_mode"] == .string("scene"))
+        // A bulb with no work mode (a white bulb) is in the one mode it reports: Home
+        // Assistant reads color_temp only beside a color_mode.
+        #expect(mode(LightState(brightness: 40, colorTemperature: 3000)) == .string("color_temp"))
+    }
+
+    @Test("a light's state always carries state (null until known) and an effect only while its scene runs")
+    func stateAndEffect() {
+        let unknown = DeviceStatePayload.json(.light(LightState(brightness: 40)))
+        #expect(unknown["state"] == .null)
+        let inScene = DeviceStatePayload.json(.light(LightState(power: true, mode: "scene", scene: "night")))
+        #expect(inScene["effect"] == .string("night"))
+        // The scene DP keeps its last value after the bulb leaves the scene: no stale effect.
+        let leftScene = DeviceStatePayload.json(.light(LightState(power: true, mode: "white", scene: "night")))
+        #expect(leftScene["effect"] == .null)
+        #expect(leftScene["scene"] == .string("night"))
     }
 
     @Test("a diffuser's faults are listed and flagged as a problem")

@@ -104,7 +104,10 @@ struct HADiscoveryLedgerTests {
         #expect(state["color"]?["h"] == .integer(30))
         #expect(state["color"]?["s"] == .integer(80))
         #expect(state["color"]?["hue"] == .integer(30))
-        #expect(state["effect"] == .string("read"))
+        // In colour mode no scene runs, whatever the scene DP last held.
+        #expect(state["effect"] == .null)
         #expect(state["color_mode"] == .string("hs"))
+        let inScene = DeviceStatePayload.json(.light(LightState(power: true, mode: "scene", scene: "read")))
+        #expect(inScene["effect"] == .string("read"))
     }
 }

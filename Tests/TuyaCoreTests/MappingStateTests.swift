@@ -20,12 +20,12 @@ struct MappingStateTests {
         return state
     }
 
-    @Test("a full bulb report becomes typed state in user units")
+    @Test("a full bulb report becomes typed state in user units; in colour mode brightness is the colour's value")
     func fullBulbReport() {
         let state = lightState(
             bulb,
             [
-                id(20): .bool(true), id(21): .enumeration("colour"), id(22): .value(1000), id(23): .value(0),
+                id(20): .bool(true), id(21): .enumeration("colour"), id(22): .value(505), id(23): .value(0),
                 id(24): .string("00F003E803E8"), id(25): .string("000E0D0000000000000000C80000"), id(26): .value(60),
             ])
         #expect(
@@ -116,12 +116,13 @@ struct MappingStateTests {
 
     @Test("writes read back as the command's values")
     func roundTrip() throws {
+        // With a colour, brightness is the colour's value.
         let command = LightCommand(power: true, brightness: 37, colour: c(123, 45, 67), countdown: 120)
         let writes = try bulb.writes(for: .light(command))
         #expect(
             lightState(bulb, writes)
                 == LightState(
-                    power: true, mode: "colour", brightness: 37, colour: c(123, 45, 67), countdown: 120))
+                    power: true, mode: "colour", brightness: 37, colour: c(123, 45, 37), countdown: 120))
         let white = try bulb.writes(for: .light(LightCommand(colorTemperature: 4000)))
         #expect(lightState(bulb, white)?.colorTemperature == 4000)
     }

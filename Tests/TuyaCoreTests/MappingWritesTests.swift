@@ -39,6 +39,41 @@ struct MappingWritesTests {
             try light(bulb, LightCommand(brightness: 100)) == [id(22): .value(1000), id(21): .enumeration("white")])
     }
 
+    @Test(
+        "brightness alone on a bulb showing a colour dims that colour and keeps colour mode; in white it stays white"
+    )
+    func brightnessFollowsTheCurrentMode() throws {
+        // Reported: colour mode, hue 240, 100 % saturation, value 100 % (hsv16 0x00F0 03E8 03E8).
+        let inColour: DataPoints = [id(21): .enumeration("colour"), id(24): .string("00F003E803E8")]
+        let dimmed = try bulb.writes(for: .light(LightCommand(brightness: 40)), current: inColour)
+        #expect(dimmed[id(22)] == nil, "the white channel is left alone")
+        let state = try #require({ () -> LightState? in
+            guard case .light(let state) = bulb.state(from: inColour.merging(dimmed) { $1 }) else { return nil }
+            return state
+        }())
+        #expect(state.mode == "colour" && state.colour == c(240, 100, 40) && state.brightness == 40)
+        // Zero is 1 %: a colour at value 0 is black, which bulbs show as off or refuse.
+        let floor = try bulb.writes(for: .light(LightCommand(brightness: 0)), current: inColour)
+        #expect(floor[id(24)] == .string("00f003e8000a"))
+        // In white mode, or with nothing reported, brightness is the white channel, as before.
+        let inWhite: DataPoints = [id(21): .enumeration("white"), id(24): .string("00F003E803E8")]
+        #expect(
+            try bulb.writes(for: .light(LightCommand(brightness: 0)), current: inWhite)
+                == [id(22): .value(10), id(21): .enumeration("white")])
+        // Brightness with colour temperature is white whatever the bulb showed.
+        #expect(
+            try bulb.writes(for: .light(LightCommand(brightness: 0, colorTemperature: 2700)), current: inColour)
+                == [id(22): .value(10), id(23): .value(0), id(21): .enumeration("white")])
+        // A white-only bulb has no colour to dim.
+        #expect(
+            try white.writes(for: .light(LightCommand(brightness: 100)), current: inColour)
+                == (try white.writes(for: .light(LightCommand(brightness: 100)))))
+        // Out of range is still refused naming the field.
+        #expect(throws: MappingError.self) {
+            try bulb.writes(for: .light(LightCommand(brightness: 101)), current: inColour)
+        }
+    }
+
     @Test("brightness outside 0...100 is rejected naming the field, range and profile", arguments: [150, 101, -1])
     func brightnessOutOfRange(value: Int) {
         #expect(
@@ -80,11 +115,11 @@ struct MappingWritesTests {
                 == [id(24): .string("00f003e803e8"), id(21): .enumeration("colour")])
     }
 
-    @Test("brightness with colour drives the white channel and leaves the colour's own value alone")
+    @Test("brightness with colour is the colour's value; the white channel is left alone")
     func brightnessWithColour() throws {
         #expect(
             try light(bulb, LightCommand(brightness: 50, colour: c(0, 100, 80)))
-                == [id(22): .value(505), id(24): .string("000003e80320"), id(21): .enumeration("colour")])
+                == [id(24): .string("000003e801f4"), id(21): .enumeration("colour")])
     }
 
     @Test("colour with colour temperature, or scene with colour, is a conflict")

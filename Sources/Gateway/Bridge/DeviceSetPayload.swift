@@ -10,7 +10,8 @@ import TuyaWire
 /// `brightness` is percent (0–100). `color_temp` is kelvin; values below 1000 are read
 /// as mireds (zigbee2mqtt's unit) and converted. A light also takes `effect` for `scene`
 /// and fractional hue and saturation (rounded), which is how Home Assistant's JSON-schema
-/// light writes them. `state` also takes `"TOGGLE"`, which
+/// light writes them; its `transition` (seconds) is accepted and ignored, since Tuya bulbs
+/// have none. `state` also takes `"TOGGLE"`, which
 /// needs the current state. Unknown keys are refused rather than ignored, so a typo is
 /// reported instead of silently doing nothing.
 public enum DeviceSetPayload {
@@ -49,6 +50,9 @@ public enum DeviceSetPayload {
             let effect = try fields.string("effect")
             light.scene = scene ?? effect
             light.countdown = try fields.integer("countdown", in: 0...86_400)
+            // Accepted and ignored: Tuya bulbs have no transition time (ramps are the
+            // timer's job), and Home Assistant before 2025.5 sends it whatever the config says.
+            _ = try fields.rounded("transition", in: 0...3_600)
             command = .light(light)
         case .diffuser:
             var state = DiffuserState()

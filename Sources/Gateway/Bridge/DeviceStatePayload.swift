@@ -7,17 +7,24 @@ public enum DeviceStatePayload {
         var fields: [String: JSONValue] = [:]
         switch state {
         case .light(let light):
-            fields["state"] = onOff(light.power)
+            // Always there, `null` until known: Home Assistant's JSON light reads `state` unguarded.
+            fields["state"] = onOff(light.power) ?? .null
             fields["brightness"] = integer(light.brightness)
             fields["color_temp"] = integer(light.colorTemperature)
             // `h`/`s` as well: Home Assistant's JSON-schema light reads those names.
             fields["color"] = colour(light.colour, shortNames: true)
             // `color_mode` is Home Assistant's (`hs` or `color_temp`, only ones the light has);
             // `work_mode` is the bulb's own (`white`, `colour`, `scene`, `music`).
-            fields["color_mode"] = light.mode.flatMap { colorMode(workMode: $0, light) }.map(JSONValue.string)
+            fields["color_mode"] = colorMode(workMode: light.mode, light).map(JSONValue.string)
             fields["work_mode"] = light.mode.map(JSONValue.string)
             fields["scene"] = light.scene.map(JSONValue.string)
-            fields["effect"] = light.scene.map(JSONValue.string)
+            // The running effect: the scene while the bulb is in its scene mode, else `null`
+            // (the scene DP keeps its last value after the bulb leaves the scene).
+            if light.mode == nil || light.mode == "scene" {
+                fields["effect"] = light.scene.map(JSONValue.string)
+            } else {
+                fields["effect"] = .null
+            }
             fields["countdown"] = integer(light.countdown)
         case .diffuser(let diffuser):
             fields["state"] = onOff(diffuser.power)
@@ -38,13 +45,15 @@ public enum DeviceStatePayload {
     /// The Home Assistant colour mode for a bulb's work mode: white is `color_temp`, colour
     /// is `hs`, and a scene or music (colour effects) shows as `hs`, each only when the
     /// light reports that value; nil otherwise, since Home Assistant refuses a mode the
-    /// light's config does not list.
-    static func colorMode(workMode: String, _ light: LightState) -> String? {
+    /// light's config does not list. A bulb without a work mode is in the one mode it
+    /// reports (Home Assistant reads `color_temp` only alongside a `color_mode`).
+    static func colorMode(workMode: String?, _ light: LightState) -> String? {
         let hs = light.colour != nil ? "hs" : nil
         let temperature = light.colorTemperature != nil ? "color_temp" : nil
         switch workMode {
         case "white": return temperature
         case "colour": return hs
+        case nil: return temperature ?? hs
         default: return hs ?? temperature
         }
     }

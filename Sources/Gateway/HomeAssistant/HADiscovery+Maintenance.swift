@@ -19,10 +19,15 @@ extension HADiscovery {
     /// The button publishes `{"device":"<name>","type":"<type>"}` on
     /// `<base>/bridge/request/maintenance/done`. It resets the rule's counters, so it is a
     /// configuration entity and disabled until the user enables it.
+    ///
+    /// These entities follow the gateway only, not the device: the steps say to unplug
+    /// the diffuser, and its reminders and "mark done" must stay usable while it is.
+    /// (A component's own `availability` replaces the device-level one.)
     func maintenanceComponents(_ profile: DeviceProfile, device: TuyaDevice, _ entity: EntityContext)
         -> [String: JSONValue]
     {
         let topic = maintenanceTopic(device.name)
+        let gatewayOnly: JSONValue = .array([availability(topics.state)])
         var components: [String: JSONValue] = [:]
         for rule in profile.maintenance {
             let key = "maintenance_" + rule.type.replacingOccurrences(of: "-", with: "_")
@@ -36,6 +41,7 @@ extension HADiscovery {
                 "state_class": .string("measurement"),
                 "state_topic": .string(topic),
                 "value_template": .string("{{ \(lookup).get('percent_remaining') }}"),
+                "availability": gatewayOnly,
             ])
             components[key + "_next_due"] = .object([
                 "platform": .string("sensor"),
@@ -44,6 +50,7 @@ extension HADiscovery {
                 "device_class": .string("timestamp"),
                 "state_topic": .string(topic),
                 "value_template": .string("{{ \(lookup).get('next_due') }}"),
+                "availability": gatewayOnly,
             ])
             components[key + "_done"] = .object([
                 "platform": .string("button"),
@@ -53,6 +60,7 @@ extension HADiscovery {
                 "entity_category": .string("config"),
                 "enabled_by_default": .bool(false),
                 "command_topic": .string(topics.request("maintenance/done")),
+                "availability": gatewayOnly,
                 "payload_press": .string(
                     String(
                         decoding: CompactJSON.encode(

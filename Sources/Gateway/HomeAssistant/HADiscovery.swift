@@ -146,7 +146,7 @@ public struct HADiscovery: Hashable, Sendable {
     // MARK: - Shared parts
 
     /// QoS 1 for every component's subscriptions and commands, as the bridge API uses.
-    /// Set per component: `qos` is not among the options a device config shares.
+    /// Set per component: `qos` is shared from the device level only since Home Assistant 2026.x.
     static func atLeastOnce(_ components: [String: JSONValue]) -> [String: JSONValue] {
         components.mapValues { component in
             guard var fields = component.objectValue else { return component }

@@ -173,7 +173,7 @@ public actor TuyaController: TuyaControllerProtocol {
         else { throw ControllerError.unknownDevice(id.rawValue) }
         let writes: DataPoints
         do throws(MappingError) {
-            writes = try DataPointMapper(profile: profile).writes(for: command)
+            writes = try DataPointMapper(profile: profile).writes(for: command, current: await link.reported)
         } catch {
             throw ControllerError.invalidCommand(device: id, reason: error.description)
         }

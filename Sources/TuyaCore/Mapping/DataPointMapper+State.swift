@@ -3,16 +3,23 @@
 /// buggy device can blank a field but never crash the gateway.
 extension DataPointMapper {
     func lightState(from reported: DataPoints) -> LightState {
-        LightState(
+        let mode = label(.workMode, in: reported)
+        let colour = colour(.colour, in: reported)
+        // In colour mode the light's brightness is its colour's value, not the white channel's.
+        let brightness = mode == "colour" && colour != nil ? colour?.value : percent(.brightness, in: reported)
+        return LightState(
             power: bool(.power, in: reported),
-            mode: label(.workMode, in: reported),
-            brightness: percent(.brightness, in: reported),
+            mode: mode,
+            brightness: brightness,
             colorTemperature: kelvin(in: reported),
-            colour: colour(.colour, in: reported),
+            colour: colour,
             scene: sceneName(in: reported),
             countdown: integer(.countdown, in: reported)
         )
     }
+
+    /// The light's reported colour (nil when it has none or reported none).
+    func reportedColour(in reported: DataPoints) -> HSVColour? { colour(.colour, in: reported) }
 
     func diffuserState(from reported: DataPoints) -> DiffuserState {
         let power = bool(.power, in: reported)

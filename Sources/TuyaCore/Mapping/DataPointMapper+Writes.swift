@@ -40,6 +40,24 @@ extension DataPointMapper {
         return batch.values
     }
 
+    /// The command with its brightness moved into the colour when the light shows a colour
+    /// (rules on `DataPointMapper`): brightness with `colour` is the colour's value;
+    /// brightness alone on a light in colour mode becomes its current colour at that value.
+    func inColourTerms(_ command: LightCommand, current: DataPoints) -> LightCommand {
+        // Out of range stays where it is, for the brightness field's own error.
+        guard let brightness = command.brightness, (0...100).contains(brightness), command.colorTemperature == nil,
+            command.scene == nil, profile.dataPoint(for: .colour) != nil
+        else { return command }
+        let shown = command.colour ?? (lightState(from: current).mode == "colour" ? reportedColour(in: current) : nil)
+        guard var colour = shown else { return command }
+        // A colour at value 0 is black, which bulbs refuse or show as off: 1 % is the floor.
+        colour.value = max(1, brightness)
+        var moved = command
+        moved.colour = colour
+        moved.brightness = nil
+        return moved
+    }
+
     /// The `work_mode` label a light command implies (rules on `DataPointMapper`).
     static func mode(for command: LightCommand) -> String? {
         if command.colour != nil { return "colour" }

@@ -1,8 +1,8 @@
 /// Translates typed commands into data point writes and data point reports into typed
 /// state, through one product's `DeviceProfile`. DP ids, ranges, enum labels and colour
 /// layouts all come from the profile, never from code (protocol/TUYA.md §4: vendors
-/// deviate from the templates). Pure and stateless: it never knows the device's current
-/// mode, so every command is mapped on its own.
+/// deviate from the templates). Pure: the device's current values, when the caller passes
+/// them, are an input like the command.
 ///
 /// Writing (`writes(for:)`):
 /// - Only capabilities the profile binds are written; a field for a missing capability,
@@ -13,11 +13,12 @@
 ///   The mode DP is written only when the profile binds it, it is writable and it lists
 ///   that label. A command asking for two modes (colour with colour temperature or scene)
 ///   is rejected as conflicting.
-/// - Brightness always drives the white channel DP (`bright_value`); a colour's brightness
-///   is its HSV value and changes only with `colour`. Because the mapper does not know the
-///   current mode, brightness alone switches a light to white: the result is then the same
-///   whatever mode the bulb was in. A caller that wants to dim a colour sends `colour`
-///   with a new value instead.
+/// - Brightness is the brightness of what the light shows. With `colour` in the same
+///   command it is the colour's HSV value. Alone, on a light whose current values say it
+///   is in colour mode, it is written as that colour with the new value, and the light
+///   stays in colour (Home Assistant's slider, a timer bell's dip). Otherwise it drives
+///   the white channel DP (`bright_value`) and selects white, as without current values.
+///   Reading follows: in colour mode the state's brightness is the colour's value.
 /// - Diffusers: `mist` on a product without a separate spray switch (layout L, §4.2) drives
 ///   the master switch; setting the LED colour also selects the LED `colour` mode.
 ///
@@ -37,13 +38,14 @@ public struct DataPointMapper: Hashable, Sendable {
     }
 
     /// The data points to write for a command, validated against the profile.
-    public func writes(for command: DeviceCommand) throws(MappingError) -> DataPoints {
+    /// `current` is what the device reported last (empty: map the command on its own).
+    public func writes(for command: DeviceCommand, current: DataPoints = [:]) throws(MappingError) -> DataPoints {
         switch command {
         case .light(let light):
             guard profile.category == .light else {
                 throw .wrongDeviceKind(command: "light", category: profile.category, profile: profile.id)
             }
-            return try writes(forLight: light)
+            return try writes(forLight: inColourTerms(light, current: current))
         case .diffuser(let diffuser):
             guard profile.category == .diffuser else {
                 throw .wrongDeviceKind(command: "diffuser", category: profile.category, profile: profile.id)

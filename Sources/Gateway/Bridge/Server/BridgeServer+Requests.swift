@@ -216,6 +216,10 @@ extension BridgeServer {
     private func removeDevice(_ reference: String) async throws -> [String: JSONValue] {
         let device = try await resolve(reference, field: "id")
         try await controller.remove(device.id)
+        // Home Assistant's entities go first: an entity still subscribed when its state
+        // topic is cleared reads the empty payload as broken JSON and logs template errors.
+        await publishDevices()
+        await outbox.flush(timeout: .seconds(5))
         clearRetained(topics.device(device.name))
         clearRetained(topics.availability(device.name))
         let data: [String: JSONValue] = ["id": .string(device.id.rawValue), "friendly_name": .string(device.name)]
@@ -231,8 +235,9 @@ extension BridgeServer {
             return ["id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text)]
         }
         let renamed = try await controller.rename(device.id, to: name.text)
-        clearRetained(topics.device(device.name))
-        clearRetained(topics.availability(device.name))
+        // The new names first (devices, Home Assistant's configs now on the new topics, the
+        // state there), and the old topics cleared only once that reached the broker: Home
+        // Assistant, still subscribed to an old topic, would read its clearing as broken JSON.
         await publishDevices()
         enqueueAvailability(renamed, await controller.status(of: device.id))
         if let reported = await controller.reportedDataPoints(of: device.id), !reported.isEmpty,
@@ -240,6 +245,9 @@ extension BridgeServer {
         {
             enqueue(topics.device(renamed.name), DeviceStatePayload.json(state), retain: true)
         }
+        await outbox.flush(timeout: .seconds(5))
+        clearRetained(topics.device(device.name))
+        clearRetained(topics.availability(device.name))
         let data: [String: JSONValue] = [
             "id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text),
         ]
