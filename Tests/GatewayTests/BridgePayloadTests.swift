@@ -41,6 +41,21 @@ struct BridgePayloadTests {
                 == .light(LightCommand(colour: HSVColour(hue: 200, saturation: 50, value: 20))))
     }
 
+    @Test("a colour without a brightness keeps the light's current brightness; one with a brightness uses it")
+    func colourKeepsBrightness() throws {
+        let dim = DeviceState.light(LightState(power: true, mode: "colour", brightness: 30))
+        #expect(
+            try parse(#"{"color":{"h":120,"s":50}}"#, current: dim)
+                == .light(LightCommand(colour: HSVColour(hue: 120, saturation: 50, value: 30))))
+        #expect(
+            try parse(#"{"color":{"h":120,"s":50,"brightness":70}}"#, current: dim)
+                == .light(LightCommand(colour: HSVColour(hue: 120, saturation: 50, value: 70))))
+        // Nothing known: full brightness, as before.
+        #expect(
+            try parse(#"{"color":{"h":120,"s":50}}"#)
+                == .light(LightCommand(colour: HSVColour(hue: 120, saturation: 50, value: 100))))
+    }
+
     @Test("Home Assistant's transition is accepted and ignored (Tuya bulbs have none); flash is refused")
     func transition() throws {
         #expect(try parse(#"{"state":"ON","transition":2.5}"#) == .light(LightCommand(power: true)))

@@ -141,6 +141,16 @@ struct HADiscoveryBrokerTests {
         let coloured = await daemon.next(lightState) { $0.json?["color"]?["h"] == .integer(30) }
         #expect(coloured?.json?["brightness"] == .integer(40))
         #expect(coloured?.json?["color"]?["s"] == .integer(80))
+        // Home Assistant's brightness slider in hs mode sends brightness alone: the colour dims
+        // and the bulb stays in colour (DP 21), instead of jumping to white.
+        try await world.publish(lightCommand, #"{"state":"ON","brightness":70}"#)
+        let brighter = await daemon.next(lightState) { $0.json?["brightness"] == .integer(70) }
+        #expect(brighter?.json?["color_mode"] == .string("hs"))
+        #expect(brighter?.json?["color"]?["h"] == .integer(30))
+        let stillColour = await world.fleet.waitUntil(world.light.devId, timeout: Self.timeout) {
+            $0.state[DataPointID(21)!] == .enumeration("colour")
+        }
+        #expect(stillColour, "DP 21 (work_mode) stays colour in the simulated bulb")
         try await world.publish(lightCommand, #"{"state":"ON","effect":"night"}"#)
         let scene = await daemon.next(lightState) { $0.json?["effect"] == .string("night") }
         #expect(scene?.json?["scene"] == .string("night"))

@@ -39,12 +39,18 @@ public enum DeviceSetPayload {
         switch category {
         case .light:
             var currentPower: Bool?
-            if case .light(let state)? = current { currentPower = state.power }
+            var currentBrightness: Int?
+            if case .light(let state)? = current {
+                currentPower = state.power
+                currentBrightness = state.brightness
+            }
             var light = LightCommand()
             light.power = try fields.onOff("state", current: currentPower)
             light.brightness = try fields.integer("brightness", in: 0...100)
             light.colorTemperature = try fields.kelvin("color_temp")
-            light.colour = try fields.colour("color")
+            // A colour picked without a brightness keeps the brightness the light has now
+            // (Home Assistant's colour wheel sends hue and saturation only).
+            light.colour = try fields.colour("color", defaultValue: currentBrightness.map { max(1, $0) } ?? 100)
             let scene = try fields.string("scene")
             // Home Assistant's JSON-schema light names the scene `effect`.
             let effect = try fields.string("effect")
@@ -149,7 +155,7 @@ extension RequestFields {
     }
 
     /// `{"hue":0-360,"saturation":0-100}` (or `h`/`s`), with an optional `brightness`/`value` 0–100.
-    mutating func colour(_ key: String) throws(BridgePayloadError) -> HSVColour? {
+    mutating func colour(_ key: String, defaultValue: Int = 100) throws(BridgePayloadError) -> HSVColour? {
         switch take(key) {
         case nil, .null?: return nil
         case .object(let members)?:
@@ -162,7 +168,7 @@ extension RequestFields {
             let shortValue = try inner.integer("v", in: 0...100)
             let hue = longHue ?? shortHue
             let saturation = longSaturation ?? shortSaturation
-            let value = longValue ?? shortValue ?? 100
+            let value = longValue ?? shortValue ?? defaultValue
             if let unknown = inner.unread.first {
                 throw BridgePayloadError(field: "\(key).\(unknown)", reason: "unknown field (use hue, saturation, brightness)")
             }
