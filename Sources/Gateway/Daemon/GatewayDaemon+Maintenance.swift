@@ -34,7 +34,12 @@ extension GatewayDaemon {
             webhook = WebhookDelivery(
                 endpoint: settings.url, poster: WebhookPoster(), outbox: store, clock: ContinuousClock(),
                 backoff: RetryBackoff(initial: settings.retryInitial, maximum: settings.retryMaximum),
-                headers: settings.headers)
+                headers: settings.headers,
+                onFailure: { [weak bridge] id, attempts, reason in
+                    await bridge?.emit(
+                        "maintenance_delivery_failed",
+                        ["id": .string(id), "attempts": .integer(Int64(attempts)), "reason": .string(reason)])
+                })
             // The description drops the query and header values, which may be secrets.
             logger.info("maintenance alerts go to the webhook \(settings)")
         }

@@ -17,6 +17,9 @@ public actor WebhookDelivery: AlertSink {
     private let clock: any Clock<Duration>
     private let backoff: RetryBackoff
     private let headers: [String: String]
+    /// Told of every failed attempt once it is recorded in the outbox: the alert's id, its
+    /// failed attempts so far, and `HTTP <status>` or `no response` (never the URL).
+    private let onFailure: @Sendable (_ alertID: String, _ attempts: Int, _ reason: String) async -> Void
     private var workSignalled = false
     private var waiter: CheckedContinuation<Void, Never>?
 
@@ -25,8 +28,10 @@ public actor WebhookDelivery: AlertSink {
 
     public init(
         endpoint: URL, poster: any HTTPPoster, outbox: any AlertOutbox, clock: any Clock<Duration>,
-        backoff: RetryBackoff = RetryBackoff(), headers: [String: String] = [:]
+        backoff: RetryBackoff = RetryBackoff(), headers: [String: String] = [:],
+        onFailure: @escaping @Sendable (_ alertID: String, _ attempts: Int, _ reason: String) async -> Void = { _, _, _ in }
     ) {
+        self.onFailure = onFailure
         self.endpoint = endpoint
         self.poster = poster
         self.outbox = outbox
@@ -68,6 +73,8 @@ public actor WebhookDelivery: AlertSink {
                     let attempts =
                         (try? await outbox.recordFailedAttempt(entry.alert.id, reason: reason))
                         ?? entry.attempts + 1
+                    // The reason may quote the URL (its query can hold a token): only the kind leaves.
+                    await onFailure(entry.alert.id, attempts, reason.hasPrefix("HTTP ") ? reason : "no response")
                     guard await pause(backoff.delay(afterAttempts: attempts)) else { return }
                     break
                 }
