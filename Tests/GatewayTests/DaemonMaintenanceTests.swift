@@ -84,6 +84,16 @@ struct DaemonMaintenanceTests {
         }
     }
 
+    /// Pairs the diffuser as `aroma` and switches its mist on, so its tank starts to run dry.
+    static func pairAndMist(_ daemon: RunningDaemon, _ identity: DeviceIdentity) async throws {
+        _ = try await daemon.client.request(
+            "device/add",
+            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("aroma")],
+            timeout: timeout)
+        _ = try await daemon.client.set(
+            device: "aroma", payload: ["state": .string("ON"), "mist": .string("ON")], timeout: timeout)
+    }
+
     static func dryFleet(broker: LocalBroker) async throws -> SimulatorFleet {
         let library = ProfileLibrary.load(directories: [profilesDirectory])
         let fleet = try SimulatorFleet(
@@ -110,12 +120,7 @@ struct DaemonMaintenanceTests {
 
         let daemon = try await RunningDaemon.start(broker: broker, state: state, webhook: receiver.url)
         let events = try await daemon.client.subscribe(["youll/bridge/event"])
-        _ = try await daemon.client.request(
-            "device/add",
-            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("aroma")],
-            timeout: Self.timeout)
-        _ = try await daemon.client.set(
-            device: "aroma", payload: ["state": .string("ON"), "mist": .string("ON")], timeout: Self.timeout)
+        try await Self.pairAndMist(daemon, identity)
 
         // The tank runs dry: the alert arrives on the bridge and at the webhook.
         let link = "youll://tuya/maintenance?type=refill&device=\(identity.devId)"
@@ -179,12 +184,7 @@ struct DaemonMaintenanceTests {
         // First round: the alert is delivered, then the daemon restarts.
         var daemon = try await RunningDaemon.start(broker: broker, state: state, webhook: receiver.url)
         var events = try await daemon.client.subscribe(["youll/bridge/event"])
-        _ = try await daemon.client.request(
-            "device/add",
-            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("aroma")],
-            timeout: Self.timeout)
-        _ = try await daemon.client.set(
-            device: "aroma", payload: ["state": .string("ON"), "mist": .string("ON")], timeout: Self.timeout)
+        try await Self.pairAndMist(daemon, identity)
         let first = try #require(await RunningDaemon.nextAlert(events))
         _ = await receiver.waitForBodies(1)
         try await daemon.stop()
