@@ -1,11 +1,14 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // youll-devices: a Swift-on-Linux gateway for Tuya lights and aroma diffusers.
 // Module layout and import rules: ../shared/ARCHITECTURE.md.
 import PackageDescription
 
+// Every target of this package is built with warnings as errors (scripts/test also checks
+// that each import is a declared dependency), so no warning can land unnoticed.
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(
@@ -99,7 +102,8 @@ let package = Package(
         .executableTarget(
             name: "youll-bench",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage", "BLELink", "DeepLinks",
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage",
+                "BLELink", "DeepLinks",
                 "SessionEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -108,12 +112,15 @@ let package = Package(
             swiftSettings: strict
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
-        .target(name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink", "BLELink"], swiftSettings: strict),
+        .target(
+            name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink", "BLELink"], swiftSettings: strict
+        ),
         // Composition root: the configuration file, the daemon's service group, the MQTT bridge API.
         .target(
             name: "Gateway",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "Maintenance", "DeepLinks", "SessionEngine",
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "Maintenance", "DeepLinks",
+                "SessionEngine",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -136,7 +143,8 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController", "BLELink",
+                "YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController",
+                "BLELink",
                 "LocalBroker", "DeviceSimulator", "Maintenance", "DeepLinks", "SessionEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,7 +154,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TuyaControllerTests",
-            dependencies: ["YoullTestSupport", "TuyaController", "BLELink", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink", "DeviceSimulator"],
+            dependencies: [
+                "YoullTestSupport", "TuyaController", "BLELink", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink",
+                "DeviceSimulator",
+            ],
             swiftSettings: strict
         ),
         // The gateway's SQLite state through GRDB: devices, secrets, desired and confirmed state,
@@ -194,7 +205,8 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "youll-devices", "LocalBroker", "MQTTLink", "DeviceSimulator", "TuyaCore", "TuyaWire", "YoullTestSupport",
+                "youll-devices", "LocalBroker", "MQTTLink", "DeviceSimulator", "TuyaCore", "TuyaWire",
+                "YoullTestSupport",
                 "Gateway", "Storage", "Maintenance", "DeepLinks", "SessionEngine",
             ],
             swiftSettings: strict

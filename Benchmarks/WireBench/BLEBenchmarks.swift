@@ -159,7 +159,8 @@ struct BLEBenchmarks {
             if index >= warmup { times.append(microseconds(start.duration(to: clock.now))) }
         }
         let after = await peripheral.statistics
-        let frames = Double(after.framesReceived - before.framesReceived) + Double(after.reportsSent - before.reportsSent)
+        let frames =
+            Double(after.framesReceived - before.framesReceived) + Double(after.reportsSent - before.reportsSent)
         return (times.sorted(), frames / Double(options.samples + warmup))
     }
 

@@ -44,7 +44,8 @@ struct MQTTBenchmarks {
     let options: Options
 
     func run() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("youll-bench-mqtt-\(UUID().uuidString)")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "youll-bench-mqtt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let broker = try LocalBroker()
         let simulator = Spawned()
@@ -105,7 +106,8 @@ struct MQTTBenchmarks {
         }
         guard devices.count == count else {
             let failed = outcomes.first { if case .paired = $0.1 { false } else { true } }
-            throw Failure("paired \(devices.count) of \(count); first failure: \(failed.map { "\($0.0): \($0.1)" } ?? "?")")
+            throw Failure(
+                "paired \(devices.count) of \(count); first failure: \(failed.map { "\($0.0): \($0.1)" } ?? "?")")
         }
         // Let the burst of first queries after pairing settle.
         try await Task.sleep(for: .seconds(1))
@@ -227,7 +229,8 @@ struct MQTTBenchmarks {
     // MARK: - Helpers
 
     static func besideMe(_ name: String) -> String {
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path
     }

@@ -16,25 +16,35 @@ struct WireBenchmarks {
         // MQTT "2.2": typed envelope → JSON → PKCS#7 → AES-ECB → CRC-32, and back.
         var sequence: UInt32 = 0
         let frame = try MQTTFrame.encode(body: envelope.encode(timestamp: timestamp), key: key, sequence: 1, source: 1)
-        report("mqtt22.encode", try rate(seconds: options.seconds) {
-            sequence &+= 1
-            blackHole(try MQTTFrame.encode(body: envelope.encode(timestamp: timestamp), key: key, sequence: sequence, source: 1))
-        }, "frames/s")
-        report("mqtt22.decode", try rate(seconds: options.seconds) {
-            let decoded = try MQTTFrame.decode(frame, key: key)
-            blackHole(try TuyaEnvelope.decode(decoded.body))
-        }, "frames/s")
+        report(
+            "mqtt22.encode",
+            try rate(seconds: options.seconds) {
+                sequence &+= 1
+                blackHole(
+                    try MQTTFrame.encode(
+                        body: envelope.encode(timestamp: timestamp), key: key, sequence: sequence, source: 1))
+            }, "frames/s")
+        report(
+            "mqtt22.decode",
+            try rate(seconds: options.seconds) {
+                let decoded = try MQTTFrame.decode(frame, key: key)
+                blackHole(try TuyaEnvelope.decode(decoded.body))
+            }, "frames/s")
 
         // Floor for MQTT: the same bytes through PKCS#7, AES-ECB and CRC-32 only.
         let ciphertext = try AESCipher.encryptECB(PKCS7.pad(body), key: key)
-        report("floor.aes-crc32.encrypt", try rate(seconds: options.seconds) {
-            let sealed = try AESCipher.encryptECB(PKCS7.pad(body), key: key)
-            blackHole(CRC32.checksum(sealed))
-        }, "frames/s")
-        report("floor.aes-crc32.decrypt", try rate(seconds: options.seconds) {
-            blackHole(CRC32.checksum(ciphertext))
-            blackHole(try PKCS7.unpad(AESCipher.decryptECB(ciphertext, key: key)))
-        }, "frames/s")
+        report(
+            "floor.aes-crc32.encrypt",
+            try rate(seconds: options.seconds) {
+                let sealed = try AESCipher.encryptECB(PKCS7.pad(body), key: key)
+                blackHole(CRC32.checksum(sealed))
+            }, "frames/s")
+        report(
+            "floor.aes-crc32.decrypt",
+            try rate(seconds: options.seconds) {
+                blackHole(CRC32.checksum(ciphertext))
+                blackHole(try PKCS7.unpad(AESCipher.decryptECB(ciphertext, key: key)))
+            }, "frames/s")
 
         try runBLE(envelope: envelope)
     }
@@ -61,14 +71,16 @@ struct WireBenchmarks {
         print("# ble: \(dataPoints.count) DPs, v4 write, \(packets.count) packets")
 
         report("ble.dpframe.encode", try rate(seconds: options.seconds) { blackHole(try encodeOnce()) }, "frames/s")
-        report("ble.dpframe.decode", try rate(seconds: options.seconds) {
-            var reassembler = BLEReassembler()
-            var whole: [UInt8]?
-            for packet in packets { whole = try reassembler.receive(packet) }
-            guard let whole else { throw WireError.malformed("benchmark frame did not reassemble") }
-            let (_, frame) = try BLEFrameCodec.decrypt(whole, keys: keys)
-            blackHole(try BLEDataPointWriteV4(bytes: frame.data))
-        }, "frames/s")
+        report(
+            "ble.dpframe.decode",
+            try rate(seconds: options.seconds) {
+                var reassembler = BLEReassembler()
+                var whole: [UInt8]?
+                for packet in packets { whole = try reassembler.receive(packet) }
+                guard let whole else { throw WireError.malformed("benchmark frame did not reassemble") }
+                let (_, frame) = try BLEFrameCodec.decrypt(whole, keys: keys)
+                blackHole(try BLEDataPointWriteV4(bytes: frame.data))
+            }, "frames/s")
 
         // Floor for BLE: the plaintext frame through zero padding, AES-CBC and CRC-16 only.
         let plain = try BLECommandFrame(
@@ -76,14 +88,18 @@ struct WireBenchmarks {
         ).encoded
         let iv = [UInt8](repeating: 7, count: 16)
         let sealed = try AESCipher.encryptCBC(ZeroPadding.pad(plain), key: sessionKey, iv: iv)
-        report("floor.aes-cbc-crc16.encrypt", try rate(seconds: options.seconds) {
-            blackHole(CRC16Modbus.checksum(plain))
-            blackHole(try AESCipher.encryptCBC(ZeroPadding.pad(plain), key: sessionKey, iv: iv))
-        }, "frames/s")
-        report("floor.aes-cbc-crc16.decrypt", try rate(seconds: options.seconds) {
-            let opened = try AESCipher.decryptCBC(sealed, key: sessionKey, iv: iv)
-            blackHole(CRC16Modbus.checksum(opened[0..<plain.count]))
-        }, "frames/s")
+        report(
+            "floor.aes-cbc-crc16.encrypt",
+            try rate(seconds: options.seconds) {
+                blackHole(CRC16Modbus.checksum(plain))
+                blackHole(try AESCipher.encryptCBC(ZeroPadding.pad(plain), key: sessionKey, iv: iv))
+            }, "frames/s")
+        report(
+            "floor.aes-cbc-crc16.decrypt",
+            try rate(seconds: options.seconds) {
+                let opened = try AESCipher.decryptCBC(sealed, key: sessionKey, iv: iv)
+                blackHole(CRC16Modbus.checksum(opened[0..<plain.count]))
+            }, "frames/s")
     }
 
     /// The body's `dps` as BLE data points (bool, value or string by JSON type).

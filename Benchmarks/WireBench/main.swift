@@ -91,6 +91,7 @@ case "session":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve, ble, links, session)\n".utf8))
+    FileHandle.standardError.write(
+        Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve, ble, links, session)\n".utf8))
     exit(2)
 }

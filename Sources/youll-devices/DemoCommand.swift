@@ -44,10 +44,14 @@ struct DemoCommand: AsyncParsableCommand {
             broker: SwarmConfiguration(brokerURL: broker.url))
         try await fleet.start()
         defer { fleet.stop() }
-        guard await fleet.waitUntilConnected(timeout: .seconds(15)) else { throw CLIError("simulated devices did not connect") }
+        guard await fleet.waitUntilConnected(timeout: .seconds(15)) else {
+            throw CLIError("simulated devices did not connect")
+        }
         for identity in fleet.identities { print("  \(identity.devId)  \(identity.profile.name)") }
 
-        step("Placing a BLE aroma diffuser in range (Tuya BLE protocol 4 over GATT; a socketpair stands in for the L2CAP socket)")
+        step(
+            "Placing a BLE aroma diffuser in range (Tuya BLE protocol 4 over GATT; a socketpair stands in for the L2CAP socket)"
+        )
         let air = SimulatedBLEAir()
         let bleDiffuser = try await Self.placeBLEDiffuser(in: air, library: library)
         print("  \(bleDiffuser.devId) at \(bleDiffuser.address)  Dituo BLE aroma diffuser")
@@ -56,11 +60,13 @@ struct DemoCommand: AsyncParsableCommand {
         }
 
         step("Starting the gateway (youll-devices serve) with a temporary state directory")
-        let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-demo-\(UUID().uuidString)")
+        let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "youll-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: stateDirectory) }
         var configuration = GatewayConfiguration(
             stateDirectory: stateDirectory.path,
-            profiles: .init(installed: directories.first?.path ?? "/usr/share/youll-devices/devices", user: "/nonexistent"))
+            profiles: .init(
+                installed: directories.first?.path ?? "/usr/share/youll-devices/devices", user: "/nonexistent"))
         configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
         // Metrics on a port of the kernel's choosing: a running `serve` may hold 9464.
         configuration.metrics.listen = .init(host: "127.0.0.1", port: 0)
@@ -124,10 +130,24 @@ struct DemoCommand: AsyncParsableCommand {
         step("Driving the devices through youll/<name>/set (each answer comes after the device confirmed)")
         var confirmed = 0
         let commands: [(String, [String: JSONValue], String)] = [
-            ("living-room", ["state": .string("ON"), "brightness": .integer(30), "color_temp": .integer(2700)], "warm and dim: on, 30 %, 2700 K"),
-            ("bedroom", ["state": .string("ON"), "color": .object(["hue": .integer(30), "saturation": .integer(80)])], "amber: hue 30°, 80 % saturation"),
-            ("diffuser", ["state": .string("ON"), "mist": .string("ON"), "led": .string("ON"), "led_brightness": .integer(20)], "mist on, LED at 20 %"),
-            ("ble-diffuser", ["state": .string("ON"), "mist": .string("ON"), "mist_mode": .string("large")], "BLE: mist on, large"),
+            (
+                "living-room", ["state": .string("ON"), "brightness": .integer(30), "color_temp": .integer(2700)],
+                "warm and dim: on, 30 %, 2700 K"
+            ),
+            (
+                "bedroom",
+                ["state": .string("ON"), "color": .object(["hue": .integer(30), "saturation": .integer(80)])],
+                "amber: hue 30°, 80 % saturation"
+            ),
+            (
+                "diffuser",
+                ["state": .string("ON"), "mist": .string("ON"), "led": .string("ON"), "led_brightness": .integer(20)],
+                "mist on, LED at 20 %"
+            ),
+            (
+                "ble-diffuser", ["state": .string("ON"), "mist": .string("ON"), "mist_mode": .string("large")],
+                "BLE: mist on, large"
+            ),
             ("living-room", ["brightness": .integer(100), "color_temp": .integer(5000)], "sunrise end: 100 %, 5000 K"),
         ]
         for (name, payload, what) in commands {
@@ -139,7 +159,8 @@ struct DemoCommand: AsyncParsableCommand {
             print("    \(describeState(data.objectValue?["state"]))")
         }
         do {
-            _ = try await client.set(device: "living-room", payload: ["brightness": .integer(140)], timeout: .seconds(15))
+            _ = try await client.set(
+                device: "living-room", payload: ["brightness": .integer(140)], timeout: .seconds(15))
         } catch {
             print("  living-room: brightness 140 → refused: \(error)")
         }
@@ -147,20 +168,26 @@ struct DemoCommand: AsyncParsableCommand {
         step("What a newcomer (or Home Assistant) reads from the broker: retained state per device")
         for (name, _) in paired {
             let state = try await client.retained("\(configuration.baseTopic)/\(name)", timeout: .seconds(5))
-            let availability = try await client.retained("\(configuration.baseTopic)/\(name)/availability", timeout: .seconds(5))
-            print("  \(configuration.baseTopic)/\(name) [\(availability?.availability ?? "?")]: \(describeState(state?.json))")
+            let availability = try await client.retained(
+                "\(configuration.baseTopic)/\(name)/availability", timeout: .seconds(5))
+            print(
+                "  \(configuration.baseTopic)/\(name) [\(availability?.availability ?? "?")]: \(describeState(state?.json))"
+            )
         }
         let health = try await client.request("health_check", timeout: .seconds(10))
         print("  health_check: \(CompactJSONText(health))")
 
-        step("A short meditation session through the bridge API (session/start, focus preset: 2 s warm-up, 6 s stage, a bell every 3 s)")
+        step(
+            "A short meditation session through the bridge API (session/start, focus preset: 2 s warm-up, 6 s stage, a bell every 3 s)"
+        )
         let session = try await DemoSessionStep.run(client, baseTopic: configuration.baseTopic)
         print("  session \(session.state): \(session.cues) cues fired")
 
         step("The diffuser runs dry: a maintenance alert with a deep link, opened and marked done")
         let alert = try await waitForRefillAlert(client, device: "diffuser")
         print("  alert: \(alert.title) (\(alert.state)) → \(alert.deeplink)")
-        let opened = try await DeepLinkOpener.open(alert.deeplink, client: client, timeout: .seconds(10), markDone: true)
+        let opened = try await DeepLinkOpener.open(
+            alert.deeplink, client: client, timeout: .seconds(10), markDone: true)
         for line in opened.lines { print("  open: \(line)") }
 
         step("What Home Assistant discovers and Prometheus scrapes (retained discovery configs, GET /metrics)")
@@ -223,7 +250,8 @@ struct DemoCommand: AsyncParsableCommand {
                 where reminder["type"]?.stringValue == "refill" && reminder["state"]?.stringValue != "ok" {
                     if let deeplink = reminder["deeplink"]?.stringValue {
                         return (
-                            reminder["title"]?.stringValue ?? "refill", reminder["state"]?.stringValue ?? "due", deeplink
+                            reminder["title"]?.stringValue ?? "refill", reminder["state"]?.stringValue ?? "due",
+                            deeplink
                         )
                     }
                 }
@@ -291,12 +319,14 @@ private func describeEvent(_ json: JSONValue?) -> String {
     switch type {
     case "device_paired":
         let device = data["device"]?.objectValue
-        return "device_paired \(device?["friendly_name"]?.stringValue ?? "?") (\(device?["profile"]?.stringValue ?? "?"))"
+        return
+            "device_paired \(device?["friendly_name"]?.stringValue ?? "?") (\(device?["profile"]?.stringValue ?? "?"))"
     case "pairing_failed":
         return "pairing_failed \(data["id"]?.stringValue ?? "?"): \(data["reason"]?.stringValue ?? "?")"
     case "maintenance_alert":
         let alert = data["alert"]?.objectValue
-        return "maintenance_alert \(alert?["friendly_name"]?.stringValue ?? "?"): \(alert?["type"]?.stringValue ?? "?") "
+        return
+            "maintenance_alert \(alert?["friendly_name"]?.stringValue ?? "?"): \(alert?["type"]?.stringValue ?? "?") "
             + "(\(alert?["state"]?.stringValue ?? "?"))"
     case "command_failed":
         return "command_failed \(data["friendly_name"]?.stringValue ?? "?"): \(data["error"]?.stringValue ?? "?")"

@@ -38,7 +38,8 @@ enum DemoObservabilityStep {
         // Shown in the order of `shown`; zero-valued device counts are left out.
         let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         let lines = shown.flatMap { prefix in
-            samples.filter { $0.hasPrefix(prefix) && !($0.hasPrefix("youll_devices{") && $0.hasSuffix(" 0.0")) }.sorted()
+            samples.filter { $0.hasPrefix(prefix) && !($0.hasPrefix("youll_devices{") && $0.hasSuffix(" 0.0")) }
+                .sorted()
         }
         print("  GET \(url): \(text.split(separator: "\n").count) lines; among them:")
         for line in lines { print("    \(line)") }

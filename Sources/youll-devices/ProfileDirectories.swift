@@ -12,7 +12,8 @@ enum ProfileDirectories {
         }
         if let checkout = sourceCheckout() { directories.append(checkout) }
         directories.append(URL(fileURLWithPath: "/usr/share/youll-devices/devices"))
-        let config = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+        let config =
+            ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
         directories.append(URL(fileURLWithPath: "/etc/youll-devices/devices"))
         directories.append(config.appendingPathComponent("youll-devices/devices"))

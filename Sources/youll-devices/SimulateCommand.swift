@@ -33,7 +33,8 @@ struct SimulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard (0...20_000).contains(lights), (0...20_000).contains(diffusers), lights + diffusers > 0 else {
-            FileHandle.standardError.write(Data("error: --lights and --diffusers: 0 to 20000 each, at least one device\n".utf8))
+            FileHandle.standardError.write(
+                Data("error: --lights and --diffusers: 0 to 20000 each, at least one device\n".utf8))
             throw ExitCode(1)
         }
         guard (0...60_000).contains(reportDelayMs) else {

@@ -59,7 +59,8 @@ struct BridgeCommandTests {
 
     @Test("pair mqtt with a short key fails without printing the key")
     func shortKey() async throws {
-        let result = try await CLIRunner.run(["pair", "mqtt", "bf01", "--key", "secret-short"], environment: environment())
+        let result = try await CLIRunner.run(
+            ["pair", "mqtt", "bf01", "--key", "secret-short"], environment: environment())
         #expect(result.status == 1)
         #expect(result.stderr == "error: --key: a local key is 16 characters, got 12\n")
         #expect(!result.stderr.contains("secret-short"))

@@ -19,7 +19,8 @@ struct CLIRunner {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory.deleteLastPathComponent()
         }
-        throw CLIRunnerError(message: "youll-devices binary not found near \(CommandLine.arguments[0]); run swift build first")
+        throw CLIRunnerError(
+            message: "youll-devices binary not found near \(CommandLine.arguments[0]); run swift build first")
     }
 
     /// Waits for the binary on a thread of its own, never on one of Swift concurrency's few

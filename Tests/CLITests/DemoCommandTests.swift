@@ -9,7 +9,9 @@ import Testing
 /// simulated devices.
 @Suite("youll-devices demo")
 struct DemoCommandTests {
-    @Test("the demo pairs and drives three Wi-Fi devices and a BLE diffuser through the bridge API, catches a wrong key, runs a short timer session, opens a refill alert's deep link, stops the gateway cleanly and leaves nothing behind")
+    @Test(
+        "the demo pairs and drives three Wi-Fi devices and a BLE diffuser through the bridge API, catches a wrong key, runs a short timer session, opens a refill alert's deep link, stops the gateway cleanly and leaves nothing behind"
+    )
     func demoRunsEndToEnd() async throws {
         let result = try await CLIRunner.run(["demo"])
         #expect(result.status == 0, "stderr: \(result.stderr)")

@@ -58,18 +58,23 @@ struct WireCommandTests {
         #expect(!decoded.stderr.contains("check the local key"))
     }
 
-    @Test("bad input exits with status 1 and one line naming what is wrong", arguments: [
-        (["wire", "decode", "mqtt", "--key", "0123456789abcdef", "322e3zz"], "not a hex digit"),
-        (["wire", "decode", "mqtt", "--key", "0123456789abcdef", "322"], "odd number of hex digits"),
-        (["wire", "decode", "mqtt", "--key", "0123456789abcdef", "322e32"], "truncated"),
-        (["wire", "decode", "mqtt", "322e32"], "--key"),
-        (["wire", "decode", "mqtt", "--key", "short", "322e32"], "16 characters"),
-        (["wire", "encode", "mqtt", "--key", "0123456789abcdef", "--dps", "{\"0\":true}"], "not a DP id"),
-        (["wire", "encode", "mqtt", "--key", "0123456789abcdef", "--dps", "[1"], "--dps"),
-        (["wire", "encode", "mqtt", "--key", "0123456789abcdef", "--protocol", "99"], "--protocol"),
-        (["wire", "encode", "ble", "--key", "0123456789abcdef", "--srand", "0102", "--dps", "{\"1\":true}"], "--srand"),
-        (["wire", "decode", "ble", "--key", "0123456789abcdef", "04ff"], "truncated"),
-    ])
+    @Test(
+        "bad input exits with status 1 and one line naming what is wrong",
+        arguments: [
+            (["wire", "decode", "mqtt", "--key", "0123456789abcdef", "322e3zz"], "not a hex digit"),
+            (["wire", "decode", "mqtt", "--key", "0123456789abcdef", "322"], "odd number of hex digits"),
+            (["wire", "decode", "mqtt", "--key", "0123456789abcdef", "322e32"], "truncated"),
+            (["wire", "decode", "mqtt", "322e32"], "--key"),
+            (["wire", "decode", "mqtt", "--key", "short", "322e32"], "16 characters"),
+            (["wire", "encode", "mqtt", "--key", "0123456789abcdef", "--dps", "{\"0\":true}"], "not a DP id"),
+            (["wire", "encode", "mqtt", "--key", "0123456789abcdef", "--dps", "[1"], "--dps"),
+            (["wire", "encode", "mqtt", "--key", "0123456789abcdef", "--protocol", "99"], "--protocol"),
+            (
+                ["wire", "encode", "ble", "--key", "0123456789abcdef", "--srand", "0102", "--dps", "{\"1\":true}"],
+                "--srand"
+            ),
+            (["wire", "decode", "ble", "--key", "0123456789abcdef", "04ff"], "truncated"),
+        ])
     func badInput(arguments: [String], expected: String) async throws {
         let result = try await CLIRunner.run(arguments)
         #expect(result.status == 1)
@@ -125,7 +130,9 @@ struct WireCommandTests {
         ])
         #expect(encoded.status == 0)
         let hex = encoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let decoded = try await CLIRunner.run(["wire", "decode", "ble", "--key", key, "--srand", "010203040506", "--json", hex])
+        let decoded = try await CLIRunner.run([
+            "wire", "decode", "ble", "--key", key, "--srand", "010203040506", "--json", hex,
+        ])
         #expect(decoded.status == 0, "stderr: \(decoded.stderr)")
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(decoded.stdout.utf8)) as? [String: Any])

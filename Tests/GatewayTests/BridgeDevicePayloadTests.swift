@@ -6,7 +6,8 @@ import TuyaCore
 @Suite("bridge/devices entries")
 struct BridgeDevicePayloadTests {
     let library = ProfileLibrary.load(directories: [
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("devices")
     ])
 
@@ -25,7 +26,9 @@ struct BridgeDevicePayloadTests {
         #expect(capability(json, "color_temp")?["min"] == .integer(2700))
         #expect(capability(json, "color_temp")?["max"] == .integer(6500))
         #expect(capability(json, "brightness")?["unit"] == .string("%"))
-        #expect(capability(json, "scene")?["values"] == .array([.string("night"), .string("read"), .string("working"), .string("leisure")]))
+        #expect(
+            capability(json, "scene")?["values"]
+                == .array([.string("night"), .string("read"), .string("working"), .string("leisure")]))
     }
 
     @Test("a diffuser lists mist modes, its timer and its faults as read-only")

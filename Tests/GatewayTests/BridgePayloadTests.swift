@@ -77,26 +77,29 @@ struct BridgePayloadTests {
         #expect(
             command
                 == .diffuser(
-                    DiffuserCommand(power: true, mist: true, mistMode: "large", ledPower: false, ledBrightness: 20, timer: "1")))
+                    DiffuserCommand(
+                        power: true, mist: true, mistMode: "large", ledPower: false, ledBrightness: 20, timer: "1")))
     }
 
-    @Test("bad payloads name the field at fault", arguments: [
-        ("not json", "payload"),
-        ("[1,2]", "payload"),
-        ("{}", "payload"),
-        (#"{"brigthness":40}"#, "brigthness"),
-        (#"{"brightness":140}"#, "brightness"),
-        (#"{"brightness":"40"}"#, "brightness"),
-        (#"{"brightness":40.5}"#, "brightness"),
-        (#"{"state":"MAYBE"}"#, "state"),
-        (#"{"color_temp":20}"#, "color_temp"),
-        (#"{"color_temp":99999999999}"#, "color_temp"),
-        (#"{"color":{"hue":30}}"#, "color"),
-        (#"{"color":{"hue":30,"saturation":80,"alpha":1}}"#, "color.alpha"),
-        (#"{"color":"red"}"#, "color"),
-        (#"{"scene":""}"#, "scene"),
-        (#"{"mist":"ON"}"#, "mist"),
-    ])
+    @Test(
+        "bad payloads name the field at fault",
+        arguments: [
+            ("not json", "payload"),
+            ("[1,2]", "payload"),
+            ("{}", "payload"),
+            (#"{"brigthness":40}"#, "brigthness"),
+            (#"{"brightness":140}"#, "brightness"),
+            (#"{"brightness":"40"}"#, "brightness"),
+            (#"{"brightness":40.5}"#, "brightness"),
+            (#"{"state":"MAYBE"}"#, "state"),
+            (#"{"color_temp":20}"#, "color_temp"),
+            (#"{"color_temp":99999999999}"#, "color_temp"),
+            (#"{"color":{"hue":30}}"#, "color"),
+            (#"{"color":{"hue":30,"saturation":80,"alpha":1}}"#, "color.alpha"),
+            (#"{"color":"red"}"#, "color"),
+            (#"{"scene":""}"#, "scene"),
+            (#"{"mist":"ON"}"#, "mist"),
+        ])
     func badPayloads(payload: String, field: String) {
         #expect(error(payload)?.field == field)
     }

@@ -19,11 +19,18 @@ struct BridgeRequestTests {
 
     @Test("every verb parses its documented payload")
     func documentedPayloads() throws {
-        #expect(try parse("permit_join", #"{"value":true,"time":60}"#) == .permitJoin(open: true, seconds: 60, transport: nil))
-        #expect(try parse("permit_join", #"{"value":true,"transport":"ble"}"#) == .permitJoin(open: true, seconds: nil, transport: .ble))
+        #expect(
+            try parse("permit_join", #"{"value":true,"time":60}"#)
+                == .permitJoin(open: true, seconds: 60, transport: nil))
+        #expect(
+            try parse("permit_join", #"{"value":true,"transport":"ble"}"#)
+                == .permitJoin(open: true, seconds: nil, transport: .ble))
         #expect(try parse("permit_join", #"{"value":false}"#) == .permitJoin(open: false, seconds: nil, transport: nil))
-        guard case .deviceAdd(let add) = try parse(
-            "device/add", #"{"id":"bf123","local_key":"0123456789abcdef","name":"desk","profile":"rgbcct-bulb-v2","transport":"mqtt","transaction":7}"#)
+        guard
+            case .deviceAdd(let add) = try parse(
+                "device/add",
+                #"{"id":"bf123","local_key":"0123456789abcdef","name":"desk","profile":"rgbcct-bulb-v2","transport":"mqtt","transaction":7}"#
+            )
         else {
             Issue.record("not device/add")
             return
@@ -33,7 +40,9 @@ struct BridgeRequestTests {
         #expect(add.name?.text == "desk")
         #expect(add.profileID == "rgbcct-bulb-v2")
         #expect(try parse("device/remove", #"{"id":"desk"}"#) == .deviceRemove(device: "desk"))
-        #expect(try parse("device/rename", #"{"from":"desk","to":"study lamp"}"#) == .deviceRename(from: "desk", to: try DeviceName(text: "study lamp")))
+        #expect(
+            try parse("device/rename", #"{"from":"desk","to":"study lamp"}"#)
+                == .deviceRename(from: "desk", to: try DeviceName(text: "study lamp")))
         #expect(try parse("device/refresh", #"{"id":"bf123"}"#) == .deviceRefresh(device: "bf123"))
         #expect(try parse("health_check", "") == .healthCheck)
         #expect(try parse("backup", "{}") == .backup)
@@ -41,9 +50,11 @@ struct BridgeRequestTests {
 
     @Test("a BLE device/add carries its address and uuid, validated")
     func bleDeviceAdd() throws {
-        guard case .deviceAdd(let add) = try parse(
-            "device/add",
-            #"{"id":"blediff1","local_key":"0123456789abcdef","transport":"ble","address":"dc:23:4d:12:34:56","uuid":"tuya1234abcd5678"}"#)
+        guard
+            case .deviceAdd(let add) = try parse(
+                "device/add",
+                #"{"id":"blediff1","local_key":"0123456789abcdef","transport":"ble","address":"dc:23:4d:12:34:56","uuid":"tuya1234abcd5678"}"#
+            )
         else {
             Issue.record("not device/add")
             return
@@ -51,11 +62,21 @@ struct BridgeRequestTests {
         #expect(add.transport == .ble)
         #expect(add.ble?.address == "DC:23:4D:12:34:56")
         #expect(add.ble?.uuid == "tuya1234abcd5678")
-        #expect(field("device/add", #"{"id":"b1","local_key":"0123456789abcdef","transport":"ble","uuid":"u1"}"#) == "address")
-        #expect(field("device/add", #"{"id":"b1","local_key":"0123456789abcdef","transport":"ble","address":"DC:23"}"#) == "uuid")
-        #expect(field("device/add", #"{"id":"b1","local_key":"0123456789abcdef","transport":"ble","address":"DC:23","uuid":"u1"}"#) == "address")
+        #expect(
+            field("device/add", #"{"id":"b1","local_key":"0123456789abcdef","transport":"ble","uuid":"u1"}"#)
+                == "address")
+        #expect(
+            field("device/add", #"{"id":"b1","local_key":"0123456789abcdef","transport":"ble","address":"DC:23"}"#)
+                == "uuid")
+        #expect(
+            field(
+                "device/add",
+                #"{"id":"b1","local_key":"0123456789abcdef","transport":"ble","address":"DC:23","uuid":"u1"}"#)
+                == "address")
         #expect(field("device/add", #"{"id":"b1","local_key":"0123456789abcdef","transport":"zigbee"}"#) == "transport")
-        #expect(field("device/add", #"{"id":"b1","local_key":"0123456789abcdef","address":"DC:23:4D:12:34:56"}"#) == "address")
+        #expect(
+            field("device/add", #"{"id":"b1","local_key":"0123456789abcdef","address":"DC:23:4D:12:34:56"}"#)
+                == "address")
     }
 
     @Test("a bad request names the field at fault")

@@ -36,9 +36,18 @@ struct ConfigurationMaintenanceTests {
             ("maintenance:\n  webhook:\n    url: ftp://x.example.com/\n", "maintenance.webhook.url", 3),
             ("maintenance:\n  webhook:\n    url: https://user:pw0rd@x.example.com/\n", "maintenance.webhook.url", 3),
             ("maintenance:\n  webhook:\n    headers: {A: b}\n", "maintenance.webhook", 3),
-            ("maintenance:\n  webhook:\n    url: https://x.example.com/\n    headers:\n      Host: x\n", "maintenance.webhook.headers.Host", 5),
-            ("maintenance:\n  webhook:\n    url: https://x.example.com/\n    headers:\n      X-Key: \"s3cret\\n\"\n", "maintenance.webhook.headers.X-Key", 5),
-            ("maintenance:\n  webhook:\n    url: https://x.example.com/\n    retry_initial: 5s\n    retry_max: 1s\n", "maintenance.webhook", 3),
+            (
+                "maintenance:\n  webhook:\n    url: https://x.example.com/\n    headers:\n      Host: x\n",
+                "maintenance.webhook.headers.Host", 5
+            ),
+            (
+                "maintenance:\n  webhook:\n    url: https://x.example.com/\n    headers:\n      X-Key: \"s3cret\\n\"\n",
+                "maintenance.webhook.headers.X-Key", 5
+            ),
+            (
+                "maintenance:\n  webhook:\n    url: https://x.example.com/\n    retry_initial: 5s\n    retry_max: 1s\n",
+                "maintenance.webhook", 3
+            ),
             ("maintenance:\n  enabeld: true\n", "maintenance.enabeld", 2),
         ]
         for (yaml, keyPath, line) in cases {

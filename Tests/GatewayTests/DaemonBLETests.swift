@@ -32,7 +32,8 @@ struct DaemonBLETests {
         let library = ProfileLibrary.load(directories: [profilesDirectory])
         let profile = try #require(library.profile(id: "ble-diffuser-dituo"))
         let device = try SimulatedBLEDevice(
-            identity: .init(uuid: uuid, localKey: localKey, devId: devId, protocolVersion: 4), profile: profile, seed: 9)
+            identity: .init(uuid: uuid, localKey: localKey, devId: devId, protocolVersion: 4), profile: profile, seed: 9
+        )
         let peripheral = SimulatedBLEPeripheral(device: device)
         let air = SimulatedBLEAir()
         await air.place(peripheral, at: address, layout: .fd50)
@@ -86,7 +87,9 @@ struct DaemonBLETests {
         ]
     }
 
-    @Test("device/add over BLE pairs and stores the diffuser; /set is confirmed by the device; a restart loads it from SQLite")
+    @Test(
+        "device/add over BLE pairs and stores the diffuser; /set is confirmed by the device; a restart loads it from SQLite"
+    )
     func pairDriveRestart() async throws {
         let broker = try LocalBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-ble-\(UUID().uuidString)")
@@ -125,14 +128,16 @@ struct DaemonBLETests {
         let devices = try await second.client.devices(timeout: Self.timeout)
         #expect(devices.map(\.friendlyName) == ["aroma"])
         #expect(devices.first?.transport == "ble")
-        _ = try await second.client.set(device: "aroma", payload: ["mist_mode": .string("small")], timeout: Self.timeout)
+        _ = try await second.client.set(
+            device: "aroma", payload: ["mist_mode": .string("small")], timeout: Self.timeout)
         #expect(await peripheral.state[DataPointID(3)!] == .enumeration("small"))
         let pairings = await peripheral.statistics.pairings
         #expect(pairings >= 2, "the second daemon opened its own session")
         try await second.stop()
     }
 
-    @Test("BLE pairing failures reach the bridge as pairing_failed reasons and the metrics by reason; nothing is stored")
+    @Test(
+        "BLE pairing failures reach the bridge as pairing_failed reasons and the metrics by reason; nothing is stored")
     func pairingFailures() async throws {
         let broker = try LocalBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-ble-\(UUID().uuidString)")

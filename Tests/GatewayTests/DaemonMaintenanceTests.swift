@@ -75,7 +75,8 @@ struct DaemonMaintenanceTests {
             -> [String: JSONValue]?
         {
             for await message in events {
-                guard let event = message.json?.objectValue, event["type"]?.stringValue == "maintenance_delivery_failed",
+                guard let event = message.json?.objectValue,
+                    event["type"]?.stringValue == "maintenance_delivery_failed",
                     let data = event["data"]?.objectValue, data["id"]?.stringValue == id
                 else { continue }
                 return data
@@ -142,7 +143,8 @@ struct DaemonMaintenanceTests {
         #expect(refill?.objectValue?["deeplink"]?.stringValue == link)
 
         // The link resolves to the reminder, with its instructions.
-        let resolved = try await daemon.client.request("deeplink/resolve", ["url": .string(link)], timeout: Self.timeout)
+        let resolved = try await daemon.client.request(
+            "deeplink/resolve", ["url": .string(link)], timeout: Self.timeout)
         #expect(resolved.objectValue?["resolution"]?.stringValue == "proceed")
         let reminder = resolved.objectValue?["reminder"]?.objectValue
         #expect(reminder?["state"]?.stringValue == "due")
@@ -156,7 +158,8 @@ struct DaemonMaintenanceTests {
             #expect(done.objectValue?["reminder"]?.objectValue?["state"]?.stringValue == "ok")
             #expect(done.objectValue?["reminder"]?.objectValue?["percent_remaining"]?.int64Value == 100)
         }
-        let list = try await daemon.client.request("maintenance/list", ["device": .string("aroma")], timeout: Self.timeout)
+        let list = try await daemon.client.request(
+            "maintenance/list", ["device": .string("aroma")], timeout: Self.timeout)
         let types = list.objectValue?["reminders"]?.arrayValue?.compactMap { $0.objectValue?["type"]?.stringValue }
         #expect(Set(types ?? []) == ["clean", "refill", "replace-wick"])
         try await daemon.stop()
@@ -206,7 +209,8 @@ struct DaemonMaintenanceTests {
         // The alert event comes before the POST is tried: stop only once the daemon
         // announced the refused POST, which it does after recording it in the outbox.
         let failed = await RunningDaemon.nextDeliveryFailure(events, alert: second["id"]?.stringValue)
-        #expect(failed?["reason"] == .string("no response"), "the second alert's POST failed while the receiver was down")
+        #expect(
+            failed?["reason"] == .string("no response"), "the second alert's POST failed while the receiver was down")
         #expect(failed?["attempts"] == .integer(1))
         try await daemon.stop()
         trace("second daemon stopped")
@@ -245,7 +249,10 @@ struct DaemonMaintenanceTests {
             ("deeplink/resolve", [:], "url: missing"),
             ("maintenance/done", ["device": .string("nope"), "type": .string("refill")], "device: "),
             ("maintenance/done", ["device": .string("nope"), "type": .string("../etc")], "type: "),
-            ("maintenance/snooze", ["device": .string("x"), "type": .string("refill"), "for": .string("2 years")], "for: "),
+            (
+                "maintenance/snooze", ["device": .string("x"), "type": .string("refill"), "for": .string("2 years")],
+                "for: "
+            ),
             ("maintenance/snooze", ["device": .string("x"), "type": .string("refill"), "for": .integer(-5)], "for: "),
             ("maintenance/list", ["device": .string("x"), "extra": .bool(true)], "extra: "),
         ]

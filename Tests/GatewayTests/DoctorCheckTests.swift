@@ -149,7 +149,9 @@ struct DoctorCheckTests {
         #expect(check == .ok("ble", "hci0 (AA:BB:CC:11:22:33) is up and usable"))
     }
 
-    @Test("the daemon's BLE links: ok with who holds them, a warning naming who waits, nothing without an adapter or an answer")
+    @Test(
+        "the daemon's BLE links: ok with who holds them, a warning naming who waits, nothing without an adapter or an answer"
+    )
     func bleLinks() {
         func health(connected: [String], waiting: [String], adapter: JSONValue = .string("hci0")) -> JSONValue {
             .object([

@@ -51,8 +51,13 @@ struct DoctorRunTests {
             ])
         }
         let checks = await doctor.run()
-        #expect(checks.map(\.name) == ["config", "broker", "topics", "daemon", "ble", "ble-links", "state", "profiles", "clock"])
-        #expect(checks.first { $0.name == "ble-links" } == .ok("ble-links", "the daemon holds 1 of 3 connections on hci0 (aroma); none waiting"))
+        #expect(
+            checks.map(\.name) == [
+                "config", "broker", "topics", "daemon", "ble", "ble-links", "state", "profiles", "clock",
+            ])
+        #expect(
+            checks.first { $0.name == "ble-links" }
+                == .ok("ble-links", "the daemon holds 1 of 3 connections on hci0 (aroma); none waiting"))
     }
 
     @Test("a configuration that does not load stops the checks that need it; the clock is still checked")

@@ -5,102 +5,102 @@ import Testing
 /// Pure tests: URL parsing, redaction and backoff. No broker.
 @Suite("MQTT configuration")
 struct MQTTConfigurationTests {
-  @Test("an mqtt URL gives host, port, username and password")
-  func parsesPlainURL() throws {
-    let configuration = try MQTTConfiguration(url: "mqtt://gateway:s3cret@broker.lan:1884")
-    #expect(configuration.host == "broker.lan")
-    #expect(configuration.port == 1884)
-    #expect(configuration.username == "gateway")
-    #expect(configuration.password == "s3cret")
-    #expect(configuration.tls == nil)
-    #expect(configuration.tcpNoDelay)
-    #expect(configuration.maxInflight == 20)
-  }
-
-  @Test("an mqtts URL turns on TLS with the system CA store and defaults to port 8883")
-  func parsesTLSURL() throws {
-    let configuration = try MQTTConfiguration(url: "mqtts://broker.example.com")
-    #expect(configuration.port == 8883)
-    #expect(configuration.tls == MQTTConfiguration.TLS(caFile: nil))
-    let plain = try MQTTConfiguration(url: "mqtt://broker.example.com")
-    #expect(plain.port == 1883)
-    #expect(plain.username == nil)
-  }
-
-  @Test("percent-encoded credentials are decoded")
-  func decodesCredentials() throws {
-    let configuration = try MQTTConfiguration(url: "mqtt://home%40gw:p%3Ass@127.0.0.1:1883")
-    #expect(configuration.username == "home@gw")
-    #expect(configuration.password == "p:ss")
-  }
-
-  @Test(
-    "bad URLs are rejected with a reason",
-    arguments: [
-      ("http://broker:1883", "unsupported scheme"),
-      ("broker:1883", "scheme"),
-      ("mqtt://:1883", "missing host"),
-      ("mqtt://broker:99999", "port"),
-      ("mqtt://broker/topic", "path"),
-      ("mqtt://:pw@broker", "username"),
-    ]
-  )
-  func rejectsBadURL(url: String, reason: String) {
-    #expect {
-      try MQTTConfiguration(url: url)
-    } throws: { error in
-      guard case .invalidURL(_, let why) = error as? MQTTError else { return false }
-      return why.contains(reason)
+    @Test("an mqtt URL gives host, port, username and password")
+    func parsesPlainURL() throws {
+        let configuration = try MQTTConfiguration(url: "mqtt://gateway:s3cret@broker.lan:1884")
+        #expect(configuration.host == "broker.lan")
+        #expect(configuration.port == 1884)
+        #expect(configuration.username == "gateway")
+        #expect(configuration.password == "s3cret")
+        #expect(configuration.tls == nil)
+        #expect(configuration.tcpNoDelay)
+        #expect(configuration.maxInflight == 20)
     }
-  }
 
-  @Test("the password never appears in descriptions, mirrors or URL errors")
-  func hidesPassword() throws {
-    let configuration = try MQTTConfiguration(url: "mqtt://gateway:hunter2@broker:1883")
-    #expect(configuration.description == "mqtt://gateway:***@broker:1883")
-    var dumped = ""
-    dump(configuration, to: &dumped)
-    #expect(!dumped.contains("hunter2"))
-    #expect(!String(describing: configuration).contains("hunter2"))
-    do {
-      _ = try MQTTConfiguration(url: "ftp://gateway:hunter2@broker:1883")
-      Issue.record("expected an error")
-    } catch {
-      #expect(!error.description.contains("hunter2"))
-      #expect(error.description.contains("gateway:***@broker"))
+    @Test("an mqtts URL turns on TLS with the system CA store and defaults to port 8883")
+    func parsesTLSURL() throws {
+        let configuration = try MQTTConfiguration(url: "mqtts://broker.example.com")
+        #expect(configuration.port == 8883)
+        #expect(configuration.tls == MQTTConfiguration.TLS(caFile: nil))
+        let plain = try MQTTConfiguration(url: "mqtt://broker.example.com")
+        #expect(plain.port == 1883)
+        #expect(plain.username == nil)
     }
-  }
 
-  @Test("reconnect delays double from the minimum up to the cap")
-  func backoffDoublesAndCaps() {
-    let policy = MQTTReconnectPolicy(
-      minDelay: .milliseconds(100), maxDelay: .seconds(1), jitter: 0.5)
-    let delays = (0..<6).map { policy.delay(afterFailures: $0, unitRandom: 0) }
-    #expect(
-      delays == [
-        .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1),
-        .seconds(1),
-      ])
-    #expect(policy.delay(afterFailures: 10_000, unitRandom: 0) == .seconds(1))
-  }
+    @Test("percent-encoded credentials are decoded")
+    func decodesCredentials() throws {
+        let configuration = try MQTTConfiguration(url: "mqtt://home%40gw:p%3Ass@127.0.0.1:1883")
+        #expect(configuration.username == "home@gw")
+        #expect(configuration.password == "p:ss")
+    }
 
-  @Test("jitter shortens a delay by at most its fraction")
-  func jitterStaysInBounds() {
-    let policy = MQTTReconnectPolicy(minDelay: .seconds(1), maxDelay: .seconds(8), jitter: 0.2)
-    #expect(policy.delay(afterFailures: 0, unitRandom: 0.999_999) > .milliseconds(800))
-    #expect(policy.delay(afterFailures: 0, unitRandom: 0.5) == .milliseconds(900))
-    #expect(policy.delay(afterFailures: 3, unitRandom: 1) == .milliseconds(6400))
-  }
+    @Test(
+        "bad URLs are rejected with a reason",
+        arguments: [
+            ("http://broker:1883", "unsupported scheme"),
+            ("broker:1883", "scheme"),
+            ("mqtt://:1883", "missing host"),
+            ("mqtt://broker:99999", "port"),
+            ("mqtt://broker/topic", "path"),
+            ("mqtt://:pw@broker", "username"),
+        ]
+    )
+    func rejectsBadURL(url: String, reason: String) {
+        #expect {
+            try MQTTConfiguration(url: url)
+        } throws: { error in
+            guard case .invalidURL(_, let why) = error as? MQTTError else { return false }
+            return why.contains(reason)
+        }
+    }
 
-  @Test("errors a user can act on name the broker and the fix")
-  func errorMessages() {
-    #expect(
-      MQTTError.connectionRefused(host: "127.0.0.1", port: 1883).description.contains(
-        "is mosquitto running on 127.0.0.1:1883?"))
-    #expect(MQTTError.connack(5, username: "gw") == .notAuthorised(username: "gw"))
-    #expect(MQTTError.connack(135, username: nil) == .notAuthorised(username: nil))
-    #expect(
-      MQTTError.connack(2, username: nil)
-        == .connectionRejected(code: 2, reason: "Connection Refused: identifier rejected."))
-  }
+    @Test("the password never appears in descriptions, mirrors or URL errors")
+    func hidesPassword() throws {
+        let configuration = try MQTTConfiguration(url: "mqtt://gateway:hunter2@broker:1883")
+        #expect(configuration.description == "mqtt://gateway:***@broker:1883")
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        #expect(!dumped.contains("hunter2"))
+        #expect(!String(describing: configuration).contains("hunter2"))
+        do {
+            _ = try MQTTConfiguration(url: "ftp://gateway:hunter2@broker:1883")
+            Issue.record("expected an error")
+        } catch {
+            #expect(!error.description.contains("hunter2"))
+            #expect(error.description.contains("gateway:***@broker"))
+        }
+    }
+
+    @Test("reconnect delays double from the minimum up to the cap")
+    func backoffDoublesAndCaps() {
+        let policy = MQTTReconnectPolicy(
+            minDelay: .milliseconds(100), maxDelay: .seconds(1), jitter: 0.5)
+        let delays = (0..<6).map { policy.delay(afterFailures: $0, unitRandom: 0) }
+        #expect(
+            delays == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1),
+                .seconds(1),
+            ])
+        #expect(policy.delay(afterFailures: 10_000, unitRandom: 0) == .seconds(1))
+    }
+
+    @Test("jitter shortens a delay by at most its fraction")
+    func jitterStaysInBounds() {
+        let policy = MQTTReconnectPolicy(minDelay: .seconds(1), maxDelay: .seconds(8), jitter: 0.2)
+        #expect(policy.delay(afterFailures: 0, unitRandom: 0.999_999) > .milliseconds(800))
+        #expect(policy.delay(afterFailures: 0, unitRandom: 0.5) == .milliseconds(900))
+        #expect(policy.delay(afterFailures: 3, unitRandom: 1) == .milliseconds(6400))
+    }
+
+    @Test("errors a user can act on name the broker and the fix")
+    func errorMessages() {
+        #expect(
+            MQTTError.connectionRefused(host: "127.0.0.1", port: 1883).description.contains(
+                "is mosquitto running on 127.0.0.1:1883?"))
+        #expect(MQTTError.connack(5, username: "gw") == .notAuthorised(username: "gw"))
+        #expect(MQTTError.connack(135, username: nil) == .notAuthorised(username: nil))
+        #expect(
+            MQTTError.connack(2, username: nil)
+                == .connectionRejected(code: 2, reason: "Connection Refused: identifier rejected."))
+    }
 }

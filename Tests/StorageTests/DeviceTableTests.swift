@@ -167,7 +167,8 @@ struct BLEIdentityStorageTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let id = DeviceID("blediffuser01")!
-        let device = TuyaDevice(id: id, name: "aroma", profileID: "ble-diffuser-dituo", category: .diffuser, transport: .ble)
+        let device = TuyaDevice(
+            id: id, name: "aroma", profileID: "ble-diffuser-dituo", category: .diffuser, transport: .ble)
         let identity = try BLEIdentity(address: "dc:23:4d:12:34:56", uuid: "tuyaabc123def456")
         do {
             let database = try GatewayDatabase.open(directory: scratch.state)
@@ -180,19 +181,26 @@ struct BLEIdentityStorageTests {
         #expect(record.ble?.address == "DC:23:4D:12:34:56")
 
         try await database.pool.write { db in
-            try db.execute(sql: "UPDATE ble_identities SET address = 'not an address' WHERE device_id = ?", arguments: [id.rawValue])
+            try db.execute(
+                sql: "UPDATE ble_identities SET address = 'not an address' WHERE device_id = ?",
+                arguments: [id.rawValue])
         }
         await #expect(throws: StorageError.self) { try await database.device(id) }
 
         try await database.remove(id)
-        let left = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ble_identities") }
+        let left = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ble_identities")
+        }
         #expect(left == 0)
     }
 
     @Test("hostile identities are refused with the reason")
     func validation() {
-        #expect(throws: BLEIdentityError.invalidAddress("DC:23:4D:12:34")) { try BLEIdentity(address: "DC:23:4D:12:34", uuid: "u1") }
-        #expect(throws: BLEIdentityError.invalidAddress("zz:23:4d:12:34:56")) { try BLEIdentity(address: "zz:23:4d:12:34:56", uuid: "u1") }
+        #expect(throws: BLEIdentityError.invalidAddress("DC:23:4D:12:34")) {
+            try BLEIdentity(address: "DC:23:4D:12:34", uuid: "u1")
+        }
+        #expect(throws: BLEIdentityError.invalidAddress("zz:23:4d:12:34:56")) {
+            try BLEIdentity(address: "zz:23:4d:12:34:56", uuid: "u1")
+        }
         #expect(throws: BLEIdentityError.invalidUUID) { try BLEIdentity(address: "DC:23:4D:12:34:56", uuid: "") }
         #expect(throws: BLEIdentityError.invalidUUID) { try BLEIdentity(address: "DC:23:4D:12:34:56", uuid: "a/b") }
     }

@@ -73,7 +73,11 @@ struct OpeningTests {
                 try Int.fetchOne(db, sql: "PRAGMA user_version")
             )
         }
-        #expect(applied == ["v1-devices", "v2-pairing-candidates", "v3-event-log", "v4-ble-identities", "v5-timer-sessions", "v6-maintenance"])
+        #expect(
+            applied == [
+                "v1-devices", "v2-pairing-candidates", "v3-event-log", "v4-ble-identities", "v5-timer-sessions",
+                "v6-maintenance",
+            ])
         #expect(version == 6)
         #expect(try await database.loadDevices().count == 1)
     }

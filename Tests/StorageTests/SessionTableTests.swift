@@ -24,14 +24,20 @@ struct SessionTableTests {
             let database = try GatewayDatabase.open(directory: scratch.state)
             try await database.saveSession(Self.session("s-1", state: "running"))
             try await database.recordCue(
-                StoredCue(index: 0, kind: "start", device: Fixture.lampID, plannedMilliseconds: 0, actualMilliseconds: 3, outcome: "sent"),
+                StoredCue(
+                    index: 0, kind: "start", device: Fixture.lampID, plannedMilliseconds: 0, actualMilliseconds: 3,
+                    outcome: "sent"),
                 session: "s-1")
             // Logged again when the device confirmed: replaced, not duplicated.
             try await database.recordCue(
-                StoredCue(index: 0, kind: "start", device: Fixture.lampID, plannedMilliseconds: 0, actualMilliseconds: 3, outcome: "confirmed"),
+                StoredCue(
+                    index: 0, kind: "start", device: Fixture.lampID, plannedMilliseconds: 0, actualMilliseconds: 3,
+                    outcome: "confirmed"),
                 session: "s-1")
             try await database.recordCue(
-                StoredCue(index: 1, kind: "bell", device: nil, plannedMilliseconds: 180_000, actualMilliseconds: 180_004, outcome: "marked"),
+                StoredCue(
+                    index: 1, kind: "bell", device: nil, plannedMilliseconds: 180_000, actualMilliseconds: 180_004,
+                    outcome: "marked"),
                 session: "s-1")
             try await database.updateSession(
                 "s-1", state: "paused", elapsedMilliseconds: 200_000, endingStartedMilliseconds: nil, endedAt: nil)
@@ -57,11 +63,14 @@ struct SessionTableTests {
         let database = try GatewayDatabase.open(directory: scratch.state)
         for (index, state) in ["completed", "running", "stopped", "paused", "interrupted"].enumerated() {
             try await database.saveSession(
-                Self.session("s-\(index)", state: state, startedAt: Self.started.addingTimeInterval(Double(index) * 3600)))
+                Self.session(
+                    "s-\(index)", state: state, startedAt: Self.started.addingTimeInterval(Double(index) * 3600)))
         }
         #expect(try await database.sessions(inStates: ["running", "paused"]).map(\.id) == ["s-1", "s-3"])
         #expect(
-            try await database.sessionHistory(excluding: ["running", "paused"], limit: nil).map(\.id) == ["s-4", "s-2", "s-0"])
+            try await database.sessionHistory(excluding: ["running", "paused"], limit: nil).map(\.id) == [
+                "s-4", "s-2", "s-0",
+            ])
         #expect(try await database.sessionHistory(excluding: ["running", "paused"], limit: 1).map(\.id) == ["s-4"])
         await #expect(throws: StorageError.notFound("session nope")) {
             try await database.updateSession(

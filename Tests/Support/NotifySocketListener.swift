@@ -64,7 +64,8 @@ public final class NotifySocketListener {
     /// process, which arrives when that process gets there); nil when none came.
     public func receive(waitingUpTo timeout: Duration) -> String? {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let ready = poll(&entry, 1, milliseconds)

@@ -63,7 +63,9 @@ struct BLESocketpairSessionTests {
             // cooperative threads for many seconds; the bound is there to fail instead of hang.
             let seen = await bounded(seconds: 90) {
                 for await event in events {
-                    if case .availabilityChanged(_, let status) = event, status.availability == availability { return true }
+                    if case .availabilityChanged(_, let status) = event, status.availability == availability {
+                        return true
+                    }
                 }
                 return false
             }
@@ -75,7 +77,9 @@ struct BLESocketpairSessionTests {
         }
     }
 
-    @Test("protocol 3 (A201) and 4 (FD50): pair, command → confirmed, reports acknowledged, reconnect after the device drops the link", arguments: [3, 4] as [UInt8])
+    @Test(
+        "protocol 3 (A201) and 4 (FD50): pair, command → confirmed, reports acknowledged, reconnect after the device drops the link",
+        arguments: [3, 4] as [UInt8])
     func fullSession(protocolVersion: UInt8) async throws {
         let rig = try Rig(protocolVersion: protocolVersion)
         await rig.link.start()

@@ -47,7 +47,8 @@ struct BrokerCommandTests {
             var sends: [Task<DeviceState, any Error>] = []
             for value in values {
                 sends.append(
-                    Task.immediate { try await controller.send(.light(LightCommand(brightness: value)), to: device.id) })
+                    Task.immediate { try await controller.send(.light(LightCommand(brightness: value)), to: device.id) }
+                )
             }
             for send in sends {
                 let state = try BrokerRig.light(await withDeadline(10, "a coalesced send") { try await send.value })

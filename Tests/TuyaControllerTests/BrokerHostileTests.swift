@@ -41,7 +41,8 @@ struct BrokerHostileTests {
             let events = rig.controller.events()
 
             let key = try AESKey(localKey: identity.localKey)
-            let report = TuyaEnvelope.report(devId: identity.devId, dps: ["20": .bool(false), "22": .integer(10)], t: 1)
+            let report = TuyaEnvelope.report(
+                devId: identity.devId, dps: ["20": .bool(false), "22": .integer(10)], t: 1)
             let good = try MQTTFrame.encode(
                 body: report.encode(timestamp: 1), key: key, sequence: 7, source: MQTTFrame.deviceSource)
             var badCRC = good
@@ -110,7 +111,9 @@ struct BrokerHostileTests {
             // The unknown device is announced once (not once per frame); the garbage neither
             // paired it nor disturbed the paired device (its own online and state events from
             // pairing may still be arriving).
-            let announced = seen.compactMap { if case .candidateFound(let candidate) = $0 { candidate.id.rawValue } else { nil } }
+            let announced = seen.compactMap {
+                if case .candidateFound(let candidate) = $0 { candidate.id.rawValue } else { nil }
+            }
             #expect(announced == [unknown])
             let unexpected = seen.filter { event in
                 switch event {

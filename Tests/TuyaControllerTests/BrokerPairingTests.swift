@@ -47,7 +47,10 @@ struct BrokerPairingTests {
             let pairing = Task { try await controller.pair(devId: light.devId, localKey: "0123456789abcdef") }
             // The device cannot read the pairing query (wrong key), so it stays silent until it
             // reports on its own: here it reconnects, and a device reports everything on connect.
-            #expect(await rig.fleet.waitUntil(light.devId, timeout: .seconds(5)) { $0.statistics.framesIgnored > ignoredBefore })
+            #expect(
+                await rig.fleet.waitUntil(light.devId, timeout: .seconds(5)) {
+                    $0.statistics.framesIgnored > ignoredBefore
+                })
             await rig.fleet.goOffline(light.devId)
             await rig.fleet.comeOnline(light.devId)
             #expect(try await withDeadline(20, "the wrong-key outcome") { try await pairing.value } == .wrongKey)

@@ -9,11 +9,14 @@ import TuyaCore
 struct BrokerRestartTests {
     @Test("commands issued while the broker is down are each either applied after the restart or reported failed")
     func brokerKilledAndRestarted() async throws {
-        try await withBrokerRig(lights: 3, configure: {
-            $0.queryInterval = .milliseconds(250)
-            $0.maxUnansweredQueries = 3
-            $0.confirmationTimeout = .seconds(3)
-        }) { rig in
+        try await withBrokerRig(
+            lights: 3,
+            configure: {
+                $0.queryInterval = .milliseconds(250)
+                $0.maxUnansweredQueries = 3
+                $0.confirmationTimeout = .seconds(3)
+            }
+        ) { rig in
             let identities = rig.fleet.identities
             var devices: [TuyaDevice] = []
             for identity in identities { devices.append(try await rig.pair(identity)) }

@@ -22,7 +22,8 @@ struct BrokerRig: Sendable {
     let log: EventLog
 
     /// Fast settings: short timeouts, so failures show within a test's few seconds.
-    static func configuration(_ configure: (inout TuyaController.Configuration) -> Void) -> TuyaController.Configuration {
+    static func configuration(_ configure: (inout TuyaController.Configuration) -> Void) -> TuyaController.Configuration
+    {
         var configuration = TuyaController.Configuration()
         // These only bound the success paths; generous so a loaded CI machine passes.
         configuration.pairingTimeout = .seconds(10)
@@ -84,7 +85,9 @@ func withBrokerRig<T: Sendable>(
         broker: BrokerRig.swarm(url: broker.url))
     try await fleet.start()
     defer { fleet.stop() }
-    guard await fleet.waitUntilConnected(timeout: .seconds(10)) else { throw RigFailure("simulated devices did not connect") }
+    guard await fleet.waitUntilConnected(timeout: .seconds(10)) else {
+        throw RigFailure("simulated devices did not connect")
+    }
     let bus = try MQTTDeviceBus(configuration: BrokerRig.mqtt(url: broker.url))
     let controller = TuyaController(
         bus: bus, library: controllerLibrary, configuration: BrokerRig.configuration(configure))
@@ -150,7 +153,9 @@ extension AsyncStream<ControllerEvent> {
             var seen: [ControllerEvent] = []
             for await event in stream {
                 seen.append(event)
-                if case .availabilityChanged(id, let status) = event, status.availability == availability { return seen }
+                if case .availabilityChanged(id, let status) = event, status.availability == availability {
+                    return seen
+                }
             }
             throw DeadlineExceeded(what: "\(id) \(availability.rawValue) (stream ended)")
         }

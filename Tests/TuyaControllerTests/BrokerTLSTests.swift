@@ -14,7 +14,9 @@ struct BrokerTLSTests {
 
     /// A broker whose main listener wants TLS (certificates made here) and a password, with a
     /// plain anonymous listener for the simulated devices, which speak plain MQTT.
-    static func withSecureBroker<T: Sendable>(_ body: (LocalBroker, String, SimulatorFleet) async throws -> T) async throws -> T {
+    static func withSecureBroker<T: Sendable>(_ body: (LocalBroker, String, SimulatorFleet) async throws -> T)
+        async throws -> T
+    {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-tls-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let files = try makeCertificates(in: directory)
@@ -35,7 +37,8 @@ struct BrokerTLSTests {
         try await Self.withSecureBroker { broker, caFile, fleet in
             let url = "mqtts://\(Self.username):s3cret%20pass@127.0.0.1:\(broker.port)"
             let bus = try MQTTDeviceBus(configuration: BrokerRig.mqtt(url: url, tls: .init(caFile: caFile)))
-            let controller = TuyaController(bus: bus, library: BrokerRig.library, configuration: BrokerRig.configuration { _ in })
+            let controller = TuyaController(
+                bus: bus, library: BrokerRig.library, configuration: BrokerRig.configuration { _ in })
             try await controller.start()
             do {
                 let light = try #require(fleet.identities.first)
@@ -82,8 +85,10 @@ struct BrokerTLSTests {
             ["req", "-x509"] + key + [
                 "-keyout", path("ca.key"), "-out", path("ca.crt"), "-days", "2", "-subj", "/CN=youll broker test CA",
             ])
-        try openssl(["req"] + key + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"])
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: path("san.ext"), atomically: true, encoding: .utf8)
+        try openssl(
+            ["req"] + key + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"])
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
+            toFile: path("san.ext"), atomically: true, encoding: .utf8)
         try openssl([
             "x509", "-req", "-in", path("server.csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"),
             "-CAcreateserial", "-out", path("server.crt"), "-days", "2", "-extfile", path("san.ext"),

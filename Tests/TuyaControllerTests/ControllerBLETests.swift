@@ -26,7 +26,10 @@ struct ControllerBLETests {
         let controller: TuyaController
         let events: AsyncStream<ControllerEvent>
 
-        init(store: InMemoryDeviceStore = InMemoryDeviceStore(), radio: BLERadio? = nil, transport: InMemoryBLETransport? = nil) async throws {
+        init(
+            store: InMemoryDeviceStore = InMemoryDeviceStore(), radio: BLERadio? = nil,
+            transport: InMemoryBLETransport? = nil
+        ) async throws {
             let profile = try #require(BLEDeviceLinkTests.library.profile(id: "ble-diffuser-dituo"))
             let device = try SimulatedBLEDevice(
                 identity: .init(uuid: uuid, localKey: localKey, devId: devId, protocolVersion: 4), profile: profile,
@@ -34,9 +37,11 @@ struct ControllerBLETests {
             let transport = transport ?? InMemoryBLETransport(device: device)
             self.transport = transport
             self.store = store
-            let reachable = radio ?? BLERadio(adapter: "test") { identity in
-                identity.address == address ? transport as any TuyaBLETransport : UnreachableTransport()
-            }
+            let reachable =
+                radio
+                ?? BLERadio(adapter: "test") { identity in
+                    identity.address == address ? transport as any TuyaBLETransport : UnreachableTransport()
+                }
             controller = TuyaController(
                 bus: InMemoryBus(), library: BLEDeviceLinkTests.library, store: store, radio: reachable, clock: clock,
                 unixTime: { 1_700_000_000 })
@@ -44,7 +49,8 @@ struct ControllerBLETests {
             try await controller.start()
         }
 
-        func pair(key: String = localKey, uuid: String = uuid, address: String = address) async throws -> PairingOutcome {
+        func pair(key: String = localKey, uuid: String = uuid, address: String = address) async throws -> PairingOutcome
+        {
             try await controller.pairBLE(
                 devId: devId, localKey: key, identity: BLEIdentity(address: address, uuid: uuid), name: "aroma",
                 productID: productID)
@@ -83,7 +89,8 @@ struct ControllerBLETests {
         #expect(saved.ble?.uuid == Self.uuid)
         #expect(saved.localKey == (try AESKey(localKey: Self.localKey)))
 
-        let state = try await rig.controller.send(.diffuser(DiffuserCommand(power: true, mistMode: "large")), to: device.id)
+        let state = try await rig.controller.send(
+            .diffuser(DiffuserCommand(power: true, mistMode: "large")), to: device.id)
         #expect(Self.diffuser(state)?.mistMode == "large")
         #expect(rig.transport.device.state[DataPointID(3)!] == .enumeration("large"))
         #expect(Self.diffuser(await rig.controller.confirmedState(of: device.id))?.power == true)
@@ -129,7 +136,8 @@ struct ControllerBLETests {
             device: TuyaDevice(
                 id: DeviceID(Self.devId)!, name: "aroma", profileID: "ble-diffuser-dituo", category: .diffuser,
                 transport: .ble),
-            localKey: key, desired: [DataPointID(1)!: .bool(true)], ble: try BLEIdentity(address: Self.address, uuid: Self.uuid))
+            localKey: key, desired: [DataPointID(1)!: .bool(true)],
+            ble: try BLEIdentity(address: Self.address, uuid: Self.uuid))
         let store = InMemoryDeviceStore(devices: [stored])
         let rig = try await Rig(store: store, radio: .unavailable(reason: reason))
         let id = DeviceID(Self.devId)!

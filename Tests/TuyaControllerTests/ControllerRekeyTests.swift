@@ -77,7 +77,8 @@ struct ControllerPairingSaveTests {
             bus: bus, library: Fixtures.library, store: FullDiskStore(), clock: ManualClock(),
             unixTime: { 1_700_000_000 }, sequenceSeed: { 1 })
         try await controller.start()
-        let outcome = try await controller.pair(devId: ControllerInMemoryTests.devId, localKey: ControllerInMemoryTests.key)
+        let outcome = try await controller.pair(
+            devId: ControllerInMemoryTests.devId, localKey: ControllerInMemoryTests.key)
         #expect(outcome == .notSaved(reason: "disk full"))
         #expect("\(outcome)".contains("could not save"))
         #expect(await controller.devices().isEmpty)

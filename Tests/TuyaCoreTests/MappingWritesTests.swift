@@ -47,10 +47,11 @@ struct MappingWritesTests {
         let inColour: DataPoints = [id(21): .enumeration("colour"), id(24): .string("00F003E803E8")]
         let dimmed = try bulb.writes(for: .light(LightCommand(brightness: 40)), current: inColour)
         #expect(dimmed[id(22)] == nil, "the white channel is left alone")
-        let state = try #require({ () -> LightState? in
-            guard case .light(let state) = bulb.state(from: inColour.merging(dimmed) { $1 }) else { return nil }
-            return state
-        }())
+        let state = try #require(
+            { () -> LightState? in
+                guard case .light(let state) = bulb.state(from: inColour.merging(dimmed) { $1 }) else { return nil }
+                return state
+            }())
         #expect(state.mode == "colour" && state.colour == c(240, 100, 40) && state.brightness == 40)
         // Zero is 1 %: a colour at value 0 is black, which bulbs show as off or refuse.
         let floor = try bulb.writes(for: .light(LightCommand(brightness: 0)), current: inColour)

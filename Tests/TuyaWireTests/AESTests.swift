@@ -34,7 +34,9 @@ struct AESTests {
     func ecbPartialBlock() throws {
         let key = try AESKey(bytes: fipsKey)
         #expect(wireError { () throws(WireError) in try AESCipher.encryptECB([1, 2, 3], key: key) } != nil)
-        #expect(wireError { () throws(WireError) in try AESCipher.decryptECB([UInt8](repeating: 0, count: 17), key: key) } != nil)
+        #expect(
+            wireError { () throws(WireError) in try AESCipher.decryptECB([UInt8](repeating: 0, count: 17), key: key) }
+                != nil)
     }
 
     @Test("CBC round trips, differs from ECB after the first block, and guards empty input and bad IVs")
@@ -58,7 +60,9 @@ struct AESTests {
 
     @Test("keys must be 16 bytes and never show in descriptions")
     func keyValidation() throws {
-        #expect(wireError { () throws(WireError) in try AESKey(localKey: "short") } == .invalidKey("a local key is 16 characters, got 5"))
+        #expect(
+            wireError { () throws(WireError) in try AESKey(localKey: "short") }
+                == .invalidKey("a local key is 16 characters, got 5"))
         let key = try AESKey(localKey: "0123456789abcdef")
         #expect(!key.description.contains("0123"))
         #expect(!String(describing: key).contains("abcdef"))
@@ -84,8 +88,12 @@ struct AESTests {
             #expect(try PKCS7.unpad(PKCS7.pad(data)) == data)
         }
         let block = [UInt8](repeating: 7, count: 15)
-        #expect(wireError { () throws(WireError) in try PKCS7.unpad(block + [0]) } == .badPadding("pad length 0 outside 1...16"))
-        #expect(wireError { () throws(WireError) in try PKCS7.unpad(block + [17]) } == .badPadding("pad length 17 outside 1...16"))
+        #expect(
+            wireError { () throws(WireError) in try PKCS7.unpad(block + [0]) }
+                == .badPadding("pad length 0 outside 1...16"))
+        #expect(
+            wireError { () throws(WireError) in try PKCS7.unpad(block + [17]) }
+                == .badPadding("pad length 17 outside 1...16"))
         var mixed = [UInt8](repeating: 4, count: 16)
         mixed[13] = 3
         #expect(wireError { () throws(WireError) in try PKCS7.unpad(mixed) } == .badPadding("pad bytes differ"))

@@ -15,9 +15,11 @@ struct ChecksumTests {
         #expect(CRC32.checksum([UInt8]()) == 0)
     }
 
-    @Test("an incremental CRC-32 gives the same value for every split of the input", arguments: [
-        [9], [1, 8], [4, 5], [8, 1], [3, 3, 3], [1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 9, 0],
-    ])
+    @Test(
+        "an incremental CRC-32 gives the same value for every split of the input",
+        arguments: [
+            [9], [1, 8], [4, 5], [8, 1], [3, 3, 3], [1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 9, 0],
+        ])
     func crc32Running(splits: [Int]) {
         var running = CRC32.Running()
         var offset = 0

@@ -68,7 +68,7 @@ struct CompactJSONHostileTests {
             let escaped = rejection(Array(#""\n"#.utf8) + bad + [UInt8(ascii: "\"")])
             #expect(escaped != nil, "after an escape, bytes \(bad)")
         }
-        #expect(rejection([UInt8(ascii: "\"")] + [0xC3] ) == "truncated UTF-8 sequence at byte 1")
+        #expect(rejection([UInt8(ascii: "\"")] + [0xC3]) == "truncated UTF-8 sequence at byte 1")
     }
 
     @Test("trailing commas, missing separators and bare tokens are rejected with their byte offset")
@@ -99,7 +99,10 @@ struct CompactJSONHostileTests {
 
     @Test("NaN, Infinity, leading zeros, plus signs and bare dots are not JSON numbers")
     func badNumbers() {
-        for input in ["NaN", "nan", "Infinity", "-Infinity", "inf", "01", "-01", "00", "+1", ".5", "1.", "-", "1e", "1e+", "0x10", "1.e3", "- 1"] {
+        for input in [
+            "NaN", "nan", "Infinity", "-Infinity", "inf", "01", "-01", "00", "+1", ".5", "1.", "-", "1e", "1e+", "0x10",
+            "1.e3", "- 1",
+        ] {
             #expect(rejection(input) != nil, "\(input)")
         }
         #expect(rejection("01") == "leading zero in a number at byte 1")
@@ -124,7 +127,8 @@ struct CompactJSONHostileTests {
     func randomInputs() {
         var generator = SeededGenerator(seed: 0x15_0A)
         let alphabet = Array(#"{}[]":,.-+eE0123456789 tfnrulsa\u"#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
-        let seedDocument = Array(#"{"protocol":4,"t":1700000000,"data":{"dps":{"1":true,"2":-12.5e3,"3":"\u00e9\ud83c\udf3f"}}}"#.utf8)
+        let seedDocument = Array(
+            #"{"protocol":4,"t":1700000000,"data":{"dps":{"1":true,"2":-12.5e3,"3":"\u00e9\ud83c\udf3f"}}}"#.utf8)
         var parsed = 0
         for round in 0..<4_000 {
             var input: [UInt8]

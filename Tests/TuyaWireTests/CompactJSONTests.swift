@@ -15,11 +15,14 @@ struct CompactJSONTests {
     @Test("output has no whitespace and DP-id keys come in numeric order")
     func compactAndOrdered() {
         let value: JSONValue = .object([
-            "data": .object(["dps": .object(["20": .bool(true), "3": .integer(255), "101": .string("a b"), "1": .null])]),
+            "data": .object([
+                "dps": .object(["20": .bool(true), "3": .integer(255), "101": .string("a b"), "1": .null])
+            ]),
             "protocol": .integer(5),
             "t": .integer(1_700_000_000),
         ])
-        #expect(text(value) == #"{"data":{"dps":{"1":null,"3":255,"20":true,"101":"a b"}},"protocol":5,"t":1700000000}"#)
+        #expect(
+            text(value) == #"{"data":{"dps":{"1":null,"3":255,"20":true,"101":"a b"}},"protocol":5,"t":1700000000}"#)
     }
 
     @Test("the same object always encodes to the same bytes")

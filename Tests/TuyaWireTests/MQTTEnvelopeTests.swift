@@ -15,17 +15,23 @@ struct MQTTEnvelopeTests {
     @Test("envelopes encode compactly in TCK's key order: protocol, t, data")
     func encodeOrder() {
         let command = TuyaEnvelope.command(dps: ["1": .bool(true), "3": .integer(1000)])
-        #expect(String(decoding: command.encode(timestamp: 1_700_000_000), as: UTF8.self)
-            == #"{"protocol":5,"t":1700000000,"data":{"dps":{"1":true,"3":1000}}}"#)
-        #expect(String(decoding: TuyaEnvelope.query(dpIDs: nil).encode(timestamp: 5), as: UTF8.self)
-            == #"{"protocol":31,"t":5,"data":{}}"#)
-        #expect(String(decoding: TuyaEnvelope.query(dpIDs: [1, 20]).encode(timestamp: 5), as: UTF8.self)
-            == #"{"protocol":31,"t":5,"data":{"dpId":[1,20]}}"#)
+        #expect(
+            String(decoding: command.encode(timestamp: 1_700_000_000), as: UTF8.self)
+                == #"{"protocol":5,"t":1700000000,"data":{"dps":{"1":true,"3":1000}}}"#)
+        #expect(
+            String(decoding: TuyaEnvelope.query(dpIDs: nil).encode(timestamp: 5), as: UTF8.self)
+                == #"{"protocol":31,"t":5,"data":{}}"#)
+        #expect(
+            String(decoding: TuyaEnvelope.query(dpIDs: [1, 20]).encode(timestamp: 5), as: UTF8.self)
+                == #"{"protocol":31,"t":5,"data":{"dpId":[1,20]}}"#)
         let report = TuyaEnvelope.report(devId: "d\"1", dps: ["1": .bool(false)], t: 9)
-        #expect(String(decoding: report.encode(timestamp: 8), as: UTF8.self)
-            == #"{"protocol":4,"t":8,"data":{"devId":"d\"1","dps":{"1":false},"t":9}}"#)
+        #expect(
+            String(decoding: report.encode(timestamp: 8), as: UTF8.self)
+                == #"{"protocol":4,"t":8,"data":{"devId":"d\"1","dps":{"1":false},"t":9}}"#)
         let other = TuyaEnvelope.other(protocol: 15, data: .object(["gwId": .string("x")]))
-        #expect(String(decoding: other.encode(timestamp: 1), as: UTF8.self) == #"{"protocol":15,"t":1,"data":{"gwId":"x"}}"#)
+        #expect(
+            String(decoding: other.encode(timestamp: 1), as: UTF8.self) == #"{"protocol":15,"t":1,"data":{"gwId":"x"}}"#
+        )
     }
 
     @Test("protocol numbers follow TUYA.md §3.3: 4 report, 5 command, 31 query")
@@ -41,10 +47,14 @@ struct MQTTEnvelopeTests {
         let report = try decode(#"{"data":{"dps":{"1":true},"devId":"abc","t":12},"t":11,"protocol":4}"#)
         #expect(report.envelope == .report(devId: "abc", dps: ["1": .bool(true)], t: 12))
         #expect(report.timestamp == 11)
-        #expect(try decode(#"{"protocol":5,"t":1,"data":{"dps":{"2":"x"},"ctype":0}}"#).envelope == .command(dps: ["2": .string("x")]))
+        #expect(
+            try decode(#"{"protocol":5,"t":1,"data":{"dps":{"2":"x"},"ctype":0}}"#).envelope
+                == .command(dps: ["2": .string("x")]))
         #expect(try decode(#"{"protocol":31,"t":1,"data":{"dpId":[1,2]}}"#).envelope == .query(dpIDs: [1, 2]))
         #expect(try decode(#"{"protocol":31,"t":1,"data":{}}"#).envelope == .query(dpIDs: nil))
-        #expect(try decode(#"{"protocol":8,"t":1,"data":[1]}"#).envelope == .other(protocol: 8, data: .array([.integer(1)])))
+        #expect(
+            try decode(#"{"protocol":8,"t":1,"data":[1]}"#).envelope == .other(protocol: 8, data: .array([.integer(1)]))
+        )
     }
 
     @Test("a missing protocol, t or data is named in the error")
@@ -58,16 +68,32 @@ struct MQTTEnvelopeTests {
 
     @Test("fields of the wrong type are named in the error")
     func invalidFields() {
-        #expect(error(#"{"protocol":"5","t":1,"data":{}}"#) == .invalidField(field: "protocol", reason: "not an integer"))
-        #expect(error(#"{"protocol":5.5,"t":1,"data":{}}"#) == .invalidField(field: "protocol", reason: "not an integer"))
-        #expect(error(#"{"protocol":5,"t":"1","data":{}}"#) == .invalidField(field: "t", reason: "not an integer timestamp"))
+        #expect(
+            error(#"{"protocol":"5","t":1,"data":{}}"#) == .invalidField(field: "protocol", reason: "not an integer"))
+        #expect(
+            error(#"{"protocol":5.5,"t":1,"data":{}}"#) == .invalidField(field: "protocol", reason: "not an integer"))
+        #expect(
+            error(#"{"protocol":5,"t":"1","data":{}}"#) == .invalidField(field: "t", reason: "not an integer timestamp")
+        )
         #expect(error(#"{"protocol":5,"t":1,"data":[]}"#) == .invalidField(field: "data", reason: "not an object"))
-        #expect(error(#"{"protocol":5,"t":1,"data":{"dps":[]}}"#) == .invalidField(field: "data.dps", reason: "not an object"))
-        #expect(error(#"{"protocol":4,"t":1,"data":{"devId":1,"dps":{}}}"#) == .invalidField(field: "data.devId", reason: "not a string"))
-        #expect(error(#"{"protocol":4,"t":1,"data":{"dps":{},"t":"x"}}"#) == .invalidField(field: "data.t", reason: "not an integer timestamp"))
-        #expect(error(#"{"protocol":31,"t":1,"data":{"dpId":1}}"#) == .invalidField(field: "data.dpId", reason: "not an array"))
-        #expect(error(#"{"protocol":31,"t":1,"data":{"dpId":[1,"2"]}}"#) == .invalidField(field: "data.dpId", reason: "holds a value that is not a DP id"))
-        #expect(error(#"{"protocol":31,"t":1,"data":{"dpId":[-1]}}"#) == .invalidField(field: "data.dpId", reason: "holds a value that is not a DP id"))
+        #expect(
+            error(#"{"protocol":5,"t":1,"data":{"dps":[]}}"#)
+                == .invalidField(field: "data.dps", reason: "not an object"))
+        #expect(
+            error(#"{"protocol":4,"t":1,"data":{"devId":1,"dps":{}}}"#)
+                == .invalidField(field: "data.devId", reason: "not a string"))
+        #expect(
+            error(#"{"protocol":4,"t":1,"data":{"dps":{},"t":"x"}}"#)
+                == .invalidField(field: "data.t", reason: "not an integer timestamp"))
+        #expect(
+            error(#"{"protocol":31,"t":1,"data":{"dpId":1}}"#)
+                == .invalidField(field: "data.dpId", reason: "not an array"))
+        #expect(
+            error(#"{"protocol":31,"t":1,"data":{"dpId":[1,"2"]}}"#)
+                == .invalidField(field: "data.dpId", reason: "holds a value that is not a DP id"))
+        #expect(
+            error(#"{"protocol":31,"t":1,"data":{"dpId":[-1]}}"#)
+                == .invalidField(field: "data.dpId", reason: "holds a value that is not a DP id"))
     }
 
     @Test("a body that is not a JSON object is malformed JSON")

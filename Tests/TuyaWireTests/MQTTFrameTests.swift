@@ -36,7 +36,10 @@ struct MQTTFrameTests {
         #expect(ciphertext == (try AESCipher.encryptECB(PKCS7.pad(body), key: key)))
         #expect(ciphertext.count == 96)
         let crc = CRC32.checksum(Array(frame[7...]))
-        #expect(Array(frame[3..<7]) == [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)])
+        #expect(
+            Array(frame[3..<7]) == [
+                UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF),
+            ])
         let header = try MQTTFrame.decodeHeader(frame)
         #expect(header.version == "2.2")
         #expect(header.crc == crc)
@@ -51,13 +54,15 @@ struct MQTTFrameTests {
         #expect(decoded == DecodedMQTTFrame(version: "2.2", sequence: 0x0102_0304, source: 1, body: body))
     }
 
-    @Test("reports, commands and queries round trip through a frame", arguments: [
-        TuyaEnvelope.report(devId: "bf0123", dps: ["1": .bool(true), "22": .string("colour")], t: 1_700_000_001),
-        TuyaEnvelope.report(devId: nil, dps: [:], t: nil),
-        TuyaEnvelope.command(dps: ["1": .bool(false), "3": .integer(1000), "5": .string("00f003e803e8")]),
-        TuyaEnvelope.query(dpIDs: nil),
-        TuyaEnvelope.query(dpIDs: [1, 2, 20]),
-    ])
+    @Test(
+        "reports, commands and queries round trip through a frame",
+        arguments: [
+            TuyaEnvelope.report(devId: "bf0123", dps: ["1": .bool(true), "22": .string("colour")], t: 1_700_000_001),
+            TuyaEnvelope.report(devId: nil, dps: [:], t: nil),
+            TuyaEnvelope.command(dps: ["1": .bool(false), "3": .integer(1000), "5": .string("00f003e803e8")]),
+            TuyaEnvelope.query(dpIDs: nil),
+            TuyaEnvelope.query(dpIDs: [1, 2, 20]),
+        ])
     func roundTrip(envelope: TuyaEnvelope) throws {
         let frame = try MQTTFrame.encode(
             body: envelope.encode(timestamp: 1_700_000_123), key: key, sequence: 77, source: 1)
@@ -95,7 +100,10 @@ struct MQTTFrameTests {
             var corrupt = vector
             corrupt[position] ^= 0x10
             let error = wireError { () throws(WireError) in try MQTTFrame.decode(corrupt, key: key) }
-            #expect(error == .checksumMismatch(what: "MQTT 2.2 CRC-32", expected: 0x1142_7DA6, actual: CRC32.checksum(corrupt[7...])))
+            #expect(
+                error
+                    == .checksumMismatch(
+                        what: "MQTT 2.2 CRC-32", expected: 0x1142_7DA6, actual: CRC32.checksum(corrupt[7...])))
         }
         var badCRC = vector
         badCRC[3] ^= 0x01
@@ -117,7 +125,8 @@ struct MQTTFrameTests {
         #expect(decode(Array("2.".utf8)) == .truncated(what: "MQTT frame version", needed: 3, available: 2))
         #expect(decode(Array(vector[0..<14])) == .truncated(what: "MQTT 2.2 header", needed: 15, available: 14))
         #expect(decode(Array(vector[0..<15])) == .truncated(what: "MQTT 2.2 ciphertext", needed: 16, available: 0))
-        #expect(decode(Array(vector[0..<30])) == .malformed("MQTT 2.2 ciphertext of 15 bytes is not whole 16-byte blocks"))
+        #expect(
+            decode(Array(vector[0..<30])) == .malformed("MQTT 2.2 ciphertext of 15 bytes is not whole 16-byte blocks"))
         #expect(decode(vector + [0]) == .malformed("MQTT 2.2 ciphertext of 97 bytes is not whole 16-byte blocks"))
     }
 
@@ -125,30 +134,46 @@ struct MQTTFrameTests {
     func unknownVersion() {
         var frame = vector
         frame[2] = UInt8(ascii: "3")
-        #expect(wireError { () throws(WireError) in try MQTTFrame.decode(frame, key: key) } == .unsupportedVersion("\"2.3\""))
-        #expect(wireError { () throws(WireError) in try MQTTFrame.decodeHeader([0, 0xFF, 7, 1]) } == .unsupportedVersion("0x00ff07"))
-        #expect(wireError { () throws(WireError) in try MQTTFrame.decodeHeader(Array("3.3xxxxxxxxxxxxxxxxxxx".utf8)) } == .unsupportedVersion("\"3.3\""))
+        #expect(
+            wireError { () throws(WireError) in try MQTTFrame.decode(frame, key: key) }
+                == .unsupportedVersion("\"2.3\""))
+        #expect(
+            wireError { () throws(WireError) in try MQTTFrame.decodeHeader([0, 0xFF, 7, 1]) }
+                == .unsupportedVersion("0x00ff07"))
+        #expect(
+            wireError { () throws(WireError) in try MQTTFrame.decodeHeader(Array("3.3xxxxxxxxxxxxxxxxxxx".utf8)) }
+                == .unsupportedVersion("\"3.3\""))
     }
 
     @Test("frames and bodies over 64 KiB are refused")
     func oversized() {
         let big = Array("2.2".utf8) + [UInt8](repeating: 0, count: 65_534)
-        #expect(wireError { () throws(WireError) in try MQTTFrame.decode(big, key: key) } == .lengthOutOfRange(field: "MQTT frame", value: 65_537, limit: 65_536))
+        #expect(
+            wireError { () throws(WireError) in try MQTTFrame.decode(big, key: key) }
+                == .lengthOutOfRange(field: "MQTT frame", value: 65_537, limit: 65_536))
         let body = [UInt8](repeating: 0x20, count: 65_536)
-        guard case .lengthOutOfRange = wireError({ () throws(WireError) in try MQTTFrame.encode(body: body, key: key, sequence: 0, source: 1) }) else {
+        guard
+            case .lengthOutOfRange = wireError({ () throws(WireError) in
+                try MQTTFrame.encode(body: body, key: key, sequence: 0, source: 1)
+            })
+        else {
             Issue.record("expected lengthOutOfRange")
             return
         }
         let largest = [UInt8](repeating: 0x20, count: 65_519)
         #expect((try? MQTTFrame.encode(body: largest, key: key, sequence: 0, source: 1))?.count == 65_535)
-        #expect(wireError { () throws(WireError) in try MQTTFrame.encode(body: largest + [0x20], key: key, sequence: 0, source: 1) } == .lengthOutOfRange(field: "MQTT 2.2 body", value: 65_520, limit: 65_519))
+        #expect(
+            wireError { () throws(WireError) in
+                try MQTTFrame.encode(body: largest + [0x20], key: key, sequence: 0, source: 1)
+            } == .lengthOutOfRange(field: "MQTT 2.2 body", value: 65_520, limit: 65_519))
     }
 
     @Test("a correctly framed body that is not a JSON object is reported as a key mismatch")
     func nonJSONBody() throws {
         for text in ["[1,2]", "hello", "", "{\u{01}}", "{"] {
             let frame = try MQTTFrame.encode(body: Array(text.utf8), key: key, sequence: 1, source: 1)
-            guard case .keyMismatch = wireError({ () throws(WireError) in try MQTTFrame.decode(frame, key: key) }) else {
+            guard case .keyMismatch = wireError({ () throws(WireError) in try MQTTFrame.decode(frame, key: key) })
+            else {
                 Issue.record("expected keyMismatch for \(text)")
                 continue
             }
@@ -162,7 +187,10 @@ struct MQTTFrameTests {
         let ciphertext = try AESCipher.encryptECB(PKCS7.pad(body), key: key)
         let slot = Array("12345678".utf8)
         let crc = CRC32.checksum(slot + ciphertext)
-        let frame = Array("2.2".utf8) + [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)] + slot + ciphertext
+        let frame =
+            Array("2.2".utf8) + [
+                UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF),
+            ] + slot + ciphertext
         let decoded = try MQTTFrame.decode(frame, key: key)
         #expect(decoded.body == body)
         #expect(decoded.sequence == 0x3132_3334)

@@ -61,7 +61,9 @@ struct MQTTFuzzTests {
     func randomBodies() throws {
         var generator = SeededGenerator(seed: 31)
         for _ in 0..<500 {
-            let body = (0..<Int.random(in: 0..<100, using: &generator)).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            let body = (0..<Int.random(in: 0..<100, using: &generator)).map { _ in
+                UInt8.random(in: .min ... .max, using: &generator)
+            }
             let encoded = try MQTTFrame.encode(body: body, key: key, sequence: 1, source: 1)
             do {
                 #expect(try MQTTFrame.decode(encoded, key: key).body == body)

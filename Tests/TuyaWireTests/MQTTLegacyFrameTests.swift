@@ -38,13 +38,19 @@ struct MQTTLegacyFrameTests {
     func signatureMismatch() throws {
         let message = "MQTT 2.1 signature does not match: wrong local key or corrupted frame"
         let other = try AESKey(localKey: "fedcba9876543210")
-        #expect(wireError { () throws(WireError) in try MQTTLegacyFrame.decode(vector, key: other) } == .keyMismatch(message))
+        #expect(
+            wireError { () throws(WireError) in try MQTTLegacyFrame.decode(vector, key: other) }
+                == .keyMismatch(message))
         var badSignature = vector
         badSignature[5] = badSignature[5] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
-        #expect(wireError { () throws(WireError) in try MQTTLegacyFrame.decode(badSignature, key: key) } == .keyMismatch(message))
+        #expect(
+            wireError { () throws(WireError) in try MQTTLegacyFrame.decode(badSignature, key: key) }
+                == .keyMismatch(message))
         var badPayload = vector
         badPayload[30] = badPayload[30] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        #expect(wireError { () throws(WireError) in try MQTTLegacyFrame.decode(badPayload, key: key) } == .keyMismatch(message))
+        #expect(
+            wireError { () throws(WireError) in try MQTTLegacyFrame.decode(badPayload, key: key) }
+                == .keyMismatch(message))
     }
 
     @Test("short frames, bad base64 and ragged ciphertext have their own errors")
@@ -54,9 +60,12 @@ struct MQTTLegacyFrameTests {
         }
         #expect(decode(Array(vector[0..<19])) == .truncated(what: "MQTT 2.1 frame", needed: 43, available: 19))
         #expect(decode(Array(vector[0..<2])) == .truncated(what: "MQTT frame version", needed: 3, available: 2))
-        #expect(decode(Array(vector[0..<19]) + Array("@@@@".utf8)) == .malformed("MQTT 2.1 payload is not valid base64"))
+        #expect(
+            decode(Array(vector[0..<19]) + Array("@@@@".utf8)) == .malformed("MQTT 2.1 payload is not valid base64"))
         #expect(decode(Array(vector.dropLast())) == .malformed("MQTT 2.1 payload is not valid base64"))
-        #expect(decode(Array(vector[0..<19]) + Array("AAAA".utf8)) == .malformed("MQTT 2.1 ciphertext of 3 bytes is not whole 16-byte blocks"))
+        #expect(
+            decode(Array(vector[0..<19]) + Array("AAAA".utf8))
+                == .malformed("MQTT 2.1 ciphertext of 3 bytes is not whole 16-byte blocks"))
         #expect(decode(Array("2.2abc".utf8)) == .unsupportedVersion("\"2.2\""))
     }
 
@@ -69,7 +78,11 @@ struct MQTTLegacyFrameTests {
         }
         let largest = [UInt8](repeating: 0x20, count: 49_135)
         #expect(try MQTTLegacyFrame.encode(body: largest, key: key).count <= MQTTFrame.maxFrameSize)
-        guard case .lengthOutOfRange = wireError({ () throws(WireError) in try MQTTLegacyFrame.encode(body: largest + [0], key: key) }) else {
+        guard
+            case .lengthOutOfRange = wireError({ () throws(WireError) in
+                try MQTTLegacyFrame.encode(body: largest + [0], key: key)
+            })
+        else {
             Issue.record("expected lengthOutOfRange")
             return
         }

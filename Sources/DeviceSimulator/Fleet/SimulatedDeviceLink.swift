@@ -33,7 +33,9 @@ final class SimulatedDeviceLink: SwarmPeer {
         perform(device.receive(payload, at: elapsed(context.now)), context)
     }
 
-    private static func deadline(of device: SimulatedDevice, origin: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    private static func deadline(of device: SimulatedDevice, origin: ContinuousClock.Instant) -> ContinuousClock
+        .Instant?
+    {
         device.nextDeadline.map { origin + $0 }
     }
 

@@ -49,7 +49,7 @@ public enum BridgeDevicePayload {
         let onOff: [String: JSONValue] = ["values": .array([.string("ON"), .string("OFF")])]
         let percent: [String: JSONValue] = ["min": .integer(0), "max": .integer(100), "unit": .string("%")]
         let hueSaturation: [String: JSONValue] = [
-            "features": .array([.string("hue"), .string("saturation")]),
+            "features": .array([.string("hue"), .string("saturation")])
         ]
         switch capability {
         case .power: return item("state", "binary", onOff)
@@ -58,7 +58,10 @@ public enum BridgeDevicePayload {
             guard let kelvin = binding.kelvin else { return nil }
             return item(
                 "color_temp", "numeric",
-                ["min": .integer(Int64(kelvin.lowerBound)), "max": .integer(Int64(kelvin.upperBound)), "unit": .string("K")])
+                [
+                    "min": .integer(Int64(kelvin.lowerBound)), "max": .integer(Int64(kelvin.upperBound)),
+                    "unit": .string("K"),
+                ])
         case .colour: return item("color", "composite", hueSaturation)
         case .scene:
             return item("scene", "enum", ["values": .array(profile.scenes.map { .string($0.name) })])

@@ -33,10 +33,11 @@ public enum BridgeRequest: Hashable, Sendable {
     }
 
     /// Every verb the bridge answers, for the error that lists them.
-    public static let verbs = [
-        "permit_join", "device/add", "device/remove", "device/rename", "device/rekey", "device/refresh",
-        "health_check", "backup",
-    ] + MaintenanceRequest.verbs + SessionBridgeRequest.verbs
+    public static let verbs =
+        [
+            "permit_join", "device/add", "device/remove", "device/rename", "device/rekey", "device/refresh",
+            "health_check", "backup",
+        ] + MaintenanceRequest.verbs + SessionBridgeRequest.verbs
 
     /// The longest verb accepted in a topic; anything longer is not answered (its response
     /// topic would be as long).
@@ -47,7 +48,8 @@ public enum BridgeRequest: Hashable, Sendable {
     public static func isAnswerable(verb: String) -> Bool {
         !verb.isEmpty && verb.utf8.count <= maximumVerbLength
             && verb.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                     || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "/")
             }
     }
@@ -144,7 +146,8 @@ public enum BridgeRequest: Hashable, Sendable {
             request = .session(try SessionBridgeRequest.parse(verb: verb, fields: &fields))
         default:
             throw BridgePayloadError(
-                field: "verb", reason: "unknown request \"\(verb.prefix(64))\"; known: \(verbs.joined(separator: ", "))")
+                field: "verb", reason: "unknown request \"\(verb.prefix(64))\"; known: \(verbs.joined(separator: ", "))"
+            )
         }
         if let extra = fields.unread.first {
             throw BridgePayloadError(field: extra, reason: "unknown field for \(verb)")
@@ -182,7 +185,9 @@ public struct DeviceName: Hashable, Sendable, CustomStringConvertible {
         guard text.trimmingCharacters(in: .whitespaces) == text else {
             throw BridgePayloadError(field: field, reason: "must not start or end with a space")
         }
-        if let bad = text.unicodeScalars.first(where: { "/+#".unicodeScalars.contains($0) || $0.properties.generalCategory == .control }) {
+        if let bad = text.unicodeScalars.first(where: {
+            "/+#".unicodeScalars.contains($0) || $0.properties.generalCategory == .control
+        }) {
             let shown = bad.properties.generalCategory == .control ? "a control character" : "'\(bad)'"
             throw BridgePayloadError(field: field, reason: "must not contain \(shown) (names are MQTT topic levels)")
         }
@@ -258,7 +263,8 @@ struct RequestFields {
         case nil, .null?: return nil
         case let value?:
             guard let number = value.int64Value, let int = Int(exactly: number), range.contains(int) else {
-                throw BridgePayloadError(field: key, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+                throw BridgePayloadError(
+                    field: key, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
             }
             return int
         }

@@ -100,7 +100,8 @@ extension RequestFields {
             case "OFF": return false
             case "TOGGLE":
                 guard let current else {
-                    throw BridgePayloadError(field: key, reason: "TOGGLE needs the device's current state, which is not known yet")
+                    throw BridgePayloadError(
+                        field: key, reason: "TOGGLE needs the device's current state, which is not known yet")
                 }
                 return !current
             default: break
@@ -115,7 +116,8 @@ extension RequestFields {
         case nil, .null?: return nil
         case let value?:
             guard let number = value.int64Value, let int = Int(exactly: number), range.contains(int) else {
-                throw BridgePayloadError(field: key, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+                throw BridgePayloadError(
+                    field: key, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
             }
             return int
         }
@@ -134,7 +136,8 @@ extension RequestFields {
             return int
         default: break
         }
-        throw BridgePayloadError(field: key, reason: "expected a number from \(range.lowerBound) to \(range.upperBound)")
+        throw BridgePayloadError(
+            field: key, reason: "expected a number from \(range.lowerBound) to \(range.upperBound)")
     }
 
     mutating func string(_ key: String) throws(BridgePayloadError) -> String? {
@@ -170,7 +173,8 @@ extension RequestFields {
             let saturation = longSaturation ?? shortSaturation
             let value = longValue ?? shortValue ?? defaultValue
             if let unknown = inner.unread.first {
-                throw BridgePayloadError(field: "\(key).\(unknown)", reason: "unknown field (use hue, saturation, brightness)")
+                throw BridgePayloadError(
+                    field: "\(key).\(unknown)", reason: "unknown field (use hue, saturation, brightness)")
             }
             guard let hue, let saturation, let colour = HSVColour(hue: hue, saturation: saturation, value: value) else {
                 throw BridgePayloadError(field: key, reason: "needs hue (0–360) and saturation (0–100)")

@@ -22,7 +22,8 @@ public enum MaintenanceRequest: Hashable, Sendable {
         case "maintenance/list":
             let device = try fields.optionalString("device")
             if let device, device.isEmpty || device.count > 64 {
-                throw BridgePayloadError(field: "device", reason: "expected a device's friendly name or id (1 to 64 characters)")
+                throw BridgePayloadError(
+                    field: "device", reason: "expected a device's friendly name or id (1 to 64 characters)")
             }
             return .list(device: device)
         case "maintenance/done":
@@ -33,7 +34,8 @@ public enum MaintenanceRequest: Hashable, Sendable {
             let seconds: Int
             switch fields.take("for") {
             case nil, .null?:
-                throw BridgePayloadError(field: "for", reason: "missing; give a length such as \"2d\", \"3h\" or seconds")
+                throw BridgePayloadError(
+                    field: "for", reason: "missing; give a length such as \"2d\", \"3h\" or seconds")
             case .string(let text)?:
                 switch SnoozeDuration.seconds(text) {
                 case .success(let value): seconds = value
@@ -64,9 +66,12 @@ public enum MaintenanceRequest: Hashable, Sendable {
     private static func maintenanceType(_ fields: inout RequestFields) throws(BridgePayloadError) -> String {
         let type = try fields.requiredString("type")
         guard (1...64).contains(type.utf8.count),
-            type.utf8.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2d || $0 == 0x5f })
+            type.utf8.allSatisfy({
+                (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2d || $0 == 0x5f
+            })
         else {
-            throw BridgePayloadError(field: "type", reason: "expected a maintenance type such as refill or replace-wick")
+            throw BridgePayloadError(
+                field: "type", reason: "expected a maintenance type such as refill or replace-wick")
         }
         return type
     }

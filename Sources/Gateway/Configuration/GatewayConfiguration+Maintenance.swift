@@ -60,7 +60,9 @@ extension ConfigurationValue {
         else {
             throw InvalidValue("'\(shown)' is not an http:// or https:// URL")
         }
-        guard let host = components.host, !host.isEmpty else { throw InvalidValue("webhook URL '\(shown)' has no host") }
+        guard let host = components.host, !host.isEmpty else {
+            throw InvalidValue("webhook URL '\(shown)' has no host")
+        }
         guard components.user == nil, components.password == nil else {
             throw InvalidValue("webhook URL must not carry user:password@; use maintenance.webhook.headers")
         }
@@ -72,7 +74,9 @@ extension ConfigurationValue {
     static func headerName(_ text: String) throws(InvalidValue) -> String {
         let token = "!#$%&'*+-.^_`|~"
         guard (1...64).contains(text.utf8.count),
-            text.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || token.unicodeScalars.contains($0)) })
+            text.unicodeScalars.allSatisfy({
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || token.unicodeScalars.contains($0))
+            })
         else {
             throw InvalidValue("'\(text.prefix(40))' is not an HTTP header name (letters, digits, '-', up to 64)")
         }

@@ -134,7 +134,8 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
             children: [
                 "mqtt": mqtt, "baseTopic": baseTopic, "stateDirectory": stateDirectory, "profiles": profiles,
                 "ble": ble, "homeAssistant": homeAssistant, "metrics": metrics, "logLevel": logLevel,
-                "devices": devices, "universalLinkHosts": universalLinkHosts, "permitJoinTimeout": permitJoinTimeout, "maintenance": maintenance,
+                "devices": devices, "universalLinkHosts": universalLinkHosts, "permitJoinTimeout": permitJoinTimeout,
+                "maintenance": maintenance,
             ],
             displayStyle: .struct)
     }

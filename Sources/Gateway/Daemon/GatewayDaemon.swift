@@ -88,10 +88,12 @@ public struct GatewayDaemon: Service {
         let library = ProfileLibrary.load(directories: profileDirectories)
         for error in library.errors { logger.warning("profile skipped: \(error)") }
         logger.info(
-            "youll-devices \(version) starting: \(library.all.count) profiles, state in \(directory.path), broker \(configuration.mqtt)")
+            "youll-devices \(version) starting: \(library.all.count) profiles, state in \(directory.path), broker \(configuration.mqtt)"
+        )
         if library.all.isEmpty {
             logger.warning(
-                "no device profiles found in \(profileDirectories.map(\.path).joined(separator: ", ")); devices cannot be paired")
+                "no device profiles found in \(profileDirectories.map(\.path).joined(separator: ", ")); devices cannot be paired"
+            )
         }
 
         let radio: BLERadio =

@@ -21,7 +21,8 @@ public enum DeepLinkJSON {
         }
     }
 
-    public static func resolution(_ resolution: RouteResolution, routing: RoutingEngine = RoutingEngine()) -> JSONValue {
+    public static func resolution(_ resolution: RouteResolution, routing: RoutingEngine = RoutingEngine()) -> JSONValue
+    {
         switch resolution {
         case .proceed(let destination):
             return .object([

@@ -279,7 +279,8 @@ public actor MaintenanceService {
         }
         for write in update.resetWrites {
             logger.notice(
-                "maintenance: \(name(of: write.device)) has a reset DP for \(write.type), but raw DP writes are not wired yet")
+                "maintenance: \(name(of: write.device)) has a reset DP for \(write.type), but raw DP writes are not wired yet"
+            )
         }
         if !update.transitions.isEmpty { await saveUsage() }
     }

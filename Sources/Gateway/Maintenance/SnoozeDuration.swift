@@ -24,7 +24,9 @@ public enum SnoozeDuration {
         default: return .failure(SnoozeDurationError(text: text))
         }
         let (seconds, overflow) = amount.multipliedReportingOverflow(by: factor)
-        guard !overflow, seconds > 0, seconds <= maximumSeconds else { return .failure(SnoozeDurationError(text: text)) }
+        guard !overflow, seconds > 0, seconds <= maximumSeconds else {
+            return .failure(SnoozeDurationError(text: text))
+        }
         return .success(seconds)
     }
 }

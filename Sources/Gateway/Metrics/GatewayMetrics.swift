@@ -121,7 +121,8 @@ public final class GatewayMetrics: Sendable {
         }
         for (reason, increment) in increments {
             (bleFailures[reason]
-                ?? Metrics.Counter(label: "youll_ble_failures_total", dimensions: [("reason", reason)], factory: factory))
+                ?? Metrics.Counter(
+                    label: "youll_ble_failures_total", dimensions: [("reason", reason)], factory: factory))
                 .increment(by: increment)
         }
         for status in ReminderStatus.allCases {

@@ -2,71 +2,71 @@ import CMosquitto
 import Synchronization
 
 #if canImport(Glibc)
-  import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+    import Darwin
 #endif
 
 /// The object libmosquitto's `void *userdata` points at (retained with `Unmanaged` while the
 /// `mosquitto` handle lives). Its callbacks run on the network thread, so they only copy C data
 /// into `LinkSignal`s and yield them; the stream is unbounded, so a yield never blocks that thread.
 final class CallbackBox: Sendable {
-  let signals: AsyncStream<LinkSignal>.Continuation
-  /// Counts accepted CONNACKs, so the loop can tell an established session from a failed attempt.
-  let sessions = Atomic<Int>(0)
+    let signals: AsyncStream<LinkSignal>.Continuation
+    /// Counts accepted CONNACKs, so the loop can tell an established session from a failed attempt.
+    let sessions = Atomic<Int>(0)
 
-  init(signals: AsyncStream<LinkSignal>.Continuation) {
-    self.signals = signals
-  }
+    init(signals: AsyncStream<LinkSignal>.Continuation) {
+        self.signals = signals
+    }
 
-  /// Registers the callbacks. `nonisolated` on purpose: a C callback formed in a main-actor
-  /// context traps when libmosquitto calls it (INTEROP.md, "the trap"). The closures capture
-  /// nothing; they find the box through `userdata`.
-  nonisolated static func install(on mosq: OpaquePointer) {
-    mosquitto_connect_callback_set(mosq) { _, userdata, code in
-      let box = CallbackBox.from(userdata)
-      if code == 0 {
-        box.sessions.add(1, ordering: .releasing)
-        box.signals.yield(.connackAccepted)
-      } else {
-        box.signals.yield(.connackRefused(code: code))
-      }
-    }
-    mosquitto_disconnect_callback_set(mosq) { _, userdata, code in
-      let systemError = errno
-      CallbackBox.from(userdata).signals.yield(.disconnected(code: code, systemError: systemError))
-    }
-    mosquitto_publish_callback_set(mosq) { _, userdata, mid in
-      CallbackBox.from(userdata).signals.yield(.published(mid: mid))
-    }
-    mosquitto_subscribe_callback_set(mosq) { _, userdata, mid, count, granted in
-      let levels =
-        granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(count, 0)))) } ?? []
-      CallbackBox.from(userdata).signals.yield(.subscribed(mid: mid, granted: levels))
-    }
-    mosquitto_unsubscribe_callback_set(mosq) { _, userdata, mid in
-      CallbackBox.from(userdata).signals.yield(.unsubscribed(mid: mid))
-    }
-    mosquitto_message_callback_set(mosq) { _, userdata, message in
-      guard let message = message?.pointee, let topic = message.topic else { return }
-      let payload: [UInt8] =
-        if let bytes = message.payload, message.payloadlen > 0 {
-          Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
-        } else {
-          []
+    /// Registers the callbacks. `nonisolated` on purpose: a C callback formed in a main-actor
+    /// context traps when libmosquitto calls it (INTEROP.md, "the trap"). The closures capture
+    /// nothing; they find the box through `userdata`.
+    nonisolated static func install(on mosq: OpaquePointer) {
+        mosquitto_connect_callback_set(mosq) { _, userdata, code in
+            let box = CallbackBox.from(userdata)
+            if code == 0 {
+                box.sessions.add(1, ordering: .releasing)
+                box.signals.yield(.connackAccepted)
+            } else {
+                box.signals.yield(.connackRefused(code: code))
+            }
         }
-      let received = MQTTMessage(
-        topic: String(cString: topic),
-        payload: payload,
-        qos: MQTTQoS(rawValue: message.qos) ?? .atLeastOnce,
-        retain: message.retain
-      )
-      CallbackBox.from(userdata).signals.yield(.message(received))
+        mosquitto_disconnect_callback_set(mosq) { _, userdata, code in
+            let systemError = errno
+            CallbackBox.from(userdata).signals.yield(.disconnected(code: code, systemError: systemError))
+        }
+        mosquitto_publish_callback_set(mosq) { _, userdata, mid in
+            CallbackBox.from(userdata).signals.yield(.published(mid: mid))
+        }
+        mosquitto_subscribe_callback_set(mosq) { _, userdata, mid, count, granted in
+            let levels =
+                granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(count, 0)))) } ?? []
+            CallbackBox.from(userdata).signals.yield(.subscribed(mid: mid, granted: levels))
+        }
+        mosquitto_unsubscribe_callback_set(mosq) { _, userdata, mid in
+            CallbackBox.from(userdata).signals.yield(.unsubscribed(mid: mid))
+        }
+        mosquitto_message_callback_set(mosq) { _, userdata, message in
+            guard let message = message?.pointee, let topic = message.topic else { return }
+            let payload: [UInt8] =
+                if let bytes = message.payload, message.payloadlen > 0 {
+                    Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
+                } else {
+                    []
+                }
+            let received = MQTTMessage(
+                topic: String(cString: topic),
+                payload: payload,
+                qos: MQTTQoS(rawValue: message.qos) ?? .atLeastOnce,
+                retain: message.retain
+            )
+            CallbackBox.from(userdata).signals.yield(.message(received))
+        }
     }
-  }
 
-  private static func from(_ userdata: UnsafeMutableRawPointer?) -> CallbackBox {
-    // userdata is set once in mosquitto_new and released only after mosquitto_destroy.
-    Unmanaged<CallbackBox>.fromOpaque(userdata!).takeUnretainedValue()
-  }
+    private static func from(_ userdata: UnsafeMutableRawPointer?) -> CallbackBox {
+        // userdata is set once in mosquitto_new and released only after mosquitto_destroy.
+        Unmanaged<CallbackBox>.fromOpaque(userdata!).takeUnretainedValue()
+    }
 }

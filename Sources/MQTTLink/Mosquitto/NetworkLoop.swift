@@ -3,9 +3,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-  import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+    import Darwin
 #endif
 
 /// The network thread of one `MQTTClient`: our own `poll(2)` loop over `mosquitto_socket()` plus
@@ -21,279 +21,279 @@ import Synchronization
 /// The actor calls `mosquitto_publish`/`subscribe` through `withMosquitto`, then `wake()`s the
 /// loop so it writes the queued packets.
 final class NetworkLoop: Sendable {
-  private struct Control {
-    var connectRequested = false
-    var reconnectRequested = false
-    var stopping = false
-    var destroyed = false
-  }
-
-  /// Network threads alive in this process, by broker port; tests check that `close()`
-  /// ends them. Keyed by port so a test counts only the clients of its own broker while
-  /// other suites run theirs in parallel.
-  static let runningThreads = Mutex<[Int: Int]>([:])
-
-  static func runningThreads(port: Int) -> Int {
-    runningThreads.withLock { $0[port, default: 0] }
-  }
-
-  private let handle: MosquittoHandle
-  private let box: CallbackBox
-  private let configuration: MQTTConfiguration
-  private let control = Mutex(Control())
-  private let wakeRead: Int32
-  private let wakeWrite: Int32
-
-  init(configuration: MQTTConfiguration, signals: AsyncStream<LinkSignal>.Continuation)
-    throws(MQTTError)
-  {
-    let box = CallbackBox(signals: signals)
-    let userdata = Unmanaged.passRetained(box).toOpaque()
-    do {
-      handle = try MosquittoHandle.make(configuration: configuration, userdata: userdata)
-    } catch {
-      Unmanaged<CallbackBox>.fromOpaque(userdata).release()
-      throw error
-    }
-    var fds: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else {
-      mosquitto_destroy(handle.pointer)
-      Unmanaged<CallbackBox>.fromOpaque(userdata).release()
-      throw .library(
-        code: MOSQ_ERR_ERRNO.rawValue, message: "pipe: \(String(cString: strerror(errno)))")
-    }
-    for fd in fds {
-      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    }
-    wakeRead = fds[0]
-    wakeWrite = fds[1]
-    self.box = box
-    self.configuration = configuration
-  }
-
-  func start() {
-    Thread { [self] in
-      Self.runningThreads.withLock { $0[configuration.port, default: 0] += 1 }
-      run()
-    }.start()
-  }
-
-  /// Starts the first connection; after its CONNACK the loop reconnects on its own forever.
-  func requestConnect() {
-    control.withLock { $0.connectRequested = true }
-    wake()
-  }
-
-  /// Skips the rest of the current backoff delay.
-  func reconnectNow() {
-    control.withLock { $0.reconnectRequested = true }
-    wake()
-  }
-
-  /// Sends DISCONNECT (no last will), ends the thread, destroys the handle, finishes the signal
-  /// stream and releases the callback box. Safe to call more than once and from `deinit`.
-  func stop() {
-    control.withLock { $0.stopping = true }
-    wake()
-  }
-
-  /// Runs `body` with the handle unless the loop is stopping; holds the lock so the network
-  /// thread cannot destroy the handle meanwhile.
-  func withMosquitto<R>(_ body: (OpaquePointer) -> R) -> R? {
-    control.withLock { state in
-      state.stopping || state.destroyed ? nil : body(handle.pointer)
-    }
-  }
-
-  /// Makes the network thread look at its queues now. The lock keeps the write away from a
-  /// descriptor the thread has already closed.
-  func wake() {
-    control.withLock { state in
-      guard !state.destroyed else { return }
-      var byte: UInt8 = 1
-      _ = write(wakeWrite, &byte, 1)
-    }
-  }
-
-  /// Shuts the TCP socket down without DISCONNECT, exactly like a network failure: the broker
-  /// publishes the last will and this loop reconnects. Used by tests.
-  func breakConnection() {
-    _ = withMosquitto { mosq in
-      let socket = mosquitto_socket(mosq)
-      if socket >= 0 { _ = shutdown(socket, Int32(SHUT_RDWR)) }
-    }
-    wake()
-  }
-
-  // MARK: - The network thread
-
-  private var mosq: OpaquePointer { handle.pointer }
-  private var host: String { configuration.host }
-  private var port: Int { configuration.port }
-
-  private func run() {
-    let clock = ContinuousClock()
-    var retryAt: ContinuousClock.Instant?
-    var connackDeadline: ContinuousClock.Instant?
-    var failures = 0
-    var keepTrying = false
-    var seenSessions = 0
-    var sessionUp = false
-
-    func scheduleRetry() {
-      let delay = configuration.reconnect.delay(
-        afterFailures: failures, unitRandom: Double.random(in: 0..<1))
-      retryAt = clock.now + delay
-      box.signals.yield(.retryScheduled(after: delay))
-    }
-    func dial(first: Bool) {
-      errno = 0
-      let keepalive = Int32(clamping: max(configuration.keepalive.components.seconds, 5))
-      let rc =
-        first ? mosquitto_connect(mosq, host, Int32(port), keepalive) : mosquitto_reconnect(mosq)
-      let systemError = errno
-      if rc == MOSQ_ERR_SUCCESS.rawValue {
-        connackDeadline = clock.now + configuration.connectTimeout
-      } else {
-        box.signals.yield(
-          .attemptFailed(.mosquitto(rc, systemError: systemError, host: host, port: port)))
-        failures += 1
-        if keepTrying { scheduleRetry() }
-      }
+    private struct Control {
+        var connectRequested = false
+        var reconnectRequested = false
+        var stopping = false
+        var destroyed = false
     }
 
-    while true {
-      let (connect, reconnect, stopping) = control.withLock { state in
-        defer {
-          state.connectRequested = false
-          state.reconnectRequested = false
+    /// Network threads alive in this process, by broker port; tests check that `close()`
+    /// ends them. Keyed by port so a test counts only the clients of its own broker while
+    /// other suites run theirs in parallel.
+    static let runningThreads = Mutex<[Int: Int]>([:])
+
+    static func runningThreads(port: Int) -> Int {
+        runningThreads.withLock { $0[port, default: 0] }
+    }
+
+    private let handle: MosquittoHandle
+    private let box: CallbackBox
+    private let configuration: MQTTConfiguration
+    private let control = Mutex(Control())
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    init(configuration: MQTTConfiguration, signals: AsyncStream<LinkSignal>.Continuation)
+        throws(MQTTError)
+    {
+        let box = CallbackBox(signals: signals)
+        let userdata = Unmanaged.passRetained(box).toOpaque()
+        do {
+            handle = try MosquittoHandle.make(configuration: configuration, userdata: userdata)
+        } catch {
+            Unmanaged<CallbackBox>.fromOpaque(userdata).release()
+            throw error
         }
-        return (state.connectRequested, state.reconnectRequested, state.stopping)
-      }
-      if stopping { break }
-      if connect, mosquitto_socket(mosq) < 0 {
-        failures = 0
-        keepTrying = false
-        retryAt = nil
-        dial(first: true)
-      }
-      if reconnect, retryAt != nil { retryAt = clock.now }
-
-      let socket = mosquitto_socket(mosq)
-      if socket >= 0 {
-        let timeout = connackDeadline.map { clock.now.duration(to: $0) } ?? .seconds(1)
-        let rc = service(socket, timeout: min(timeout, .seconds(1)))
-        let sessions = box.sessions.load(ordering: .acquiring)
-        if sessions != seenSessions {
-          seenSessions = sessions
-          keepTrying = true
-          sessionUp = true
-          failures = 0
-          connackDeadline = nil
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            mosquitto_destroy(handle.pointer)
+            Unmanaged<CallbackBox>.fromOpaque(userdata).release()
+            throw .library(
+                code: MOSQ_ERR_ERRNO.rawValue, message: "pipe: \(String(cString: strerror(errno)))")
         }
-        if mosquitto_socket(mosq) < 0 {
-          // Closed during service. libmosquitto reported it via on_disconnect, except for
-          // a failed TLS handshake, which closes the socket silently: say so ourselves
-          // (the client ignores this when a refused CONNACK already explained it).
-          if sessionUp {
-            failures = 0
-          } else {
-            failures += 1
-            let failure: MQTTError =
-              rc == MOSQ_ERR_SUCCESS.rawValue
-              ? .connectionLost("\(host):\(port) closed the connection before CONNACK")
-              : .mosquitto(rc, systemError: errno, host: host, port: port)
-            box.signals.yield(.attemptFailed(failure))
-          }
-          sessionUp = false
-          connackDeadline = nil
-          if keepTrying { scheduleRetry() }
-        } else if let deadline = connackDeadline, clock.now >= deadline {
-          connackDeadline = nil
-          box.signals.yield(
-            .attemptFailed(
-              .timedOut("no CONNACK from \(host):\(port) within \(configuration.connectTimeout)")))
-          // The next read sees EOF and closes the connection the usual way.
-          _ = shutdown(socket, Int32(SHUT_RDWR))
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
-      } else if let due = retryAt {
-        if clock.now >= due {
-          retryAt = nil
-          dial(first: false)
-        } else {
-          waitForWake(timeout: clock.now.duration(to: due))
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        self.box = box
+        self.configuration = configuration
+    }
+
+    func start() {
+        Thread { [self] in
+            Self.runningThreads.withLock { $0[configuration.port, default: 0] += 1 }
+            run()
+        }.start()
+    }
+
+    /// Starts the first connection; after its CONNACK the loop reconnects on its own forever.
+    func requestConnect() {
+        control.withLock { $0.connectRequested = true }
+        wake()
+    }
+
+    /// Skips the rest of the current backoff delay.
+    func reconnectNow() {
+        control.withLock { $0.reconnectRequested = true }
+        wake()
+    }
+
+    /// Sends DISCONNECT (no last will), ends the thread, destroys the handle, finishes the signal
+    /// stream and releases the callback box. Safe to call more than once and from `deinit`.
+    func stop() {
+        control.withLock { $0.stopping = true }
+        wake()
+    }
+
+    /// Runs `body` with the handle unless the loop is stopping; holds the lock so the network
+    /// thread cannot destroy the handle meanwhile.
+    func withMosquitto<R>(_ body: (OpaquePointer) -> R) -> R? {
+        control.withLock { state in
+            state.stopping || state.destroyed ? nil : body(handle.pointer)
         }
-      } else {
-        waitForWake(timeout: nil)
-      }
     }
-    finish()
-  }
 
-  /// One poll round on the broker socket and the wake pipe, then read, write and housekeeping
-  /// (keepalive PINGREQ, QoS retries) as needed.
-  /// Returns the first failing libmosquitto code, or success.
-  @discardableResult
-  private func service(_ socket: Int32, timeout: Duration) -> Int32 {
-    var rc = MOSQ_ERR_SUCCESS.rawValue
-    var fds = [
-      pollfd(
-        fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(mosq) ? Int16(POLLOUT) : 0),
-        revents: 0),
-      pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-    ]
-    _ = poll(&fds, 2, Self.milliseconds(timeout))
-    if fds[1].revents != 0 { drainWakePipe() }
-    if fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
-      rc = mosquitto_loop_read(mosq, 1)
+    /// Makes the network thread look at its queues now. The lock keeps the write away from a
+    /// descriptor the thread has already closed.
+    func wake() {
+        control.withLock { state in
+            guard !state.destroyed else { return }
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        }
     }
-    if mosquitto_socket(mosq) >= 0, mosquitto_want_write(mosq) {
-      let written = mosquitto_loop_write(mosq, 1)
-      if rc == MOSQ_ERR_SUCCESS.rawValue { rc = written }
-    }
-    if mosquitto_socket(mosq) >= 0 {
-      _ = mosquitto_loop_misc(mosq)
-    }
-    return rc
-  }
 
-  private func waitForWake(timeout: Duration?) {
-    var fd = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-    _ = poll(&fd, 1, timeout.map(Self.milliseconds) ?? -1)
-    if fd.revents != 0 { drainWakePipe() }
-  }
-
-  private func drainWakePipe() {
-    var buffer = [UInt8](repeating: 0, count: 64)
-    while read(wakeRead, &buffer, buffer.count) > 0 {}
-  }
-
-  /// Clean shutdown: DISCONNECT (so the broker drops the last will), up to half a second to
-  /// flush it, then destroy everything this loop owns.
-  private func finish() {
-    if mosquitto_socket(mosq) >= 0 {
-      _ = mosquitto_disconnect(mosq)
-      let deadline = ContinuousClock.now + .milliseconds(500)
-      while mosquitto_socket(mosq) >= 0, ContinuousClock.now < deadline {
-        service(mosquitto_socket(mosq), timeout: .milliseconds(50))
-      }
+    /// Shuts the TCP socket down without DISCONNECT, exactly like a network failure: the broker
+    /// publishes the last will and this loop reconnects. Used by tests.
+    func breakConnection() {
+        _ = withMosquitto { mosq in
+            let socket = mosquitto_socket(mosq)
+            if socket >= 0 { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+        wake()
     }
-    control.withLock { state in
-      state.destroyed = true
-      mosquitto_destroy(mosq)
-      close(wakeRead)
-      close(wakeWrite)
-    }
-    // Counted down before the stream ends, which is what `close()` waits for.
-    Self.runningThreads.withLock { $0[configuration.port, default: 0] -= 1 }
-    box.signals.finish()
-    Unmanaged.passUnretained(box).release()
-  }
 
-  private static func milliseconds(_ duration: Duration) -> Int32 {
-    let (seconds, attoseconds) = duration.components
-    let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-    return Int32(clamping: max(total, 0))
-  }
+    // MARK: - The network thread
+
+    private var mosq: OpaquePointer { handle.pointer }
+    private var host: String { configuration.host }
+    private var port: Int { configuration.port }
+
+    private func run() {
+        let clock = ContinuousClock()
+        var retryAt: ContinuousClock.Instant?
+        var connackDeadline: ContinuousClock.Instant?
+        var failures = 0
+        var keepTrying = false
+        var seenSessions = 0
+        var sessionUp = false
+
+        func scheduleRetry() {
+            let delay = configuration.reconnect.delay(
+                afterFailures: failures, unitRandom: Double.random(in: 0..<1))
+            retryAt = clock.now + delay
+            box.signals.yield(.retryScheduled(after: delay))
+        }
+        func dial(first: Bool) {
+            errno = 0
+            let keepalive = Int32(clamping: max(configuration.keepalive.components.seconds, 5))
+            let rc =
+                first ? mosquitto_connect(mosq, host, Int32(port), keepalive) : mosquitto_reconnect(mosq)
+            let systemError = errno
+            if rc == MOSQ_ERR_SUCCESS.rawValue {
+                connackDeadline = clock.now + configuration.connectTimeout
+            } else {
+                box.signals.yield(
+                    .attemptFailed(.mosquitto(rc, systemError: systemError, host: host, port: port)))
+                failures += 1
+                if keepTrying { scheduleRetry() }
+            }
+        }
+
+        while true {
+            let (connect, reconnect, stopping) = control.withLock { state in
+                defer {
+                    state.connectRequested = false
+                    state.reconnectRequested = false
+                }
+                return (state.connectRequested, state.reconnectRequested, state.stopping)
+            }
+            if stopping { break }
+            if connect, mosquitto_socket(mosq) < 0 {
+                failures = 0
+                keepTrying = false
+                retryAt = nil
+                dial(first: true)
+            }
+            if reconnect, retryAt != nil { retryAt = clock.now }
+
+            let socket = mosquitto_socket(mosq)
+            if socket >= 0 {
+                let timeout = connackDeadline.map { clock.now.duration(to: $0) } ?? .seconds(1)
+                let rc = service(socket, timeout: min(timeout, .seconds(1)))
+                let sessions = box.sessions.load(ordering: .acquiring)
+                if sessions != seenSessions {
+                    seenSessions = sessions
+                    keepTrying = true
+                    sessionUp = true
+                    failures = 0
+                    connackDeadline = nil
+                }
+                if mosquitto_socket(mosq) < 0 {
+                    // Closed during service. libmosquitto reported it via on_disconnect, except for
+                    // a failed TLS handshake, which closes the socket silently: say so ourselves
+                    // (the client ignores this when a refused CONNACK already explained it).
+                    if sessionUp {
+                        failures = 0
+                    } else {
+                        failures += 1
+                        let failure: MQTTError =
+                            rc == MOSQ_ERR_SUCCESS.rawValue
+                            ? .connectionLost("\(host):\(port) closed the connection before CONNACK")
+                            : .mosquitto(rc, systemError: errno, host: host, port: port)
+                        box.signals.yield(.attemptFailed(failure))
+                    }
+                    sessionUp = false
+                    connackDeadline = nil
+                    if keepTrying { scheduleRetry() }
+                } else if let deadline = connackDeadline, clock.now >= deadline {
+                    connackDeadline = nil
+                    box.signals.yield(
+                        .attemptFailed(
+                            .timedOut("no CONNACK from \(host):\(port) within \(configuration.connectTimeout)")))
+                    // The next read sees EOF and closes the connection the usual way.
+                    _ = shutdown(socket, Int32(SHUT_RDWR))
+                }
+            } else if let due = retryAt {
+                if clock.now >= due {
+                    retryAt = nil
+                    dial(first: false)
+                } else {
+                    waitForWake(timeout: clock.now.duration(to: due))
+                }
+            } else {
+                waitForWake(timeout: nil)
+            }
+        }
+        finish()
+    }
+
+    /// One poll round on the broker socket and the wake pipe, then read, write and housekeeping
+    /// (keepalive PINGREQ, QoS retries) as needed.
+    /// Returns the first failing libmosquitto code, or success.
+    @discardableResult
+    private func service(_ socket: Int32, timeout: Duration) -> Int32 {
+        var rc = MOSQ_ERR_SUCCESS.rawValue
+        var fds = [
+            pollfd(
+                fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(mosq) ? Int16(POLLOUT) : 0),
+                revents: 0),
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
+        _ = poll(&fds, 2, Self.milliseconds(timeout))
+        if fds[1].revents != 0 { drainWakePipe() }
+        if fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+            rc = mosquitto_loop_read(mosq, 1)
+        }
+        if mosquitto_socket(mosq) >= 0, mosquitto_want_write(mosq) {
+            let written = mosquitto_loop_write(mosq, 1)
+            if rc == MOSQ_ERR_SUCCESS.rawValue { rc = written }
+        }
+        if mosquitto_socket(mosq) >= 0 {
+            _ = mosquitto_loop_misc(mosq)
+        }
+        return rc
+    }
+
+    private func waitForWake(timeout: Duration?) {
+        var fd = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+        _ = poll(&fd, 1, timeout.map(Self.milliseconds) ?? -1)
+        if fd.revents != 0 { drainWakePipe() }
+    }
+
+    private func drainWakePipe() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(wakeRead, &buffer, buffer.count) > 0 {}
+    }
+
+    /// Clean shutdown: DISCONNECT (so the broker drops the last will), up to half a second to
+    /// flush it, then destroy everything this loop owns.
+    private func finish() {
+        if mosquitto_socket(mosq) >= 0 {
+            _ = mosquitto_disconnect(mosq)
+            let deadline = ContinuousClock.now + .milliseconds(500)
+            while mosquitto_socket(mosq) >= 0, ContinuousClock.now < deadline {
+                service(mosquitto_socket(mosq), timeout: .milliseconds(50))
+            }
+        }
+        control.withLock { state in
+            state.destroyed = true
+            mosquitto_destroy(mosq)
+            close(wakeRead)
+            close(wakeWrite)
+        }
+        // Counted down before the stream ends, which is what `close()` waits for.
+        Self.runningThreads.withLock { $0[configuration.port, default: 0] -= 1 }
+        box.signals.finish()
+        Unmanaged.passUnretained(box).release()
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: max(total, 0))
+    }
 }

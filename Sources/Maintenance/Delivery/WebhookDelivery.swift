@@ -29,7 +29,9 @@ public actor WebhookDelivery: AlertSink {
     public init(
         endpoint: URL, poster: any HTTPPoster, outbox: any AlertOutbox, clock: any Clock<Duration>,
         backoff: RetryBackoff = RetryBackoff(), headers: [String: String] = [:],
-        onFailure: @escaping @Sendable (_ alertID: String, _ attempts: Int, _ reason: String) async -> Void = { _, _, _ in }
+        onFailure: @escaping @Sendable (_ alertID: String, _ attempts: Int, _ reason: String) async -> Void = {
+            _, _, _ in
+        }
     ) {
         self.onFailure = onFailure
         self.endpoint = endpoint

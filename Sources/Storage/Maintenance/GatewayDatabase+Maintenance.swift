@@ -6,7 +6,8 @@ extension GatewayDatabase {
     /// Every stored reminder, by device and type.
     public func maintenanceReminders() async throws(StorageError) -> [StoredReminder] {
         try await read("loading maintenance reminders") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM maintenance_reminders ORDER BY device_id, type").compactMap { row in
+            try Row.fetchAll(db, sql: "SELECT * FROM maintenance_reminders ORDER BY device_id, type").compactMap {
+                row in
                 let device: String = row["device_id"]
                 guard let id = DeviceID(device) else { return nil }
                 return StoredReminder(

@@ -36,7 +36,8 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
             "no profile fits this device (it reported \(seen.map(\.description).joined(separator: ", "))); "
                 + "choose a profile id or add one under devices/"
         case .alreadyPaired: "this device is already paired; remove it first to pair it again"
-        case .notSaved(let reason): "the device answered, but the gateway could not save it (\(reason)); it is not paired"
+        case .notSaved(let reason):
+            "the device answered, but the gateway could not save it (\(reason)); it is not paired"
         case .refused:
             "the device refused the pair request (uuid mismatch); check the uuid from the Tuya cloud or the scan"
         case .notFound(let reason): "could not connect to the device: \(reason)"

@@ -443,7 +443,8 @@ public actor TuyaController: TuyaControllerProtocol {
         if persist { onDesiredChange = desiredRecorder(for: id) }
         return BLEDeviceLink(
             device: stored.device,
-            credentials: credentials, profile: profile, identity: identity, transport: radio.makeTransport(identity), slots: radio.slots,
+            credentials: credentials, profile: profile, identity: identity, transport: radio.makeTransport(identity),
+            slots: radio.slots,
             configuration: linkConfiguration, clock: linkClock, unixMilliseconds: { unixTime() * 1000 },
             desired: stored.desired, confirmed: stored.confirmed, hub: hub, failures: radio.failures,
             onDesiredChange: onDesiredChange)

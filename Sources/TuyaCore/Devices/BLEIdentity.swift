@@ -16,9 +16,11 @@ public struct BLEIdentity: Hashable, Sendable, CustomStringConvertible {
         guard octets.count == 6, octets.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
             throw .invalidAddress(String(address.prefix(40)))
         }
-        guard (1...32).contains(uuid.utf8.count), uuid.utf8.allSatisfy({ byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-        }) else {
+        guard (1...32).contains(uuid.utf8.count),
+            uuid.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            })
+        else {
             throw .invalidUUID
         }
         self.address = address.uppercased()
@@ -35,7 +37,8 @@ public enum BLEIdentityError: Error, Hashable, Sendable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .invalidAddress(let text): "'\(text)' is not a Bluetooth address (expected six hex pairs such as DC:23:4D:12:34:56)"
+        case .invalidAddress(let text):
+            "'\(text)' is not a Bluetooth address (expected six hex pairs such as DC:23:4D:12:34:56)"
         case .invalidUUID: "the device uuid must be 1 to 32 ASCII letters and digits"
         }
     }

@@ -128,7 +128,8 @@ extension ProfileLoader {
         for item in items {
             let label = try item.string()
             let allowed = label.unicodeScalars.allSatisfy {
-                ($0.properties.isAlphabetic || $0.properties.numericType != nil || " -_.:+%/".unicodeScalars.contains($0))
+                ($0.properties.isAlphabetic || $0.properties.numericType != nil
+                    || " -_.:+%/".unicodeScalars.contains($0))
             }
             guard !label.isEmpty, label.count <= 32, allowed, label.first != " ", label.last != " " else {
                 throw item.error(

@@ -48,9 +48,12 @@ public enum CRC32 {
                 var i = 0
                 let n = buffer.count
                 while n - i >= 8 {
-                    let lo = c ^ (UInt32(buffer[i]) | UInt32(buffer[i + 1]) << 8 | UInt32(buffer[i + 2]) << 16
-                        | UInt32(buffer[i + 3]) << 24)
-                    c = t7[Int(lo & 0xFF)] ^ t6[Int((lo >> 8) & 0xFF)] ^ t5[Int((lo >> 16) & 0xFF)]
+                    let lo =
+                        c
+                        ^ (UInt32(buffer[i]) | UInt32(buffer[i + 1]) << 8 | UInt32(buffer[i + 2]) << 16
+                            | UInt32(buffer[i + 3]) << 24)
+                    c =
+                        t7[Int(lo & 0xFF)] ^ t6[Int((lo >> 8) & 0xFF)] ^ t5[Int((lo >> 16) & 0xFF)]
                         ^ t4[Int(lo >> 24)] ^ t3[Int(buffer[i + 4])] ^ t2[Int(buffer[i + 5])]
                         ^ t1[Int(buffer[i + 6])] ^ t0[Int(buffer[i + 7])]
                     i += 8

@@ -155,10 +155,11 @@ public struct MQTTFrame: Sendable, Hashable {
         if prefix.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             return "\"" + String(decoding: prefix, as: UTF8.self) + "\""
         }
-        return "0x" + prefix.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
+        return "0x"
+            + prefix.map { byte in
+                let digits = String(byte, radix: 16)
+                return digits.count == 1 ? "0" + digits : digits
+            }.joined()
     }
 
     private static func appendBigEndian(_ value: UInt32, to bytes: inout [UInt8]) {

@@ -121,7 +121,9 @@ func reminderDetails(_ reminder: JSONValue) -> [String] {
             + "\(fields["percent_remaining"]?.int64Value ?? 0) % remaining"
             + (fields["next_due"]?.stringValue.map { ", next due \(BridgeText.printable($0))" } ?? ""),
     ]
-    if let snoozed = fields["snoozed_until"]?.stringValue { lines.append("  snoozed until \(BridgeText.printable(snoozed))") }
+    if let snoozed = fields["snoozed_until"]?.stringValue {
+        lines.append("  snoozed until \(BridgeText.printable(snoozed))")
+    }
     let body = text(fields["body"])
     if !body.isEmpty { lines.append("  \(body)") }
     for (number, step) in items(fields["steps"]).enumerated() {

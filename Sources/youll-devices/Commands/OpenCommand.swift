@@ -38,7 +38,9 @@ struct OpenCommand: AsyncParsableCommand {
                     printJSONLine(json)
                     if !resolved { throw ExitCode(1) }
                 } else {
-                    guard resolved else { throw CLIError(json.objectValue?["message"]?.stringValue ?? "cannot resolve") }
+                    guard resolved else {
+                        throw CLIError(json.objectValue?["message"]?.stringValue ?? "cannot resolve")
+                    }
                     for line in DeepLinkOpener.describe(json) { print(line) }
                 }
                 return
@@ -78,7 +80,10 @@ enum DeepLinkOpener {
         var lines: [String] = []
         guard fields["resolution"]?.stringValue == "proceed", let destination = fields["destination"]?.objectValue
         else {
-            if markDone { throw CLIError("--done: the link waits for something first; \(describe(resolution).joined(separator: " "))") }
+            if markDone {
+                throw CLIError(
+                    "--done: the link waits for something first; \(describe(resolution).joined(separator: " "))")
+            }
             return Outcome(json: resolution, lines: describe(resolution))
         }
         let device = fields["friendly_name"]?.stringValue ?? destination["device"]?.stringValue
@@ -96,7 +101,8 @@ enum DeepLinkOpener {
             } else if let device, let type = destination["type"]?.stringValue {
                 lines.append(
                     "when it is done: youll-devices open --done '\(url)' "
-                        + "(or youll-devices maintenance done \(BridgeText.printable(device)) \(BridgeText.printable(type)))")
+                        + "(or youll-devices maintenance done \(BridgeText.printable(device)) \(BridgeText.printable(type)))"
+                )
             }
         case "tuya_device":
             if markDone { throw CLIError("--done: only a maintenance link can be marked done") }
@@ -107,7 +113,8 @@ enum DeepLinkOpener {
                 fields["state"] = state
                 lines += stateList(state).render(on: .current).map { "  " + $0 }
             } else {
-                lines.append("  it has not reported yet; try `youll-devices get --refresh \(BridgeText.printable(device))`")
+                lines.append(
+                    "  it has not reported yet; try `youll-devices get --refresh \(BridgeText.printable(device))`")
             }
         default:
             if markDone { throw CLIError("--done: only a maintenance link can be marked done") }

@@ -5,7 +5,8 @@ import TuyaWire
 
 /// Options shared by the BLE `wire` commands: the keys of one connection.
 struct BLEKeyOptions: ParsableArguments {
-    @Option(name: .long, help: "The 6-byte srand of the device-info reply, as hex; needed for session-key (flag 5) frames.")
+    @Option(
+        name: .long, help: "The 6-byte srand of the device-info reply, as hex; needed for session-key (flag 5) frames.")
     var srand: String?
 
     @Option(name: .long, help: "The cloud sec_key (16 characters), for devices that use flags 14/15.")
@@ -60,7 +61,9 @@ struct BLEDecode: ParsableCommand {
             }
             let flag = whole.first.flatMap(BLESecurityFlag.init(rawValue:))
             if flag == .session || flag == .secKeySession, !keys.hasSession {
-                throw CLIError("--srand: this frame uses the session key (flag \(whole[0])): give the srand from the device-info reply")
+                throw CLIError(
+                    "--srand: this frame uses the session key (flag \(whole[0])): give the srand from the device-info reply"
+                )
             }
             let (usedFlag, frame) = try BLEFrameCodec.decrypt(whole, keys: keys)
             let body = describeBody(frame)
@@ -109,16 +112,21 @@ struct BLEDecode: ParsableCommand {
             return (write?.dataPoints, write.map { [("dp_sn", String($0.sn))] } ?? [])
         case .dpReportV4, .dpReportV4WithTime:
             let report = try? BLEDataPointReportV4(bytes: frame.data, command: frame.command)
-            return (report?.dataPoints, report.map { [("dp_sn", String($0.sn)), ("wants_ack", String($0.wantsAck))] } ?? [])
+            return (
+                report?.dataPoints, report.map { [("dp_sn", String($0.sn)), ("wants_ack", String($0.wantsAck))] } ?? []
+            )
         case .pair:
             guard let request = try? BLEPairRequest(bytes: frame.data) else { return (nil, []) }
             return (nil, [("uuid", request.uuid), ("devId", request.devId)])
         case .deviceInfo where frame.data.count >= BLEDeviceInfo.minimumLength:
             guard let info = try? BLEDeviceInfo(bytes: frame.data) else { return (nil, []) }
-            return (nil, [
-                ("firmware", info.firmwareVersion.description), ("protocol", info.protocolVersion.description),
-                ("bound", String(info.isBound)), ("srand", Hex.encode(info.srand)),
-            ])
+            return (
+                nil,
+                [
+                    ("firmware", info.firmwareVersion.description), ("protocol", info.protocolVersion.description),
+                    ("bound", String(info.isBound)), ("srand", Hex.encode(info.srand)),
+                ]
+            )
         default:
             return (nil, [])
         }
@@ -162,7 +170,9 @@ struct BLEEncode: ParsableCommand {
     @Option(name: .customLong("ack-sn"), help: "The sn being answered (default 0).")
     var ackSN: String?
 
-    @Option(name: .long, help: "Command code, e.g. 0x0002 (DP write v3), 0x0027 (v4), 0x0000 (device info). Default: 0x0002 with --dps.")
+    @Option(
+        name: .long,
+        help: "Command code, e.g. 0x0002 (DP write v3), 0x0027 (v4), 0x0000 (device info). Default: 0x0002 with --dps.")
     var cmd: String?
 
     @Option(name: .long, help: "DPs as a JSON object (bool, integer or string values).")
@@ -191,7 +201,8 @@ struct BLEEncode: ParsableCommand {
             let command = BLECommand(
                 rawValue: try cmd.map { try parseInteger($0, option: "--cmd", as: UInt16.self) }
                     ?? BLECommand.dpWriteV3.rawValue)
-            let flagValue = try flag.map { try parseInteger($0, option: "--flag", as: UInt8.self) }
+            let flagValue =
+                try flag.map { try parseInteger($0, option: "--flag", as: UInt8.self) }
                 ?? (keys.hasSession ? keys.sessionFlag.rawValue : keys.loginFlag.rawValue)
             guard let securityFlag = BLESecurityFlag(rawValue: flagValue) else {
                 throw CLIError("--flag: \(flagValue) is not a Tuya BLE security flag (0, 4, 5, 14, 15)")
@@ -219,11 +230,13 @@ struct BLEEncode: ParsableCommand {
             let protocolVersion = try version.map { try parseInteger($0, option: "--version", as: UInt8.self) } ?? 3
             let fragments = try BLEFragmenter(protocolVersion: protocolVersion).packets(for: sealed)
             if options.json {
-                printJSON(.object([
-                    "hex": .string(Hex.encode(sealed)), "packets": .array(fragments.map { .string(Hex.encode($0)) }),
-                    "flag": .integer(Int64(securityFlag.rawValue)), "sn": .integer(Int64(sn)),
-                    "cmd": .string(command.description),
-                ]))
+                printJSON(
+                    .object([
+                        "hex": .string(Hex.encode(sealed)),
+                        "packets": .array(fragments.map { .string(Hex.encode($0)) }),
+                        "flag": .integer(Int64(securityFlag.rawValue)), "sn": .integer(Int64(sn)),
+                        "cmd": .string(command.description),
+                    ]))
             } else if packets {
                 fragments.forEach { print(Hex.encode($0)) }
             } else {

@@ -45,7 +45,11 @@ struct MQTTDecode: ParsableCommand {
                 ]
             }
             if let envelope {
-                rows.append(("protocol", "\(envelope.envelope.protocolNumber) (\(protocolName(envelope.envelope.protocolNumber)))"))
+                rows.append(
+                    (
+                        "protocol",
+                        "\(envelope.envelope.protocolNumber) (\(protocolName(envelope.envelope.protocolNumber)))"
+                    ))
                 rows.append(("t", String(envelope.timestamp)))
             }
             rows.append(("body", String(decoding: decoded.body, as: UTF8.self)))
@@ -85,7 +89,8 @@ struct MQTTEncode: ParsableCommand {
             let sequence = try seq.map { try parseInteger($0, option: "--seq", as: UInt32.self) } ?? 1
             let source = try source.map { try parseInteger($0, option: "--source", as: UInt32.self) } ?? 1
             let number = try `protocol`.map { try parseInteger($0, option: "--protocol", as: Int.self) } ?? 5
-            let timestamp = try time.map { try parseInteger($0, option: "--time", as: Int64.self) }
+            let timestamp =
+                try time.map { try parseInteger($0, option: "--time", as: Int64.self) }
                 ?? Int64(Date().timeIntervalSince1970)
             let envelope: TuyaEnvelope
             switch number {
@@ -103,10 +108,11 @@ struct MQTTEncode: ParsableCommand {
             let body = envelope.encode(timestamp: timestamp)
             let frame = try MQTTFrame.encode(body: body, key: key, sequence: sequence, source: source)
             if options.json {
-                printJSON(.object([
-                    "hex": .string(Hex.encode(frame)), "body": .string(String(decoding: body, as: UTF8.self)),
-                    "sequence": .integer(Int64(sequence)), "protocol": .integer(Int64(number)),
-                ]))
+                printJSON(
+                    .object([
+                        "hex": .string(Hex.encode(frame)), "body": .string(String(decoding: body, as: UTF8.self)),
+                        "sequence": .integer(Int64(sequence)), "protocol": .integer(Int64(number)),
+                    ]))
             } else {
                 print(Hex.encode(frame))
             }

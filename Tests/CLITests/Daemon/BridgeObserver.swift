@@ -75,7 +75,8 @@ actor BridgeObserver {
             }
             guard ContinuousClock.now < deadline else {
                 let seen = messages.suffix(8).map { "\($0.topic) \($0.text.prefix(160))" }.joined(separator: "\n  ")
-                throw RigError("no message on \(topic) matching the condition within \(timeout); last messages:\n  \(seen)")
+                throw RigError(
+                    "no message on \(topic) matching the condition within \(timeout); last messages:\n  \(seen)")
             }
             await withCheckedContinuation { waiters.append($0) }
         }

@@ -51,7 +51,8 @@ struct CLIAgainstDaemonTests {
     private func expectOneLineError(
         _ result: CLIRunner.Result, sourceLocation: SourceLocation = #_sourceLocation
     ) -> String {
-        #expect(result.status == 1, "stdout: \(result.stdout)\nstderr: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.status == 1, "stdout: \(result.stdout)\nstderr: \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stdout.isEmpty, "\(result.stdout)", sourceLocation: sourceLocation)
         let errorLines = lines(result.stderr)
         #expect(errorLines.count == 1, "one line: \(result.stderr)", sourceLocation: sourceLocation)
@@ -64,8 +65,10 @@ struct CLIAgainstDaemonTests {
     ) {
         for result in results {
             for identity in fleet.identities {
-                #expect(!result.stdout.contains(identity.localKey), "a local key on stdout", sourceLocation: sourceLocation)
-                #expect(!result.stderr.contains(identity.localKey), "a local key on stderr", sourceLocation: sourceLocation)
+                #expect(
+                    !result.stdout.contains(identity.localKey), "a local key on stdout", sourceLocation: sourceLocation)
+                #expect(
+                    !result.stderr.contains(identity.localKey), "a local key on stderr", sourceLocation: sourceLocation)
             }
         }
     }
@@ -84,7 +87,9 @@ struct CLIAgainstDaemonTests {
         return file
     }
 
-    @Test("pair mqtt with the key from YOULL_LOCAL_KEY names the device and its profile; a wrong key and a silent device each fail in one line naming why")
+    @Test(
+        "pair mqtt with the key from YOULL_LOCAL_KEY names the device and its profile; a wrong key and a silent device each fail in one line naming why"
+    )
     func pairMQTT() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
@@ -124,7 +129,9 @@ struct CLIAgainstDaemonTests {
         await rig.shutdown()
     }
 
-    @Test("pair import pairs every device of devices.json; again, each is already paired and the run fails; devices lists them online")
+    @Test(
+        "pair import pairs every device of devices.json; again, each is already paired and the run fails; devices lists them online"
+    )
     func importAndList() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
@@ -152,7 +159,8 @@ struct CLIAgainstDaemonTests {
         for identity in fleet.identities {
             let row = againTable.first { $0.hasPrefix(identity.devId + " ") }
             #expect(
-                row?.hasSuffix("  failed: device/add: id: this device is already paired; remove it first to pair it again")
+                row?.hasSuffix(
+                    "  failed: device/add: id: this device is already paired; remove it first to pair it again")
                     == true, "the whole reason, with its fix: \(again.stdout)")
         }
         #expect(again.stderr == "error: 3 of 3 devices did not pair\n")
@@ -173,8 +181,11 @@ struct CLIAgainstDaemonTests {
         for (row, identity) in zip(rows.dropFirst(), fleet.identities.sorted { $0.name < $1.name }) {
             #expect(row.hasPrefix(identity.name + " "), "\(devices.stdout)")
             let utf16 = Array(row.utf16)
-            #expect(String(decoding: utf16.dropFirst(idColumn).prefix(identity.devId.utf16.count), as: UTF16.self) == identity.devId)
-            #expect(String(decoding: utf16.dropFirst(availabilityColumn), as: UTF16.self) == "online", "\(devices.stdout)")
+            #expect(
+                String(decoding: utf16.dropFirst(idColumn).prefix(identity.devId.utf16.count), as: UTF16.self)
+                    == identity.devId)
+            #expect(
+                String(decoding: utf16.dropFirst(availabilityColumn), as: UTF16.self) == "online", "\(devices.stdout)")
         }
 
         let json = try await rig.cli(["devices", "--json"])
@@ -189,7 +200,9 @@ struct CLIAgainstDaemonTests {
         await rig.shutdown()
     }
 
-    @Test("set changes the bulb and prints the confirmed state; a bad value fails naming the field; get shows it; monitor sees the change")
+    @Test(
+        "set changes the bulb and prints the confirmed state; a bad value fails naming the field; get shows it; monitor sees the change"
+    )
     func setGetMonitor() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
@@ -303,7 +316,9 @@ struct CLIAgainstDaemonTests {
         await rig.shutdown()
     }
 
-    @Test("backup while running is private; restore refuses while the daemon runs; with it stopped the CLI says so, restore works and the devices come back")
+    @Test(
+        "backup while running is private; restore refuses while the daemon runs; with it stopped the CLI says so, restore works and the devices come back"
+    )
     func backupRestoreStopped() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
@@ -392,7 +407,8 @@ final class BackgroundCLI: Sendable {
     init(_ arguments: [String], environment: [String: String]) throws {
         let binary = try CLIRunner.binary().path
         let assignments = environment.map { "\($0.key)=\($0.value)" }
-        let (process, fd) = try ChildProcess.spawnWithOutputPipe("/usr/bin/env", ["-i"] + assignments + [binary] + arguments)
+        let (process, fd) = try ChildProcess.spawnWithOutputPipe(
+            "/usr/bin/env", ["-i"] + assignments + [binary] + arguments)
         self.process = process
         let (lines, sink) = AsyncStream.makeStream(of: String.self)
         self.lines = lines

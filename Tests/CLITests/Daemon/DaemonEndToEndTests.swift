@@ -17,7 +17,8 @@ struct DaemonEndToEndTests {
     private func pair(_ rig: DaemonRig, _ fleet: SimulatorFleet, index: Int = 0, name: String) async throws -> String {
         let identity = fleet.identities[index]
         let response = try await rig.request(
-            "device/add", ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string(name)])
+            "device/add",
+            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string(name)])
         #expect(response["status"]?.string == "ok", "\(response)")
         return identity.devId
     }
@@ -130,16 +131,23 @@ struct DaemonEndToEndTests {
 
         // The documented order after a connection: state, info, devices, availability, values.
         let order = await rig.observer.messages[restartMark...].map(\.topic).filter {
-            ["youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/hall/availability", "youll/hall"]
-                .contains($0)
+            [
+                "youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/hall/availability",
+                "youll/hall",
+            ]
+            .contains($0)
         }
-        #expect(Array(order.prefix(5)) == [
-            "youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/hall/availability", "youll/hall",
-        ])
+        #expect(
+            Array(order.prefix(5)) == [
+                "youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/hall/availability",
+                "youll/hall",
+            ])
         await rig.shutdown()
     }
 
-    @Test("kill -9 while a command is pending: the daemon restarts on its database, the confirmed state is intact, and the command still reaches the device")
+    @Test(
+        "kill -9 while a command is pending: the daemon restarts on its database, the confirmed state is intact, and the command still reaches the device"
+    )
     func killNineMidCommand() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
@@ -164,11 +172,15 @@ struct DaemonEndToEndTests {
         let restored = try await rig.observer.wait(for: "youll/lamp", after: restartMark) { !$0.payload.isEmpty }
         #expect(restored.json?["brightness"] == .integer(40) || restored.json?["brightness"] == .integer(70))
         // The desired brightness was saved before the kill, so reconciliation applies it.
-        _ = try await rig.observer.wait(for: "youll/lamp", after: restartMark) { $0.json?["brightness"] == .integer(70) }
+        _ = try await rig.observer.wait(for: "youll/lamp", after: restartMark) {
+            $0.json?["brightness"] == .integer(70)
+        }
         await rig.shutdown()
     }
 
-    @Test("after the broker restarts and forgets every retained message, the bridge republishes them in the documented order")
+    @Test(
+        "after the broker restarts and forgets every retained message, the bridge republishes them in the documented order"
+    )
     func brokerRestart() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
@@ -188,12 +200,17 @@ struct DaemonEndToEndTests {
         // QoS 1 messages in flight when the broker went away are delivered again first (MQTT's
         // own retry); the republish starts at the bridge's online state.
         let order = await observer.messages.map(\.topic).filter {
-            ["youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/porch/availability", "youll/porch"]
-                .contains($0)
+            [
+                "youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/porch/availability",
+                "youll/porch",
+            ]
+            .contains($0)
         }.drop { $0 != "youll/bridge/state" }
-        #expect(Array(order.prefix(5)) == [
-            "youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/porch/availability", "youll/porch",
-        ])
+        #expect(
+            Array(order.prefix(5)) == [
+                "youll/bridge/state", "youll/bridge/info", "youll/bridge/devices", "youll/porch/availability",
+                "youll/porch",
+            ])
         // And it still takes commands.
         let setMark = await observer.mark
         try await observer.publish("youll/porch/set", Array(#"{"brightness":20}"#.utf8))

@@ -12,7 +12,9 @@ import TuyaWire
 /// The bridge's request topics under hostile and everyday use, against the real daemon.
 @Suite("youll-devices serve, requests", .serialized)
 struct DaemonRequestTests {
-    @Test("hostile payloads on every request topic are each answered with an error naming the field, and the daemon carries on")
+    @Test(
+        "hostile payloads on every request topic are each answered with an error naming the field, and the daemon carries on"
+    )
     func hostileRequests() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
@@ -20,7 +22,8 @@ struct DaemonRequestTests {
         defer { fleet.stop() }
         let identity = fleet.identities[0]
         let added = try await rig.request(
-            "device/add", ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("bulb")])
+            "device/add",
+            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("bulb")])
         #expect(added["status"]?.string == "ok")
 
         // (verb, payload, text the error must contain)
@@ -31,16 +34,37 @@ struct DaemonRequestTests {
             ("device/add", .object(["local_key": .string("0123456789abcdef")]), "id"),
             ("device/add", .object(["id": .string("../../etc"), "local_key": .string("0123456789abcdef")]), "id"),
             ("device/add", .object(["id": .string("bfabc"), "local_key": .string("short")]), "local_key"),
-            ("device/add", .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "name": .string("a/b")]), "name"),
-            ("device/add", .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "name": .string("bulb")]), "already used"),
-            ("device/add", .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "profile": .string("toaster")]), "profile"),
-            ("device/add", .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "transport": .string("zigbee")]), "transport"),
+            (
+                "device/add",
+                .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "name": .string("a/b")]),
+                "name"
+            ),
+            (
+                "device/add",
+                .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "name": .string("bulb")]),
+                "already used"
+            ),
+            (
+                "device/add",
+                .object([
+                    "id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "profile": .string("toaster"),
+                ]), "profile"
+            ),
+            (
+                "device/add",
+                .object([
+                    "id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "transport": .string("zigbee"),
+                ]), "transport"
+            ),
             ("device/remove", .object([:]), "id"),
             ("device/remove", .object(["id": .string("nobody")]), "no device"),
             ("device/remove", .object(["id": .array([])]), "id"),
             ("device/rename", .object(["from": .string("bulb"), "to": .string("bridge")]), "to"),
             ("device/rename", .object(["from": .string("bulb"), "to": .string("a+b")]), "to"),
-            ("device/rename", .object(["from": .string("bulb"), "to": .string(String(repeating: "x", count: 65))]), "to"),
+            (
+                "device/rename", .object(["from": .string("bulb"), "to": .string(String(repeating: "x", count: 65))]),
+                "to"
+            ),
             ("device/rename", .object(["from": .string("ghost"), "to": .string("fine")]), "from"),
             ("device/rekey", .object(["id": .string("bulb"), "local_key": .integer(5)]), "local_key"),
             ("device/rekey", .object(["id": .string("bulb")]), "local_key"),
@@ -65,7 +89,10 @@ struct DaemonRequestTests {
             [0xff, 0xfe, 0x00, 0x7b], Array(#"{"transaction":{"nested":[1,2]}}"#.utf8),
         ]
         let mark = await rig.observer.mark
-        for verb in ["permit_join", "device/add", "device/remove", "device/rename", "device/rekey", "device/refresh", "health_check", "backup"] {
+        for verb in [
+            "permit_join", "device/add", "device/remove", "device/rename", "device/rekey", "device/refresh",
+            "health_check", "backup",
+        ] {
             for payload in garbage { try await rig.publish("youll/bridge/request/\(verb)", payload) }
         }
         for payload in garbage {
@@ -97,7 +124,8 @@ struct DaemonRequestTests {
         await rig.shutdown()
     }
 
-    @Test("rename moves the device's topics and clears the old retained ones; remove clears them and forgets the device")
+    @Test(
+        "rename moves the device's topics and clears the old retained ones; remove clears them and forgets the device")
     func renameAndRemove() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
@@ -105,7 +133,8 @@ struct DaemonRequestTests {
         defer { fleet.stop() }
         let identity = fleet.identities[0]
         let added = try await rig.request(
-            "device/add", ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("old")])
+            "device/add",
+            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("old")])
         #expect(added["status"]?.string == "ok")
         _ = try await rig.observer.wait(for: "youll/old") { !$0.payload.isEmpty }
 
@@ -138,7 +167,9 @@ struct DaemonRequestTests {
         let removed = try await rig.request("device/remove", ["id": .string("new")])
         #expect(removed["status"]?.string == "ok")
         _ = try await rig.observer.wait(for: "youll/new", after: removeMark) { $0.payload.isEmpty }
-        _ = try await rig.observer.wait(for: "youll/bridge/devices", after: removeMark) { $0.json?.arrayValue?.isEmpty == true }
+        _ = try await rig.observer.wait(for: "youll/bridge/devices", after: removeMark) {
+            $0.json?.arrayValue?.isEmpty == true
+        }
         _ = try await rig.observer.wait(for: "youll/bridge/event", after: removeMark) {
             $0.json?["type"]?.string == "device_removed"
         }
@@ -159,10 +190,12 @@ struct DaemonRequestTests {
         defer { fleet.stop() }
         let identity = fleet.identities[0]
         let added = try await rig.request(
-            "device/add", ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("den")])
+            "device/add",
+            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("den")])
         #expect(added["status"]?.string == "ok")
 
-        let wrong = try await rig.request("device/rekey", ["id": .string("den"), "local_key": .string("0000000000000000")])
+        let wrong = try await rig.request(
+            "device/rekey", ["id": .string("den"), "local_key": .string("0000000000000000")])
         #expect(wrong["status"]?.string == "error")
         #expect(wrong["error"]?.string?.contains("old one stays in use") == true)
         #expect(!"\(wrong)".contains("0000000000000000"))
@@ -173,7 +206,8 @@ struct DaemonRequestTests {
         try await rig.publish("youll/den/set", Array(#"{"state":"ON","brightness":35}"#.utf8))
         _ = try await rig.observer.wait(for: "youll/den", after: mark) { $0.json?["brightness"] == .integer(35) }
 
-        let right = try await rig.request("device/rekey", ["id": .string("den"), "local_key": .string(identity.localKey)])
+        let right = try await rig.request(
+            "device/rekey", ["id": .string("den"), "local_key": .string(identity.localKey)])
         #expect(right["status"]?.string == "ok", "\(right)")
         let setMark = await rig.observer.mark
         try await rig.publish("youll/den/set", Array(#"{"brightness":65}"#.utf8))
@@ -193,7 +227,8 @@ struct DaemonRequestTests {
 
     @Test("a bad configuration is refused at start with the key path and the reason; nothing is created")
     func configurationErrors() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-config-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "youll-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let state = directory.appendingPathComponent("state").path

@@ -74,7 +74,9 @@ final class DaemonRig {
             guard metric == name else { continue }
             var found: [String: String] = [:]
             if let open = series.firstIndex(of: "{"), series.hasSuffix("}") {
-                for pair in series[series.index(after: open)..<series.index(before: series.endIndex)].split(separator: ",") {
+                for pair in series[series.index(after: open)..<series.index(before: series.endIndex)].split(
+                    separator: ",")
+                {
                     let parts = pair.split(separator: "=", maxSplits: 1)
                     if parts.count == 2 { found[String(parts[0])] = String(parts[1].dropFirst().dropLast()) }
                 }
@@ -92,7 +94,8 @@ final class DaemonRig {
         let mark = await observer.mark
         let environment = cleanEnvironment(extra)
         daemon = try ChildProcess.spawn(
-            try CLIRunner.binary().path, ["serve", "--config", configPath], outputPath: logPath, environment: environment)
+            try CLIRunner.binary().path, ["serve", "--config", configPath], outputPath: logPath,
+            environment: environment)
         _ = try await observer.wait(for: "youll/bridge/state", after: mark) { $0.json?["state"]?.string == "online" }
     }
 
@@ -101,7 +104,9 @@ final class DaemonRig {
     func cleanEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for key in environment.keys
-        where key.hasPrefix("YOULL_") || ["NOTIFY_SOCKET", "INVOCATION_ID", "STATE_DIRECTORY", "NO_COLOR"].contains(key) {
+        where key.hasPrefix("YOULL_")
+            || ["NOTIFY_SOCKET", "INVOCATION_ID", "STATE_DIRECTORY", "NO_COLOR"].contains(key)
+        {
             environment[key] = nil
         }
         environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("xdg-config").path
@@ -139,7 +144,9 @@ final class DaemonRig {
     }
 
     /// Publishes a request with a fresh transaction and returns its response.
-    func request(_ verb: String, _ payload: [String: JSONValue], timeout: Duration = .seconds(30)) async throws -> JSONValue {
+    func request(_ verb: String, _ payload: [String: JSONValue], timeout: Duration = .seconds(30)) async throws
+        -> JSONValue
+    {
         transaction += 1
         let id = "t\(transaction)"
         var object = payload
@@ -163,7 +170,9 @@ final class DaemonRig {
             options: .init(lights: lights, diffusers: diffusers, seed: seed), library: library,
             broker: SwarmConfiguration(brokerURL: broker.url))
         try await fleet.start()
-        guard await fleet.waitUntilConnected(timeout: .seconds(20)) else { throw RigError("simulated devices did not connect") }
+        guard await fleet.waitUntilConnected(timeout: .seconds(20)) else {
+            throw RigError("simulated devices did not connect")
+        }
         return fleet
     }
 

@@ -62,7 +62,8 @@ struct DaemonBluetoothTests {
         #expect(automatic.log.contains("BLE unavailable, continuing with Wi-Fi devices only"))
 
         // Pairing BLE devices says why it cannot; pairing in general still works for Wi-Fi.
-        let scan = try await automatic.request("permit_join", ["value": .bool(true), "time": .integer(5), "transport": .string("ble")])
+        let scan = try await automatic.request(
+            "permit_join", ["value": .bool(true), "time": .integer(5), "transport": .string("ble")])
         #expect(scan["status"]?.string == "error")
         #expect(scan["error"]?.string?.contains("kernel has no Bluetooth support") == true, "\(scan)")
         let add = try await automatic.request(
@@ -83,7 +84,10 @@ struct DaemonBluetoothTests {
         #expect(scanCLI.stderr.contains("kernel has no Bluetooth support"), "\(scanCLI.stderr)")
         #expect(scanCLI.stderr.split(separator: "\n").count == 1)
         let pairCLI = try await automatic.cli(
-            ["pair", "ble", "DC:23:4D:12:34:56", "--uuid", "tuya1234abcd5678", "--dev-id", "blediff1", "--product-id", "if1nolcm"],
+            [
+                "pair", "ble", "DC:23:4D:12:34:56", "--uuid", "tuya1234abcd5678", "--dev-id", "blediff1",
+                "--product-id", "if1nolcm",
+            ],
             environment: ["YOULL_LOCAL_KEY": "0123456789abcdef"])
         #expect(pairCLI.status == 1)
         #expect(pairCLI.stderr.contains("BLE cannot be used"), "\(pairCLI.stderr)")

@@ -13,7 +13,9 @@ extension BridgeServer {
         else {
             logger.notice("command for unknown device \"\(name.prefix(64))\" ignored")
             if transaction != nil {
-                respond(verb, .failure(verb: verb, message: "no device is named \"\(name.prefix(64))\" or has that id"), transaction: transaction)
+                respond(
+                    verb, .failure(verb: verb, message: "no device is named \"\(name.prefix(64))\" or has that id"),
+                    transaction: transaction)
             }
             return
         }
@@ -30,7 +32,10 @@ extension BridgeServer {
             if transaction != nil {
                 respond(
                     verb,
-                    .ok(["id": .string(device.id.rawValue), "friendly_name": .string(device.name), "state": DeviceStatePayload.json(state)]),
+                    .ok([
+                        "id": .string(device.id.rawValue), "friendly_name": .string(device.name),
+                        "state": DeviceStatePayload.json(state),
+                    ]),
                     transaction: transaction)
             }
         } catch {

@@ -15,7 +15,8 @@ extension BridgeServer: MaintenancePublisher {
     }
 
     public func publishMaintenanceAlert(_ alert: MaintenanceAlert, deviceName: String) async {
-        await emit("maintenance_alert", device: alert.device, ["alert": MaintenanceJSON.alert(alert, deviceName: deviceName)])
+        await emit(
+            "maintenance_alert", device: alert.device, ["alert": MaintenanceJSON.alert(alert, deviceName: deviceName)])
     }
 
     public func publishMaintenanceReminders(_ reminders: JSONValue, deviceName: String) async {

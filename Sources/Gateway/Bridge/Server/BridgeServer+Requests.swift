@@ -65,7 +65,9 @@ extension BridgeServer {
     /// A device named by friendly name (first) or id.
     func resolve(_ reference: String, field: String) async throws -> TuyaDevice {
         let devices = await controller.devices()
-        if let device = devices.first(where: { $0.name == reference }) ?? devices.first(where: { $0.id.rawValue == reference }) {
+        if let device = devices.first(where: { $0.name == reference })
+            ?? devices.first(where: { $0.id.rawValue == reference })
+        {
             return device
         }
         throw BridgeFailure(message: "\(field): no device is named \"\(reference)\" or has that id")

@@ -211,7 +211,9 @@ public actor BridgeServer {
         enqueueDiscovery(devices, republish: true)
         for device in devices { enqueueAvailability(device, statuses[device.id]) }
         for device in devices {
-            if let state = states[device.id] { enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true) }
+            if let state = states[device.id] {
+                enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true)
+            }
         }
         if let lastSessionStatus { enqueue(topics.session, lastSessionStatus, retain: true) }
         announced = connected
@@ -368,7 +370,8 @@ public actor BridgeServer {
             guard let device = await controller.device(id) else { return }
             if announced { enqueueAvailability(device, status) } else { changedDuringRepublish.insert(id) }
             // Coming online is routine (1,000 devices at every start); anything else is news.
-            let line: Logger.Message = "\(device.name) (\(id)) is \(status.availability.rawValue)\(status.hint.map { ": \($0)" } ?? "")"
+            let line: Logger.Message =
+                "\(device.name) (\(id)) is \(status.availability.rawValue)\(status.hint.map { ": \($0)" } ?? "")"
             if status.availability == .online { logger.debug(line) } else { logger.notice(line) }
             if status.availability == .authFailed {
                 await emit(
@@ -385,7 +388,10 @@ public actor BridgeServer {
             let name = await controller.device(id)?.name ?? id.rawValue
             await emit(
                 raised ? "fault_raised" : "fault_cleared", device: id,
-                ["id": .string(id.rawValue), "friendly_name": .string(name), "faults": .array(faults.map(JSONValue.string))])
+                [
+                    "id": .string(id.rawValue), "friendly_name": .string(name),
+                    "faults": .array(faults.map(JSONValue.string)),
+                ])
         case .devicePaired:
             await publishDevices()
         case .deviceRemoved:
