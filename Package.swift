@@ -139,7 +139,7 @@ let package = Package(
             name: "SessionEngineTests", dependencies: ["SessionEngine", "TuyaCore", "YoullTestSupport"],
             swiftSettings: strict),
         // Helpers shared by test targets: the manual test clock, a real notify socket standing in for systemd's.
-        .target(name: "YoullTestSupport", path: "Tests/Support", swiftSettings: strict),
+        .target(name: "YoullTestSupport", dependencies: ["LocalBroker"], path: "Tests/Support", swiftSettings: strict),
         .testTarget(
             name: "GatewayTests",
             dependencies: [

@@ -1,0 +1,17 @@
+import Foundation
+
+/// Where the checkout is, for tests that read its files (`devices/`, `udev/`, scripts,
+/// Python helpers). Found once from this file's own path.
+public enum Repository {
+    /// The checkout's root directory (the one holding Package.swift).
+    public static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+
+    /// The shipped device profiles.
+    public static var devicesDirectory: URL { root.appendingPathComponent("devices") }
+
+    /// A file or directory in the checkout, by its path relative to the root.
+    public static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+}
