@@ -34,6 +34,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
+        // Time for every pure core: one capped, jittered backoff and a clock seen as offsets
+        // from its start. A leaf, so MQTTLink (which imports no domain code) shares it too.
+        .target(name: "Timing", swiftSettings: strict),
+        .testTarget(name: "TimingTests", dependencies: ["Timing", "YoullTestSupport"], swiftSettings: strict),
         // Domain types, device profiles (YAML in devices/), typed commands and state. Pure.
         .target(
             name: "TuyaCore",
@@ -51,7 +55,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // Async MQTT client over libmosquitto: TLS, auth, last will, QoS 1, reconnect with backoff.
-        .target(name: "MQTTLink", dependencies: ["CMosquitto"], swiftSettings: strict),
+        .target(name: "MQTTLink", dependencies: ["CMosquitto", "Timing"], swiftSettings: strict),
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
@@ -113,14 +117,15 @@ let package = Package(
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
         .target(
-            name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink", "BLELink"], swiftSettings: strict
+            name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink", "BLELink", "Timing"],
+            swiftSettings: strict
         ),
         // Composition root: the configuration file, the daemon's service group, the MQTT bridge API.
         .target(
             name: "Gateway",
             dependencies: [
                 "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "Maintenance", "DeepLinks",
-                "SessionEngine",
+                "SessionEngine", "Timing",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -134,7 +139,7 @@ let package = Package(
         ),
         // Meditation sessions: the pure planner (config + preset -> timeline of cues), the runner on an
         // injected clock, history and badges. Drives devices only through TuyaControllerProtocol.
-        .target(name: "SessionEngine", dependencies: ["TuyaCore"], swiftSettings: strict),
+        .target(name: "SessionEngine", dependencies: ["TuyaCore", "Timing"], swiftSettings: strict),
         .testTarget(
             name: "SessionEngineTests", dependencies: ["SessionEngine", "TuyaCore", "YoullTestSupport"],
             swiftSettings: strict),
@@ -156,6 +161,7 @@ let package = Package(
             name: "TuyaControllerTests",
             dependencies: [
                 "YoullTestSupport", "TuyaController", "BLELink", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink",
+                "Timing",
                 "DeviceSimulator",
             ],
             swiftSettings: strict
@@ -188,9 +194,10 @@ let package = Package(
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "TuyaCore"], swiftSettings: strict),
         // Maintenance reminders: rules from profiles, usage counting, the scheduler, alerts with
         // deep links, and delivery (webhook from a persistent outbox). Pure apart from the poster.
-        .target(name: "Maintenance", dependencies: ["TuyaCore", "DeepLinks"], swiftSettings: strict),
+        .target(name: "Maintenance", dependencies: ["TuyaCore", "DeepLinks", "Timing"], swiftSettings: strict),
         .testTarget(
-            name: "MaintenanceTests", dependencies: ["Maintenance", "TuyaCore", "DeepLinks", "YoullTestSupport"],
+            name: "MaintenanceTests",
+            dependencies: ["Maintenance", "TuyaCore", "DeepLinks", "YoullTestSupport", "Timing"],
             swiftSettings: strict),
         .testTarget(name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore"], swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
@@ -201,7 +208,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker"], swiftSettings: strict),
+        .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker", "Timing"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: [

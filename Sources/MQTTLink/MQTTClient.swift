@@ -4,7 +4,7 @@ import CMosquitto
 ///
 /// - `connect()` makes one attempt and throws a typed `MQTTError` (refused, not authorised, TLS,
 ///   host not found, timeout). Once a session has been established the client reconnects
-///   forever with `MQTTReconnectPolicy`, re-subscribes everything it was asked to subscribe, and
+///   forever with `Backoff`, re-subscribes everything it was asked to subscribe, and
 ///   reports each state change on `events`.
 /// - Publishing while disconnected: libmosquitto answers MOSQ_ERR_NO_CONN yet keeps a QoS 1
 ///   message and sends it after reconnecting (INTEROP.md), so we never retry: a QoS 1 `publish`

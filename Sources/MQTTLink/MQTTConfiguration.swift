@@ -1,3 +1,5 @@
+import Timing
+
 /// Everything needed to reach one broker. Defaults follow INTEROP.md: `TCP_NODELAY` on (Nagle
 /// stalls every QoS 1 round trip by ~40 ms) and a bounded in-flight window of 20 (an unbounded
 /// burst overflows the broker's queue and is dropped silently).
@@ -17,7 +19,7 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible, CustomReflec
     /// `nil` for plain TCP. With TLS the broker certificate is always verified, host name included.
     public var tls: TLS?
     public var lastWill: LastWill?
-    public var reconnect: MQTTReconnectPolicy
+    public var reconnect: Backoff
     /// Sets MOSQ_OPT_TCP_NODELAY; see the type's comment.
     public var tcpNoDelay: Bool
     /// Outgoing QoS 1 messages awaiting PUBACK at once; more are queued inside libmosquitto.
@@ -66,7 +68,7 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible, CustomReflec
         keepalive: Duration = .seconds(30),
         tls: TLS? = nil,
         lastWill: LastWill? = nil,
-        reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
+        reconnect: Backoff = .broker,
         tcpNoDelay: Bool = true,
         maxInflight: Int = 20,
         connectTimeout: Duration = .seconds(10)

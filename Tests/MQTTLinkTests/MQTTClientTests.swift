@@ -1,3 +1,4 @@
+import Timing
 import Foundation
 import Synchronization
 import Testing
@@ -16,7 +17,7 @@ struct MQTTClientTests {
             host: "127.0.0.1",
             port: broker.port,
             clientID: id,
-            reconnect: MQTTReconnectPolicy(minDelay: .milliseconds(20), maxDelay: .milliseconds(200))
+            reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200), jitter: 0.2)
         )
         configure(&configuration)
         return try MQTTClient(configuration: configuration)
@@ -150,7 +151,7 @@ struct MQTTClientTests {
         let broker = try TestBroker()
         // A long backoff: only reconnectNow() brings the gateway back, after the listener is ready.
         let gateway = try client(broker, "outage") {
-            $0.reconnect = MQTTReconnectPolicy(minDelay: .seconds(30))
+            $0.reconnect = Backoff(initial: .seconds(30), maximum: .seconds(30), jitter: 0.2)
         }
         let listener = try client(broker, "listener")
         var gatewayEvents = EventReader(gateway)

@@ -1,3 +1,4 @@
+import Timing
 import Testing
 
 @testable import MQTTLink
@@ -73,23 +74,22 @@ struct MQTTConfigurationTests {
 
     @Test("reconnect delays double from the minimum up to the cap")
     func backoffDoublesAndCaps() {
-        let policy = MQTTReconnectPolicy(
-            minDelay: .milliseconds(100), maxDelay: .seconds(1), jitter: 0.5)
-        let delays = (0..<6).map { policy.delay(afterFailures: $0, unitRandom: 0) }
+        let policy = Backoff(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0.5)
+        let delays = (0..<6).map { policy.delay(retry: $0, unitRandom: 0) }
         #expect(
             delays == [
                 .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1),
                 .seconds(1),
             ])
-        #expect(policy.delay(afterFailures: 10_000, unitRandom: 0) == .seconds(1))
+        #expect(policy.delay(retry: 10_000, unitRandom: 0) == .seconds(1))
     }
 
     @Test("jitter shortens a delay by at most its fraction")
     func jitterStaysInBounds() {
-        let policy = MQTTReconnectPolicy(minDelay: .seconds(1), maxDelay: .seconds(8), jitter: 0.2)
-        #expect(policy.delay(afterFailures: 0, unitRandom: 0.999_999) > .milliseconds(800))
-        #expect(policy.delay(afterFailures: 0, unitRandom: 0.5) == .milliseconds(900))
-        #expect(policy.delay(afterFailures: 3, unitRandom: 1) == .milliseconds(6400))
+        let policy = Backoff(initial: .seconds(1), maximum: .seconds(8), jitter: 0.2)
+        #expect(policy.delay(retry: 0, unitRandom: 0.999_999) > .milliseconds(800))
+        #expect(policy.delay(retry: 0, unitRandom: 0.5) == .milliseconds(900))
+        #expect(policy.delay(retry: 3, unitRandom: 1) == .milliseconds(6400))
     }
 
     @Test("errors a user can act on name the broker and the fix")

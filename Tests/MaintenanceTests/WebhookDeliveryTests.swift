@@ -1,3 +1,4 @@
+import Timing
 import Foundation
 import Synchronization
 import Testing
@@ -62,7 +63,7 @@ struct WebhookDeliveryTests {
         let receiver = SwitchableReceiver()
         let delivery = WebhookDelivery(
             endpoint: URL(string: "http://127.0.0.1:9/alerts")!, poster: receiver, outbox: outbox, clock: clock,
-            backoff: RetryBackoff(initial: .seconds(1), maximum: .seconds(4)))
+            backoff: Backoff(initial: .seconds(1), maximum: .seconds(4)))
         for number in 1...3 { try await delivery.deliver(Self.alert(number)) }
         let runner = Task { await delivery.run() }
 
@@ -122,11 +123,11 @@ struct WebhookDeliveryTests {
 
     @Test("backoff doubles from the initial delay and stops at the cap")
     func backoffSchedule() {
-        let backoff = RetryBackoff(initial: .seconds(1), maximum: .seconds(300))
+        let backoff = Backoff(initial: .seconds(1), maximum: .seconds(300))
         #expect(
-            (1...11).map { backoff.delay(afterAttempts: $0) }
+            (0...10).map { backoff.delay(retry: $0) }
                 == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300].map { Duration.seconds($0) })
-        #expect(backoff.delay(afterAttempts: Int.max) == .seconds(300))
-        #expect(backoff.delay(afterAttempts: 0) == .seconds(1))
+        #expect(backoff.delay(retry: Int.max) == .seconds(300))
+        #expect(backoff.delay(retry: -1) == .seconds(1))
     }
 }

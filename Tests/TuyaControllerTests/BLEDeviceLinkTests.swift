@@ -1,3 +1,4 @@
+import Timing
 import DeviceSimulator
 import Foundation
 import Testing
@@ -59,7 +60,7 @@ struct BLEDeviceLinkTests {
                 device: TuyaDevice(
                     id: id, name: "diffuser", profileID: profile.id, category: .diffuser, transport: .ble),
                 credentials: .init(uuid: gatewayUUID, localKey: gatewayKey, devId: devId), profile: profile,
-                transport: transport, slots: slots, clock: LinkClock(clock),
+                transport: transport, slots: slots, clock: OffsetClock(clock),
                 unixMilliseconds: { 1_700_000_000_000 }, ivSource: RandomIVSource(generator: SeededGenerator(seed: 3)),
                 hub: hub)
         }
@@ -287,7 +288,7 @@ struct BLEDeviceLinkTests {
         #expect(rig.transport.connects == 0)
         rig.clock.advance(by: .milliseconds(1))
         try await Rig.waitFor(events, "online") { $0.availability == .online }
-        #expect(BLEBackoff().delay(attempt: 10) == .seconds(60))
+        #expect(Backoff.deviceLink.delay(retry: 10) == .seconds(60))
         await rig.link.stop()
     }
 

@@ -1,3 +1,4 @@
+import Timing
 import BLELink
 import Dispatch
 import DeviceSimulator
@@ -52,7 +53,7 @@ struct BLESocketpairSessionTests {
                 device: TuyaDevice(
                     id: DeviceID(devId)!, name: "diffuser", profileID: profile.id, category: .diffuser, transport: .ble),
                 credentials: .init(uuid: uuid, localKey: localKey, devId: devId), profile: profile,
-                transport: transport, slots: BLEConnectionSlots(), clock: LinkClock(ContinuousClock()),
+                transport: transport, slots: BLEConnectionSlots(), clock: OffsetClock(ContinuousClock()),
                 unixMilliseconds: { 1_700_000_000_000 }, hub: hub)
         }
 

@@ -1,3 +1,4 @@
+import Timing
 import DeviceSimulator
 import Foundation
 import LocalBroker
@@ -35,7 +36,7 @@ struct BrokerRig: Sendable {
     /// The gateway's MQTT settings: quick reconnects, so a broker restart is over in milliseconds.
     static func mqtt(url: String, tls: MQTTConfiguration.TLS? = nil) throws -> MQTTConfiguration {
         var configuration = try MQTTConfiguration(url: url, tls: tls)
-        configuration.reconnect = MQTTReconnectPolicy(minDelay: .milliseconds(20), maxDelay: .milliseconds(200))
+        configuration.reconnect = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200), jitter: 0.2)
         return configuration
     }
 

@@ -1,3 +1,4 @@
+import Timing
 import Testing
 import TuyaCore
 
@@ -79,7 +80,7 @@ struct ConnectionSlotsTests {
 
     @Test("reconnect delays double from 1 s and stop at 60 s")
     func backoff() {
-        let backoff = BLEBackoff()
-        #expect((0..<8).map { backoff.delay(attempt: $0) } == [1, 2, 4, 8, 16, 32, 60, 60].map { .seconds($0) })
+        let backoff = Backoff.deviceLink
+        #expect((0..<8).map { backoff.delay(retry: $0) } == [1, 2, 4, 8, 16, 32, 60, 60].map { .seconds($0) })
     }
 }

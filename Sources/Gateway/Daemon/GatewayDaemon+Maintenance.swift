@@ -1,3 +1,4 @@
+import Timing
 import Foundation
 import Logging
 import Maintenance
@@ -33,7 +34,7 @@ extension GatewayDaemon {
         if let settings = config.webhook {
             webhook = WebhookDelivery(
                 endpoint: settings.url, poster: WebhookPoster(), outbox: store, clock: ContinuousClock(),
-                backoff: RetryBackoff(initial: settings.retryInitial, maximum: settings.retryMaximum),
+                backoff: Backoff(initial: settings.retryInitial, maximum: settings.retryMaximum),
                 headers: settings.headers,
                 onFailure: { [weak bridge] id, attempts, reason in
                     await bridge?.emit(

@@ -1,3 +1,4 @@
+import Timing
 import CMosquitto
 import Foundation
 import Synchronization
@@ -14,7 +15,7 @@ import Synchronization
 /// Why not `mosquitto_loop_start`: its loop uses `select`, which fails for descriptors ≥ 1024
 /// (a gateway with many open files gets there; INTEROP.md), and its reconnect has no jitter and
 /// waits at least a second before the first retry. Owning the loop gives `poll`, our backoff
-/// (`MQTTReconnectPolicy`), a CONNACK timeout, and an immediate `reconnectNow()`.
+/// (`Backoff`), a CONNACK timeout, and an immediate `reconnectNow()`.
 /// One thread per client is fine for the gateway's single broker connection.
 ///
 /// Threading: libmosquitto callbacks run on this thread (inside `mosquitto_loop_read/write`).
@@ -143,7 +144,7 @@ final class NetworkLoop: Sendable {
 
         func scheduleRetry() {
             let delay = configuration.reconnect.delay(
-                afterFailures: failures, unitRandom: Double.random(in: 0..<1))
+                retry: failures, unitRandom: Double.random(in: 0..<1))
             retryAt = clock.now + delay
             box.signals.yield(.retryScheduled(after: delay))
         }

@@ -1,8 +1,9 @@
+import Timing
 import Foundation
 
 /// Delivers alerts to an HTTP webhook: each alert is POSTed as JSON (`MaintenanceAlert.jsonData()`)
 /// from a durable `AlertOutbox`, oldest first. A failure (no response, or a status outside
-/// 200–299) keeps the alert at the head of the queue and waits `RetryBackoff` on the
+/// 200–299) keeps the alert at the head of the queue and waits `Backoff` on the
 /// injected clock before trying again, so alerts arrive in order and none is lost while
 /// the receiver is down. A 4xx is retried too: the usual cause is a receiver being set up,
 /// and dropping the alert would lose it.
@@ -15,7 +16,7 @@ public actor WebhookDelivery: AlertSink {
     private let poster: any HTTPPoster
     private let outbox: any AlertOutbox
     private let clock: any Clock<Duration>
-    private let backoff: RetryBackoff
+    private let backoff: Backoff
     private let headers: [String: String]
     /// Told of every failed attempt once it is recorded in the outbox: the alert's id, its
     /// failed attempts so far, and `HTTP <status>` or `no response` (never the URL).
@@ -28,7 +29,7 @@ public actor WebhookDelivery: AlertSink {
 
     public init(
         endpoint: URL, poster: any HTTPPoster, outbox: any AlertOutbox, clock: any Clock<Duration>,
-        backoff: RetryBackoff = RetryBackoff(), headers: [String: String] = [:],
+        backoff: Backoff = .delivery, headers: [String: String] = [:],
         onFailure: @escaping @Sendable (_ alertID: String, _ attempts: Int, _ reason: String) async -> Void = {
             _, _, _ in
         }
@@ -63,7 +64,7 @@ public actor WebhookDelivery: AlertSink {
                 storeFailures = 0
             } catch {
                 storeFailures += 1
-                guard await pause(backoff.delay(afterAttempts: storeFailures)) else { return }
+                guard await pause(backoff.delay(retry: storeFailures - 1)) else { return }
                 continue
             }
             if batch.isEmpty {
@@ -77,7 +78,7 @@ public actor WebhookDelivery: AlertSink {
                         ?? entry.attempts + 1
                     // The reason may quote the URL (its query can hold a token): only the kind leaves.
                     await onFailure(entry.alert.id, attempts, reason.hasPrefix("HTTP ") ? reason : "no response")
-                    guard await pause(backoff.delay(afterAttempts: attempts)) else { return }
+                    guard await pause(backoff.delay(retry: attempts - 1)) else { return }
                     break
                 }
                 try? await outbox.markDelivered(entry.alert.id)

@@ -1,3 +1,4 @@
+import Timing
 import TuyaCore
 
 /// Plays a `SessionTimeline` on an injected clock, driving devices only through
@@ -54,7 +55,7 @@ public actor SessionRunner {
     public nonisolated let id: SessionID
     public nonisolated let timeline: SessionTimeline
     private let controller: any TuyaControllerProtocol
-    private let clock: SessionClock
+    private let clock: OffsetClock
 
     private var state: SessionState = .scheduled
     private var starting = false
@@ -85,7 +86,7 @@ public actor SessionRunner {
         self.id = id
         self.timeline = timeline
         self.controller = controller
-        self.clock = SessionClock(clock)
+        self.clock = OffsetClock(clock)
     }
 
     /// A new subscription to this session's events; it ends once the session has ended

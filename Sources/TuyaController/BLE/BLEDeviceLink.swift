@@ -1,3 +1,4 @@
+import Timing
 import Foundation
 import TuyaCore
 import TuyaWire
@@ -21,7 +22,7 @@ actor BLEDeviceLink {
         var confirmationTimeout: Duration = .seconds(15)
         var session = BLESession.Configuration()
         var idleTimeout: Duration = .seconds(30)
-        var backoff = BLEBackoff()
+        var backoff = Backoff.deviceLink
     }
 
     /// Why the current connection is being closed by the gateway.
@@ -47,7 +48,7 @@ actor BLEDeviceLink {
     private let transport: any TuyaBLETransport
     private let slots: BLEConnectionSlots
     private let mapper: DataPointMapper
-    private let clock: LinkClock
+    private let clock: OffsetClock
     private let unixMilliseconds: @Sendable () -> Int64
     private var hub: EventHub
     private var onDesiredChange: @Sendable (DataPoints) -> Void
@@ -96,7 +97,8 @@ actor BLEDeviceLink {
         device: TuyaDevice, credentials: BLESession.Credentials, profile: DeviceProfile,
         identity: BLEIdentity? = nil, transport: any TuyaBLETransport, slots: BLEConnectionSlots,
         configuration: Configuration = Configuration(),
-        clock: LinkClock, unixMilliseconds: @escaping @Sendable () -> Int64, ivSource: any IVSource = RandomIVSource(),
+        clock: OffsetClock, unixMilliseconds: @escaping @Sendable () -> Int64,
+        ivSource: any IVSource = RandomIVSource(),
         desired: DataPoints = [:], confirmed: DataPoints = [:], hub: EventHub, failures: BLEFailureTally = .init(),
         onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in }
     ) {
@@ -251,7 +253,7 @@ actor BLEDeviceLink {
             guard wantsConnection else { return }
             // A command that arrived while an idle link was closing: no reason to wait.
             if case .idle = closeReason { continue }
-            let delay = configuration.backoff.delay(attempt: attempt)
+            let delay = configuration.backoff.delay(retry: attempt, unitRandom: Double.random(in: 0..<1))
             attempt += 1
             do { try await clock.sleepUntil(clock.now() + delay) } catch { return }
         }

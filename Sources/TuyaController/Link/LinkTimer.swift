@@ -1,3 +1,4 @@
+import Timing
 /// The one timer task of a device link (MQTT or BLE), sleeping until the earliest wake its
 /// cores ask for and then calling the link back.
 struct LinkTimer {
@@ -5,7 +6,7 @@ struct LinkTimer {
     private var wake: Duration?
 
     /// Arms for `wake` unless already armed for it; nil disarms.
-    mutating func arm(for wake: Duration?, clock: LinkClock, fire: @escaping @Sendable () async -> Void) {
+    mutating func arm(for wake: Duration?, clock: OffsetClock, fire: @escaping @Sendable () async -> Void) {
         guard wake != self.wake || task == nil else { return }
         task?.cancel()
         self.wake = wake

@@ -1,3 +1,4 @@
+import Timing
 import Foundation
 import TuyaCore
 import TuyaWire
@@ -22,7 +23,7 @@ actor MQTTDeviceLink {
     let inTopic: String
     private let key: AESKey
     private let mapper: DataPointMapper
-    private let clock: LinkClock
+    private let clock: OffsetClock
     private let unixTime: @Sendable () -> Int64
     private let hub: EventHub
     private let onDesiredChange: @Sendable (DataPoints) -> Void
@@ -49,7 +50,7 @@ actor MQTTDeviceLink {
 
     init(
         device: TuyaDevice, key: AESKey, profile: DeviceProfile, bus: any DeviceBus, configuration: Configuration,
-        clock: LinkClock, unixTime: @escaping @Sendable () -> Int64, sequenceSeed: UInt32, desired: DataPoints,
+        clock: OffsetClock, unixTime: @escaping @Sendable () -> Int64, sequenceSeed: UInt32, desired: DataPoints,
         confirmed: DataPoints = [:], hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void
     ) {
         self.device = device

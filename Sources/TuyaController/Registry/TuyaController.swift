@@ -1,3 +1,4 @@
+import Timing
 import Foundation
 import TuyaCore
 import TuyaWire
@@ -38,7 +39,7 @@ public actor TuyaController: TuyaControllerProtocol {
     private let library: ProfileLibrary
     private let store: any DeviceStore
     private let configuration: Configuration
-    private let linkClock: LinkClock
+    private let linkClock: OffsetClock
     private let unixTime: @Sendable () -> Int64
     private let sequenceSeed: @Sendable () -> UInt32
     private let hub = EventHub()
@@ -85,7 +86,7 @@ public actor TuyaController: TuyaControllerProtocol {
         self.library = library
         self.store = store
         self.configuration = configuration
-        linkClock = LinkClock(clock)
+        linkClock = OffsetClock(clock)
         self.unixTime = unixTime
         self.sequenceSeed = sequenceSeed
         (persistenceStream, persistence) = AsyncStream.makeStream(of: (DeviceID, DataPoints).self)

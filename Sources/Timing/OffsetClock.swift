@@ -1,0 +1,24 @@
+/// An injected `Clock` seen as durations since the moment this value was made: what the
+/// pure cores (command queues, availability, session timelines) count in. Built from
+/// `any Clock<Duration>` by opening it once, so the rest of the code never handles an
+/// existential instant; deadlines are absolute offsets on it, never sums of sleeps.
+public struct OffsetClock: Sendable {
+    /// Time since the origin.
+    public let now: @Sendable () -> Duration
+    /// Suspends until `now()` reaches the given offset; throws when the task is cancelled.
+    public let sleepUntil: @Sendable (Duration) async throws -> Void
+
+    public init(_ clock: any Clock<Duration>) {
+        (now, sleepUntil) = Self.closures(clock)
+    }
+
+    private static func closures<C: Clock<Duration>>(
+        _ clock: C
+    ) -> (@Sendable () -> Duration, @Sendable (Duration) async throws -> Void) {
+        let origin = clock.now
+        return (
+            { origin.duration(to: clock.now) },
+            { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+        )
+    }
+}
