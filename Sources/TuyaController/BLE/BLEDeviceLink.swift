@@ -3,11 +3,10 @@ import Foundation
 import TuyaCore
 import TuyaWire
 
-/// One paired Tuya BLE device: its connection, session, command queue and confirmed /
-/// desired / pending state. A thin actor around the pure cores (`BLESession`,
-/// `CommandQueue`, `Reconciliation`, `ConnectionSlots` through `BLEConnectionSlots`),
-/// giving BLE devices the same commands, confirmation, coalescing, frame gap,
-/// reconciliation and events as `MQTTDeviceLink` gives Wi-Fi ones.
+/// One paired Tuya BLE device: its connection and Tuya BLE session, driving the shared
+/// `DeviceLinkCore` (commands, confirmation, coalescing, frame gap, reconciliation, events)
+/// with the session's reports. A thin actor around the pure cores (`BLESession`,
+/// `DeviceLinkCore`, `ConnectionSlots` through `BLEConnectionSlots`).
 ///
 /// The connection follows the profile's policy: `keep` connects at `start()` and
 /// reconnects whenever the link drops; `onDemand` connects for a command or a refresh
@@ -16,7 +15,7 @@ import TuyaWire
 ///
 /// Packets leave through one serial writer per connection, so the packets of two frames
 /// never interleave on the wire.
-actor BLEDeviceLink {
+actor BLEDeviceLink: DeviceLinkDriver {
     struct Configuration: Hashable, Sendable {
         /// Longer than over MQTT: an on-demand device must connect and pair first.
         var confirmationTimeout: Duration = .seconds(15)
@@ -43,36 +42,23 @@ actor BLEDeviceLink {
     static let linkLostHint = "BLE link lost; reconnecting"
     static let maxProblems = 64
 
-    private(set) var device: TuyaDevice
+    var core: DeviceLinkCore
+    var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
+    private(set) var hub: EventHub
+    private(set) var onDesiredChange: @Sendable (DataPoints) -> Void
+    let clock: OffsetClock
+    private(set) var isStopped = false
+
     let policy: BLEConnectionPolicy
     private let transport: any TuyaBLETransport
     private let slots: BLEConnectionSlots
-    private let mapper: DataPointMapper
-    private let clock: OffsetClock
     private let unixMilliseconds: @Sendable () -> Int64
-    private var hub: EventHub
-    private var onDesiredChange: @Sendable (DataPoints) -> Void
     /// Where the device is, for `stored()`; nil for links made without one (tests).
     let identity: BLEIdentity?
     private let credentials: BLESession.Credentials
     private let configuration: Configuration
 
     private var session: BLESession
-    private var queue: CommandQueue
-    private var availability: Availability = .unknown
-    private var hint: String?
-    private var lastSeen: Date?
-    /// Every DP the device has reported, merged.
-    private(set) var reported: DataPoints
-    /// DPs reported since the session last became ready: what reconciliation compares with.
-    private var reportedSinceReady: DataPoints = [:]
-    /// What the user asked for, re-applied after every reconnect.
-    private(set) var desired: DataPoints
-    private var needsReconcile = false
-    /// Values written on the current connection: reconciliation does not write them again.
-    private var sentThisConnection: DataPoints = [:]
-    private var announcer: StateAnnouncer
-    private var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
     private var probes: [CheckedContinuation<ProbeResult, Never>] = []
 
     private var connectionTask: Task<Void, Never>?
@@ -84,8 +70,7 @@ actor BLEDeviceLink {
     /// The device refused the pair request: reconnecting cannot help.
     private(set) var isRefused = false
     private var started = false
-    private var stopped = false
-    private var timer = LinkTimer()
+    var timer = LinkTimer()
     /// Problems and failures seen, oldest first (the last `maxProblems`).
     private(set) var problems: [BLESessionError] = []
     /// Connections made (transport connected), for tests and diagnostics.
@@ -103,48 +88,35 @@ actor BLEDeviceLink {
         onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in }
     ) {
         self.failures = failures
-        self.device = device
+        core = DeviceLinkCore(
+            device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
+            desired: desired, confirmed: confirmed)
         self.identity = identity
         self.credentials = credentials
         policy = profile.bleConnection
         self.transport = transport
         self.slots = slots
-        mapper = DataPointMapper(profile: profile)
         self.clock = clock
         self.unixMilliseconds = unixMilliseconds
         self.hub = hub
         self.onDesiredChange = onDesiredChange
         self.configuration = configuration
-        self.desired = desired
-        reported = confirmed
-        announcer = StateAnnouncer(device: device.id, saved: confirmed.isEmpty ? nil : mapper.state(from: confirmed))
         session = BLESession(
             credentials: credentials, profile: profile, configuration: configuration.session, ivSource: ivSource)
-        queue = CommandQueue(
-            configuration: .init(
-                frameGap: .milliseconds(max(0, profile.frameGapMilliseconds)),
-                confirmationTimeout: configuration.confirmationTimeout))
-        queue.pause()
     }
 
     // MARK: - Queries from the controller
 
-    var status: ConnectionStatus { ConnectionStatus(availability: availability, lastSeen: lastSeen, hint: hint) }
-    var confirmedState: DeviceState { mapper.state(from: reported) }
-    var pendingState: DeviceState { mapper.state(from: reported.merging(queue.pending) { _, newer in newer }) }
     /// True while the session is paired and DP traffic can flow.
     var isReady: Bool { session.phase == .ready }
     var lastProblem: BLESessionError? { problems.last }
-
-    func rename(_ name: String) {
-        device.name = name
-    }
 
     /// The device as persisted, with its desired and last reported values (for a rekey
     /// that must keep them). Nil for a link made without an identity.
     func stored() -> StoredDevice? {
         guard let identity, let key = try? AESKey(localKey: credentials.localKey) else { return nil }
-        return StoredDevice(device: device, localKey: key, desired: desired, confirmed: reported, ble: identity)
+        return StoredDevice(
+            device: core.device, localKey: key, desired: core.desired, confirmed: core.reported, ble: identity)
     }
 
     // MARK: - Pairing
@@ -153,7 +125,7 @@ actor BLEDeviceLink {
     /// the first query, or when a failure ends the link first, or when the link is stopped.
     /// The pairing caller bounds it by stopping the link at its deadline.
     func probe() async -> ProbeResult {
-        guard !stopped else { return .stopped }
+        guard !isStopped else { return .stopped }
         return await withCheckedContinuation { continuation in
             probes.append(continuation)
             refresh()
@@ -172,57 +144,40 @@ actor BLEDeviceLink {
     func adopt(hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void) {
         self.hub = hub
         self.onDesiredChange = onDesiredChange
-        hub.publish(
-            .availabilityChanged(
-                device.id, ConnectionStatus(availability: availability, lastSeen: lastSeen, hint: hint)))
-        announcer = StateAnnouncer(device: device.id, saved: nil)
-        publishStateIfChanged()
+        perform(core.reannounce())
     }
 
     // MARK: - Lifecycle
 
     /// Starts the link: a `keep` device connects now, an on-demand one at its first command.
     func start() {
-        guard !started, !stopped else { return }
+        guard !started, !isStopped else { return }
         started = true
         if policy == .keep { ensureConnection() }
     }
 
     /// Drops the link, fails every waiting command with `stopped` and ends the timer.
     func stop() async {
-        guard !stopped else { return }
-        stopped = true
+        guard !isStopped else { return }
+        isStopped = true
         closeReason = .stopping
         timer.cancel()
         connectionTask?.cancel()
         outbox?.finish()
-        _ = queue.cancelAll()
-        for waiter in waiters.values { waiter.resume(throwing: ControllerError.stopped) }
-        waiters = [:]
+        failWaiters()
         finishProbes(.stopped)
         await transport.disconnect()
     }
 
     // MARK: - Commands
 
-    /// Writes the DPs in one frame (after the frame gap, connecting first when needed)
-    /// and returns the state the device confirms, or throws `confirmationTimeout`.
-    func send(_ writes: DataPoints) async throws -> DeviceState {
-        guard !stopped else { throw ControllerError.stopped }
-        desired.merge(writes) { _, newer in newer }
-        onDesiredChange(desired)
-        let (ticket, actions) = queue.enqueue(writes, now: clock.now())
-        return try await withCheckedThrowingContinuation { continuation in
-            waiters[ticket] = continuation
-            perform(actions)
-            ensureConnection()
-            reschedule()
-        }
+    func commandQueued() {
+        ensureConnection()
     }
 
     /// Asks the device for all its values (connecting first when needed).
     func refresh() {
-        guard !stopped else { return }
+        guard !isStopped else { return }
         if session.phase == .ready {
             perform(session.query(now: clock.now()))
             reschedule()
@@ -234,8 +189,8 @@ actor BLEDeviceLink {
 
     // MARK: - Connection
 
-    private var hasWork: Bool { !waiters.isEmpty || !queue.queued.isEmpty || refreshRequested || !probes.isEmpty }
-    private var wantsConnection: Bool { started && !stopped && !isRefused && (policy == .keep || hasWork) }
+    private var hasWork: Bool { !waiters.isEmpty || core.hasPendingWrites || refreshRequested || !probes.isEmpty }
+    private var wantsConnection: Bool { started && !isStopped && !isRefused && (policy == .keep || hasWork) }
 
     private func ensureConnection() {
         guard wantsConnection, connectionTask == nil else { return }
@@ -247,9 +202,9 @@ actor BLEDeviceLink {
     private func runConnections() async {
         defer { connectionTask = nil }
         while wantsConnection {
-            do { try await slots.acquire(device.id) } catch { return }
+            do { try await slots.acquire(core.device.id) } catch { return }
             await connectOnce()
-            await slots.release(device.id)
+            await slots.release(core.device.id)
             guard wantsConnection else { return }
             // A command that arrived while an idle link was closing: no reason to wait.
             if case .idle = closeReason { continue }
@@ -280,11 +235,11 @@ actor BLEDeviceLink {
                 }
             }
         }
-        if stopped { await transport.disconnect() }
+        if isStopped { await transport.disconnect() }
         perform(session.connected(now: clock.now()))
         reschedule()
         for await packet in packets {
-            guard !stopped else { break }
+            guard !isStopped else { break }
             perform(session.receive(packet: packet, now: clock.now(), unixMilliseconds: unixMilliseconds()))
             reschedule()
         }
@@ -296,7 +251,7 @@ actor BLEDeviceLink {
 
     private func linkDropped() {
         session.disconnected()
-        queue.pause()
+        core.pause()
         idleDeadline = nil
         switch closeReason {
         case .idle, .stopping, .failure: break
@@ -310,7 +265,7 @@ actor BLEDeviceLink {
         note(error)
         finishProbes(.failed(error))
         closeReason = .failure(error)
-        queue.pause()
+        core.pause()
         switch error {
         case .refused:
             isRefused = true
@@ -344,10 +299,10 @@ actor BLEDeviceLink {
             case .ready:
                 sessionReady()
             case .report(let values):
-                lastSeen = Date(timeIntervalSince1970: TimeInterval(unixMilliseconds()) / 1000)
-                apply(values, now: clock.now())
+                core.heard(at: Date(timeIntervalSince1970: TimeInterval(unixMilliseconds()) / 1000))
+                perform(core.receive(report: values, now: clock.now()))
                 armIdle()
-                if !probes.isEmpty, session.phase == .ready { finishProbes(.answered(reported)) }
+                if !probes.isEmpty, session.phase == .ready { finishProbes(.answered(core.reported)) }
             case .problem(let problem):
                 note(problem)
             case .fail(let error):
@@ -360,61 +315,23 @@ actor BLEDeviceLink {
         let now = clock.now()
         attempt = 0
         refreshRequested = false
-        lastSeen = Date(timeIntervalSince1970: TimeInterval(unixMilliseconds()) / 1000)
-        reportedSinceReady = [:]
-        sentThisConnection = [:]
-        // The session queries every DP on its own; the answer drives reconciliation.
-        needsReconcile = true
+        core.heard(at: Date(timeIntervalSince1970: TimeInterval(unixMilliseconds()) / 1000))
+        // The session queries every DP on its own; the answer drives reconciliation. (An
+        // on-demand link reconnecting after an idle close stays online, so the new link
+        // session is started here, not by the availability change.)
+        core.linkEstablished()
         setAvailability(.online, hint: nil)
-        perform(queue.resume(now: now))
+        perform(core.resume(now: now))
         armIdle()
     }
 
-    private func perform(_ actions: [CommandQueue.Action]) {
-        for action in actions {
-            switch action {
-            case .send(let values):
-                sentThisConnection.merge(values) { _, newer in newer }
-                perform(session.write(values, now: clock.now()))
-                armIdle()
-            case .confirmed(let ticket):
-                waiters.removeValue(forKey: ticket)?.resume(returning: confirmedState)
-            case .timedOut(let ticket, let pending):
-                waiters.removeValue(forKey: ticket)?.resume(
-                    throwing: ControllerError.confirmationTimeout(device: device.id, pending: pending))
-            }
-        }
-    }
-
-    private func apply(_ values: DataPoints, now: Duration) {
-        reported.merge(values) { _, newer in newer }
-        reportedSinceReady.merge(values) { _, newer in newer }
-        let pendingBefore = queue.pending
-        perform(queue.receiveReport(values, now: now))
-        if needsReconcile {
-            needsReconcile = false
-            // A command queued while disconnected went out when the session became ready;
-            // its own report confirms it, so it is not written a second time.
-            let plan = Reconciliation.plan(reported: reportedSinceReady, desired: desired)
-                .filter { id, value in sentThisConnection[id] != value }
-            if !plan.isEmpty { perform(queue.enqueueUntracked(plan, now: now)) }
-        } else {
-            if Reconciliation.adopt(values, into: &desired, pending: pendingBefore) { onDesiredChange(desired) }
-        }
-        publishStateIfChanged()
-    }
-
-    private func publishStateIfChanged() {
-        for event in announcer.events(for: mapper.state(from: reported)) { hub.publish(event) }
+    func transmit(_ values: DataPoints) {
+        perform(session.write(values, now: clock.now()))
+        armIdle()
     }
 
     private func setAvailability(_ availability: Availability, hint: String?) {
-        guard availability != self.availability || hint != self.hint else { return }
-        self.availability = availability
-        self.hint = hint
-        hub.publish(
-            .availabilityChanged(
-                device.id, ConnectionStatus(availability: availability, lastSeen: lastSeen, hint: hint)))
+        perform(core.setAvailability(availability, hint: hint))
     }
 
     // MARK: - Time
@@ -424,18 +341,13 @@ actor BLEDeviceLink {
         idleDeadline = clock.now() + configuration.idleTimeout
     }
 
-    /// Keeps one timer task sleeping until the earliest wake the cores or the idle policy ask for.
-    private func reschedule() {
+    /// The session's deadlines and, for an on-demand link, the idle close.
+    var transportWake: Duration? {
         let idle = session.phase == .ready ? idleDeadline : nil
-        let wake = [queue.nextWake, session.nextWake, idle].compactMap { $0 }.min()
-        timer.arm(for: stopped ? nil : wake, clock: clock) { [weak self] in await self?.tick() }
+        return [session.nextWake, idle].compactMap { $0 }.min()
     }
 
-    private func tick() {
-        timer.fired()
-        guard !stopped else { return }
-        let now = clock.now()
-        perform(queue.tick(now: now))
+    func transportTick(now: Duration) {
         perform(session.tick(now: now))
         if let idleDeadline, now >= idleDeadline, session.phase == .ready {
             if hasWork || session.isBusy {
@@ -443,11 +355,10 @@ actor BLEDeviceLink {
             } else {
                 self.idleDeadline = nil
                 closeReason = .idle
-                queue.pause()
+                core.pause()
                 let transport = transport
                 Task { await transport.disconnect() }
             }
         }
-        reschedule()
     }
 }

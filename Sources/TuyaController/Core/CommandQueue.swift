@@ -54,6 +54,9 @@ struct CommandQueue: Sendable {
         self.configuration = configuration
     }
 
+    /// Whether any caller still waits for a confirmation.
+    var hasTickets: Bool { !tickets.isEmpty }
+
     /// Every value not yet confirmed, newest first: what the device will hold once it catches up.
     var pending: DataPoints { awaiting.merging(queued) { _, newer in newer } }
 

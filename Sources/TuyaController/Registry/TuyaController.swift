@@ -46,7 +46,7 @@ public actor TuyaController: TuyaControllerProtocol {
     private let persistence: AsyncStream<(DeviceID, DataPoints)>.Continuation
     private let persistenceStream: AsyncStream<(DeviceID, DataPoints)>
 
-    private var links: [DeviceID: DeviceLink] = [:]
+    private var links: [DeviceID: any DeviceLinkDriver] = [:]
     private var registry: [DeviceID: TuyaDevice] = [:]
     private var pairings: [DeviceID: PendingPairing] = [:]
     /// BLE devices being paired (or rekeyed) now.
@@ -279,12 +279,10 @@ public actor TuyaController: TuyaControllerProtocol {
         guard let anyLink = links[id], let device = registry[id], pairings[id] == nil, !blePairings.contains(id) else {
             throw ControllerError.unknownDevice(id.rawValue)
         }
-        let link: MQTTDeviceLink
-        switch anyLink {
-        case .mqtt(let mqtt): link = mqtt
-        case .ble(let ble): return try await rekeyBLE(id, link: ble, device: device, key: key)
+        if let ble = anyLink as? BLEDeviceLink { return try await rekeyBLE(id, link: ble, device: device, key: key) }
+        guard let link = anyLink as? MQTTDeviceLink, var previous = await link.stored() else {
+            throw ControllerError.unknownDevice(id.rawValue)
         }
-        var previous = await link.stored()
         previous.device = device
         // The device leaves the registry while its new key is tried, so its frames reach the attempt.
         links[id] = nil
@@ -415,7 +413,7 @@ public actor TuyaController: TuyaControllerProtocol {
             await link.stop()
             return outcome
         }
-        links[id] = .ble(link)
+        links[id] = link
         registry[id] = device
         if !isRekey { hub.publish(.devicePaired(device)) }
         await link.adopt(hub: hub, onDesiredChange: desiredRecorder(for: id))
@@ -426,7 +424,7 @@ public actor TuyaController: TuyaControllerProtocol {
     private func addBLELink(_ stored: StoredDevice, profile: DeviceProfile) -> BLEDeviceLink? {
         guard let identity = stored.ble else { return nil }
         let link = makeBLELink(stored, identity: identity, profile: profile, hub: hub, persist: true)
-        links[stored.device.id] = .ble(link)
+        links[stored.device.id] = link
         registry[stored.device.id] = stored.device
         return link
     }
@@ -586,16 +584,16 @@ public actor TuyaController: TuyaControllerProtocol {
         switch event {
         case .connected:
             busConnected = true
-            for case .mqtt(let link) in links.values { await link.brokerConnected() }
+            for case let link as MQTTDeviceLink in links.values { await link.brokerConnected() }
         case .disconnected:
             busConnected = false
-            for case .mqtt(let link) in links.values { await link.brokerLost() }
+            for case let link as MQTTDeviceLink in links.values { await link.brokerLost() }
         case .message(let topic, let payload):
             guard topic.hasPrefix(Self.outTopicPrefix),
                 let id = DeviceID(String(topic.dropFirst(Self.outTopicPrefix.count)))
             else { return }
             if let link = links[id] {
-                await link.mqtt?.receive(payload)
+                await (link as? MQTTDeviceLink)?.receive(payload)
             } else if pairings[id] != nil {
                 await receivePairingFrame(payload, for: id)
             } else if pairingWindowOpen {
@@ -632,7 +630,7 @@ public actor TuyaController: TuyaControllerProtocol {
             clock: linkClock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired,
             confirmed: stored.confirmed, hub: hub,
             onDesiredChange: desiredRecorder(for: id))
-        links[id] = .mqtt(link)
+        links[id] = link
         registry[id] = stored.device
         return link
     }

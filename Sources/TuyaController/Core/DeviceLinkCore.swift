@@ -1,0 +1,189 @@
+import Foundation
+import TuyaCore
+
+/// Everything a device link does that does not depend on its radio, as one pure state
+/// machine shared by the MQTT, LAN and BLE links (shaped like swift-nio's protocol state
+/// machines): the link feeds it commands, decoded reports, link changes and clock ticks,
+/// and performs the actions it returns. The transport (frames, sockets, sessions) stays in
+/// the link.
+///
+/// It owns:
+/// - the write path (`CommandQueue`: coalescing, one frame per batch, the profile's frame
+///   gap, confirmation by report, deadlines);
+/// - the values: `reported` (every DP the device reported, merged), `desired` (what the
+///   user asked for, re-applied after a reconnect) and what is still pending;
+/// - reconciliation: after the link is (re)established, the first report decides which
+///   desired DPs to write again; while connected, changes made at the device become desired;
+/// - the availability the rest of the gateway sees, and the events worth announcing.
+///
+/// Time is a `Duration` since an origin the link chooses (an `OffsetClock`).
+struct DeviceLinkCore: Sendable {
+    enum Action: Sendable {
+        /// Hand the transport one frame carrying these DPs.
+        case transmit(DataPoints)
+        /// Finish a caller's `send`: the confirmed state, or why it failed.
+        case complete(CommandQueue.Ticket, Result<DeviceState, ControllerError>)
+        /// Tell the controller's listeners.
+        case announce(ControllerEvent)
+        /// The desired values changed: persist them.
+        case desiredChanged(DataPoints)
+    }
+
+    private(set) var device: TuyaDevice
+    let mapper: DataPointMapper
+    private(set) var queue: CommandQueue
+    /// Every DP the device has reported (or that was saved before a restart), merged.
+    private(set) var reported: DataPoints
+    /// What the user asked for, re-applied after every reconnect.
+    private(set) var desired: DataPoints
+    private(set) var availability: Availability = .unknown
+    private(set) var hint: String?
+    private(set) var lastSeen: Date?
+
+    /// DPs reported since the link was last established: what reconciliation compares with.
+    private var reportedSinceLink: DataPoints = [:]
+    /// Values written since the link was last established: reconciliation does not write
+    /// them again (their own report confirms them).
+    private var sentSinceLink: DataPoints = [:]
+    private var needsReconcile = false
+    private var announcer: StateAnnouncer
+
+    /// - Parameters:
+    ///   - desired: the desired values saved before a restart.
+    ///   - confirmed: the reported values saved before a restart: the state is known before
+    ///     the device answers, and a fault still raised is not announced again.
+    init(
+        device: TuyaDevice, profile: DeviceProfile, confirmationTimeout: Duration, desired: DataPoints,
+        confirmed: DataPoints
+    ) {
+        self.device = device
+        mapper = DataPointMapper(profile: profile)
+        queue = CommandQueue(
+            configuration: .init(
+                frameGap: .milliseconds(max(0, profile.frameGapMilliseconds)),
+                confirmationTimeout: confirmationTimeout))
+        // Nothing goes out before the link says it can carry frames.
+        queue.pause()
+        self.desired = desired
+        reported = confirmed
+        announcer = StateAnnouncer(device: device.id, saved: confirmed.isEmpty ? nil : mapper.state(from: confirmed))
+    }
+
+    // MARK: - Views
+
+    var status: ConnectionStatus { ConnectionStatus(availability: availability, lastSeen: lastSeen, hint: hint) }
+    var confirmedState: DeviceState { mapper.state(from: reported) }
+    var pendingState: DeviceState { mapper.state(from: reported.merging(queue.pending) { _, newer in newer }) }
+    /// When `tick(now:)` next has work.
+    var nextWake: Duration? { queue.nextWake }
+    /// Commands or values still waiting to go out or to be confirmed.
+    var hasPendingWrites: Bool { !queue.queued.isEmpty || queue.hasTickets }
+
+    mutating func rename(_ name: String) {
+        device.name = name
+    }
+
+    // MARK: - Commands
+
+    /// Records the writes as desired and queues them; the returned ticket completes when the
+    /// device confirms every DP, or fails at the confirmation deadline.
+    mutating func send(_ writes: DataPoints, now: Duration) -> (CommandQueue.Ticket, [Action]) {
+        desired.merge(writes) { _, newer in newer }
+        var actions: [Action] = [.desiredChanged(desired)]
+        let (ticket, queued) = queue.enqueue(writes, now: now)
+        actions += translate(queued)
+        return (ticket, actions)
+    }
+
+    // MARK: - The link
+
+    /// Frames can flow (broker session up, TCP connected, BLE session ready): release what
+    /// waited.
+    mutating func resume(now: Duration) -> [Action] {
+        translate(queue.resume(now: now))
+    }
+
+    /// Frames cannot flow: hold them instead of handing them to a transport that would
+    /// queue them invisibly. Deadlines still run.
+    mutating func pause() {
+        queue.pause()
+    }
+
+    /// A new link session began (the device came online, a connection was made): the next
+    /// report decides which desired values to write again.
+    mutating func linkEstablished() {
+        reportedSinceLink = [:]
+        sentSinceLink = [:]
+        needsReconcile = true
+    }
+
+    /// The device is (or is not) reachable; announced only when it changed. Coming online
+    /// starts a new link session for reconciliation.
+    mutating func setAvailability(_ availability: Availability, hint: String?) -> [Action] {
+        guard availability != self.availability || hint != self.hint else { return [] }
+        let wasOnline = self.availability == .online
+        self.availability = availability
+        self.hint = hint
+        if availability == .online, !wasOnline { linkEstablished() }
+        return [.announce(.availabilityChanged(device.id, status))]
+    }
+
+    /// Traffic from the device was heard at `time` (shown as `lastSeen`).
+    mutating func heard(at time: Date) {
+        lastSeen = time
+    }
+
+    // MARK: - Reports
+
+    /// Values the device reported: confirms what they carry, reconciles after a new link
+    /// session, adopts changes made at the device, and announces a changed state.
+    mutating func receive(report values: DataPoints, now: Duration) -> [Action] {
+        reported.merge(values) { _, newer in newer }
+        reportedSinceLink.merge(values) { _, newer in newer }
+        let pendingBefore = queue.pending
+        var actions = translate(queue.receiveReport(values, now: now))
+        if needsReconcile {
+            needsReconcile = false
+            let plan = Reconciliation.plan(reported: reportedSinceLink, desired: desired)
+                .filter { id, value in sentSinceLink[id] != value }
+            if !plan.isEmpty { actions += translate(queue.enqueueUntracked(plan, now: now)) }
+        } else if Reconciliation.adopt(values, into: &desired, pending: pendingBefore) {
+            actions.append(.desiredChanged(desired))
+        }
+        actions += announcer.events(for: confirmedState).map { .announce($0) }
+        return actions
+    }
+
+    /// Announces the current availability and state again from scratch: for a link that was
+    /// built under a private hub (pairing) and now joins the registry.
+    mutating func reannounce() -> [Action] {
+        announcer = StateAnnouncer(device: device.id, saved: nil)
+        return [.announce(.availabilityChanged(device.id, status))]
+            + announcer.events(for: confirmedState).map { .announce($0) }
+    }
+
+    // MARK: - Time and stopping
+
+    mutating func tick(now: Duration) -> [Action] {
+        translate(queue.tick(now: now))
+    }
+
+    /// The link is stopping: every waiting caller fails with `stopped`.
+    mutating func stop() -> [Action] {
+        queue.cancelAll().map { .complete($0, .failure(.stopped)) }
+    }
+
+    private mutating func translate(_ actions: [CommandQueue.Action]) -> [Action] {
+        actions.map { action in
+            switch action {
+            case .send(let values):
+                sentSinceLink.merge(values) { _, newer in newer }
+                return .transmit(values)
+            case .confirmed(let ticket):
+                return .complete(ticket, .success(confirmedState))
+            case .timedOut(let ticket, let pending):
+                return .complete(ticket, .failure(.confirmationTimeout(device: device.id, pending: pending)))
+            }
+        }
+    }
+}

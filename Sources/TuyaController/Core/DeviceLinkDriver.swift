@@ -1,0 +1,103 @@
+import Foundation
+import Timing
+import TuyaCore
+import TuyaWire
+
+/// A thin actor around `DeviceLinkCore` for one transport (MQTT, LAN, BLE). The actor owns
+/// the transport, the clock and the callers' continuations; everything the transports have
+/// in common (sending a command and waiting for its confirmation, performing the core's
+/// actions, the views the controller reads) is written once, in this protocol's extension.
+protocol DeviceLinkDriver: Actor {
+    var core: DeviceLinkCore { get set }
+    /// Callers of `send` waiting for their ticket.
+    var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] { get set }
+    var hub: EventHub { get }
+    var onDesiredChange: @Sendable (DataPoints) -> Void { get }
+    var clock: OffsetClock { get }
+    var isStopped: Bool { get }
+    /// The link's one timer task.
+    var timer: LinkTimer { get set }
+    /// When the transport's own cores next have work (availability queries, session
+    /// deadlines, an idle close); the core's own wake is added by `reschedule()`.
+    var transportWake: Duration? { get }
+
+    /// Puts one frame carrying these DPs on the wire (or hands it to the transport's writer).
+    func transmit(_ values: DataPoints)
+    /// A command was queued: connect when needed (`reschedule()` follows).
+    func commandQueued()
+    /// The transport's part of a timer tick (the core has been ticked already).
+    func transportTick(now: Duration)
+    /// Asks the device for all its values (its report refreshes the confirmed state).
+    func refresh()
+    /// Drops the link; waiting commands fail with `stopped`.
+    func stop() async
+    /// The device as persisted (key, desired and confirmed values), for a rekey that keeps them.
+    func stored() -> StoredDevice?
+}
+
+extension DeviceLinkDriver {
+    var device: TuyaDevice { core.device }
+    var status: ConnectionStatus { core.status }
+    var confirmedState: DeviceState { core.confirmedState }
+    var pendingState: DeviceState { core.pendingState }
+    /// Every DP the device has reported, merged.
+    var reported: DataPoints { core.reported }
+    /// What the user asked for, re-applied when the device comes back.
+    var desired: DataPoints { core.desired }
+
+    func rename(_ name: String) {
+        core.rename(name)
+    }
+
+    /// Writes the DPs in one frame (after the frame gap, connecting first when the
+    /// transport needs it) and returns the state the device confirms, or throws
+    /// `confirmationTimeout` naming the DPs still pending.
+    func send(_ writes: DataPoints) async throws -> DeviceState {
+        guard !isStopped else { throw ControllerError.stopped }
+        let (ticket, actions) = core.send(writes, now: clock.now())
+        return try await withCheckedThrowingContinuation { continuation in
+            waiters[ticket] = continuation
+            perform(actions)
+            commandQueued()
+            reschedule()
+        }
+    }
+
+    /// Keeps the one timer task sleeping until the earliest wake the core or the transport asks for.
+    func reschedule() {
+        let wake = [core.nextWake, transportWake].compactMap { $0 }.min()
+        timer.arm(for: isStopped ? nil : wake, clock: clock) { [weak self] in await self?.tick() }
+    }
+
+    func tick() {
+        timer.fired()
+        guard !isStopped else { return }
+        let now = clock.now()
+        perform(core.tick(now: now))
+        transportTick(now: now)
+        reschedule()
+    }
+
+    /// Carries out what the core decided, in order.
+    func perform(_ actions: [DeviceLinkCore.Action]) {
+        for action in actions {
+            switch action {
+            case .transmit(let values):
+                transmit(values)
+            case .complete(let ticket, let result):
+                waiters.removeValue(forKey: ticket)?.resume(with: result.mapError { $0 as any Error })
+            case .announce(let event):
+                hub.publish(event)
+            case .desiredChanged(let desired):
+                onDesiredChange(desired)
+            }
+        }
+    }
+
+    /// Fails every waiting caller with `stopped` (the link is stopping).
+    func failWaiters() {
+        perform(core.stop())
+        for waiter in waiters.values { waiter.resume(throwing: ControllerError.stopped) }
+        waiters = [:]
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Timing
+import TuyaCore
+import TuyaWire
+
+/// One paired MQTT device: its topics, sequence numbers and availability by query, driving
+/// the shared `DeviceLinkCore` (commands, confirmation, reconciliation, events) with the
+/// device's "2.2" frames.
+///
+/// Frames leave through one serial outbox so a query and a command never overtake each
+/// other on the wire, and a failed publish is never retried (INTEROP.md).
+actor MQTTDeviceLink: DeviceLinkDriver {
+    struct Configuration: Hashable, Sendable {
+        var confirmationTimeout: Duration = .seconds(5)
+        var availability = AvailabilityTracker.Configuration()
+    }
+
+    /// The `source` header field of gateway frames; 1 marks a device (protocol/TUYA.md §3.2).
+    static let gatewaySource: UInt32 = 0
+
+    var core: DeviceLinkCore
+    var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
+    let hub: EventHub
+    let onDesiredChange: @Sendable (DataPoints) -> Void
+    let clock: OffsetClock
+    private(set) var isStopped = false
+
+    let inTopic: String
+    private let key: AESKey
+    private let unixTime: @Sendable () -> Int64
+    private let outbox: AsyncStream<[UInt8]>.Continuation
+    private var publisher: Task<Void, Never>?
+    private var tracker: AvailabilityTracker
+    private var sequence: UInt32
+    var timer = LinkTimer()
+    /// Frames dropped because they were corrupt, undecryptable or not a report.
+    private(set) var droppedFrames = 0
+
+    init(
+        device: TuyaDevice, key: AESKey, profile: DeviceProfile, bus: any DeviceBus, configuration: Configuration,
+        clock: OffsetClock, unixTime: @escaping @Sendable () -> Int64, sequenceSeed: UInt32, desired: DataPoints,
+        confirmed: DataPoints = [:], hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void
+    ) {
+        core = DeviceLinkCore(
+            device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
+            desired: desired, confirmed: confirmed)
+        self.key = key
+        self.clock = clock
+        self.unixTime = unixTime
+        self.hub = hub
+        self.onDesiredChange = onDesiredChange
+        // TCK starts from rand() & 0xffff and adds one per frame (protocol/TUYA.md §3.2).
+        sequence = sequenceSeed & 0xffff
+        inTopic = "smart/device/in/\(device.id.rawValue)"
+        tracker = AvailabilityTracker(configuration: configuration.availability)
+        let (frames, outbox) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
+        self.outbox = outbox
+        let topic = inTopic
+        publisher = Task {
+            for await frame in frames {
+                // A failure is not retried: the client may already hold the message, and the
+                // confirmation deadline reports the command as failed if it never arrives.
+                try? await bus.publish(topic: topic, payload: frame)
+            }
+        }
+    }
+
+    /// The device as persisted: for a rekey that must keep its desired and confirmed values.
+    func stored() -> StoredDevice? {
+        StoredDevice(device: core.device, localKey: key, desired: core.desired, confirmed: core.reported)
+    }
+
+    func refresh() {
+        guard !isStopped else { return }
+        publish(.query(dpIDs: nil))
+    }
+
+    // MARK: - Broker connection
+
+    /// The broker session is up (first time or after a reconnect): query the device and
+    /// let held frames go.
+    func brokerConnected() {
+        guard !isStopped else { return }
+        let now = clock.now()
+        perform(core.resume(now: now))
+        perform(tracker.start(now: now))
+        reschedule()
+    }
+
+    func brokerLost() {
+        guard !isStopped else { return }
+        core.pause()
+        perform(tracker.brokerLost())
+        reschedule()
+    }
+
+    func commandQueued() {}
+
+    // MARK: - Frames from the device
+
+    /// A payload published on `smart/device/out/<devId>`. Anything that is not an intact,
+    /// decryptable protocol-4 report for this device changes no state.
+    func receive(_ payload: [UInt8]) {
+        guard !isStopped else { return }
+        let now = clock.now()
+        let body: [UInt8]
+        do throws(WireError) {
+            body = try MQTTFrame.decode(payload, key: key).body
+        } catch {
+            droppedFrames += 1
+            if case .keyMismatch = error { perform(tracker.receivedKeyMismatch(now: now)) }
+            reschedule()
+            return
+        }
+        guard let (envelope, _) = try? TuyaEnvelope.decode(body),
+            case .report(let devId, let dps, _) = envelope,
+            devId == nil || devId == core.device.id.rawValue
+        else {
+            droppedFrames += 1
+            return
+        }
+        core.heard(at: Date(timeIntervalSince1970: TimeInterval(unixTime())))
+        let values = DataPointJSON.decode(dps, profile: core.mapper.profile).values
+        perform(tracker.receivedGoodFrame(now: now))
+        perform(core.receive(report: values, now: now))
+        reschedule()
+    }
+
+    // MARK: - Actions and time
+
+    func transmit(_ values: DataPoints) {
+        publish(.command(dps: DataPointJSON.encode(values)))
+    }
+
+    private func perform(_ actions: [AvailabilityTracker.Action]) {
+        for action in actions {
+            switch action {
+            case .sendQuery:
+                publish(.query(dpIDs: nil))
+            case .changed(let availability, let hint):
+                perform(core.setAvailability(availability, hint: hint))
+            }
+        }
+    }
+
+    private func publish(_ envelope: TuyaEnvelope) {
+        let body = envelope.encode(timestamp: unixTime())
+        sequence &+= 1
+        guard let frame = try? MQTTFrame.encode(body: body, key: key, sequence: sequence, source: Self.gatewaySource)
+        else { return }
+        outbox.yield(frame)
+    }
+
+    var transportWake: Duration? { tracker.nextWake }
+
+    func transportTick(now: Duration) {
+        perform(tracker.tick(now: now))
+    }
+
+    /// Ends the timer and the outbox and fails every command still waiting.
+    func stop() {
+        guard !isStopped else { return }
+        isStopped = true
+        timer.cancel()
+        outbox.finish()
+        failWaiters()
+    }
+}
