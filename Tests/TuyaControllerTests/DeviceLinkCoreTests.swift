@@ -1,0 +1,130 @@
+import Testing
+import TuyaCore
+
+@testable import TuyaController
+
+/// The transport-free link core, driven by hand: commands, reports, link changes and time
+/// go in as values, and the actions that come out are what every link performs.
+@Suite("DeviceLinkCore")
+struct DeviceLinkCoreTests {
+    static let power = Fixtures.dp(1)
+    static let brightness = Fixtures.dp(2)
+    static let id = DeviceID("bf00000000000000000001")!
+
+    static func core(desired: DataPoints = [:], confirmed: DataPoints = [:]) -> DeviceLinkCore {
+        var profile = Fixtures.whiteBulb
+        profile.frameGapMilliseconds = 300
+        return DeviceLinkCore(
+            device: TuyaDevice(id: id, name: "lamp", profileID: profile.id, category: .light, transport: .mqtt),
+            profile: profile, confirmationTimeout: .seconds(5), desired: desired, confirmed: confirmed)
+    }
+
+    static func transmitted(_ actions: [DeviceLinkCore.Action]) -> [DataPoints] {
+        actions.compactMap { if case .transmit(let values) = $0 { values } else { nil } }
+    }
+
+    static func completions(_ actions: [DeviceLinkCore.Action]) -> [(CommandQueue.Ticket, Bool)] {
+        actions.compactMap { action in
+            guard case .complete(let ticket, let result) = action else { return nil }
+            if case .success = result { return (ticket, true) }
+            return (ticket, false)
+        }
+    }
+
+    static func announcements(_ actions: [DeviceLinkCore.Action]) -> [ControllerEvent] {
+        actions.compactMap { if case .announce(let event) = $0 { event } else { nil } }
+    }
+
+    @Test("nothing goes out before the link can carry frames, then one frame carries the command")
+    func holdsUntilResumed() {
+        var core = Self.core()
+        let (ticket, actions) = core.send([Self.power: .bool(true)], now: .zero)
+        #expect(Self.transmitted(actions).isEmpty)
+        guard case .desiredChanged(let desired) = actions.first else {
+            Issue.record("the desired values are persisted first, got \(actions)")
+            return
+        }
+        #expect(desired == [Self.power: .bool(true)])
+        let released = core.resume(now: .seconds(1))
+        #expect(Self.transmitted(released) == [[Self.power: .bool(true)]])
+        let confirmed = core.receive(report: [Self.power: .bool(true)], now: .seconds(1))
+        #expect(Self.completions(confirmed).map(\.0) == [ticket])
+        #expect(Self.completions(confirmed).map(\.1) == [true])
+        #expect(Self.announcements(confirmed).contains { if case .stateChanged = $0 { true } else { false } })
+    }
+
+    @Test("a command the device never confirms fails at its deadline and stays desired")
+    func timesOut() {
+        var core = Self.core()
+        _ = core.resume(now: .zero)
+        let (ticket, _) = core.send([Self.brightness: .value(100)], now: .zero)
+        #expect(core.nextWake == .seconds(5))
+        #expect(Self.completions(core.tick(now: .seconds(4))).isEmpty)
+        let late = core.tick(now: .seconds(5))
+        #expect(Self.completions(late).map(\.0) == [ticket])
+        #expect(Self.completions(late).map(\.1) == [false])
+        #expect(core.desired[Self.brightness] == .value(100))
+    }
+
+    @Test("after a new link session the first report re-applies only the desired values that differ")
+    func reconcilesAfterTheLinkIsEstablished() {
+        var core = Self.core(desired: [Self.power: .bool(true), Self.brightness: .value(200)])
+        _ = core.resume(now: .zero)
+        let online = core.setAvailability(.online, hint: nil)
+        #expect(Self.announcements(online).count == 1)
+        let actions = core.receive(report: [Self.power: .bool(true), Self.brightness: .value(50)], now: .zero)
+        #expect(Self.transmitted(actions) == [[Self.brightness: .value(200)]])
+        // A later report while connected is a change made at the device: it becomes desired.
+        _ = core.receive(report: [Self.brightness: .value(200)], now: .seconds(1))
+        let pressed = core.receive(report: [Self.power: .bool(false)], now: .seconds(2))
+        #expect(Self.transmitted(pressed).isEmpty)
+        #expect(core.desired[Self.power] == .bool(false))
+    }
+
+    @Test("a value sent on this link session is not written again by reconciliation")
+    func doesNotRewriteWhatItJustSent() {
+        var core = Self.core(desired: [Self.power: .bool(true)])
+        core.linkEstablished()
+        _ = core.send([Self.brightness: .value(90)], now: .zero)
+        let sent = core.resume(now: .zero)
+        #expect(Self.transmitted(sent) == [[Self.brightness: .value(90)]])
+        let actions = core.receive(
+            report: [Self.power: .bool(false), Self.brightness: .value(40)], now: .milliseconds(100))
+        // The power is re-applied once the frame gap allows; the brightness just sent waits
+        // for its own report.
+        #expect(Self.transmitted(actions).isEmpty)
+        let later = core.tick(now: .milliseconds(300))
+        #expect(Self.transmitted(later) == [[Self.power: .bool(true)]])
+    }
+
+    @Test("availability is announced only when it changes, with its hint")
+    func announcesAvailabilityChanges() {
+        var core = Self.core()
+        #expect(Self.announcements(core.setAvailability(.offline, hint: "no answer")).count == 1)
+        #expect(core.setAvailability(.offline, hint: "no answer").isEmpty)
+        #expect(Self.announcements(core.setAvailability(.offline, hint: "broker lost")).count == 1)
+        #expect(core.status.hint == "broker lost")
+    }
+
+    @Test("stopping fails every waiting command")
+    func stopFailsWaiters() {
+        var core = Self.core()
+        let (first, _) = core.send([Self.power: .bool(true)], now: .zero)
+        let (second, _) = core.send([Self.brightness: .value(30)], now: .zero)
+        let stopped = core.stop()
+        #expect(Self.completions(stopped).map(\.0) == [first, second])
+        #expect(Self.completions(stopped).allSatisfy { !$0.1 })
+    }
+
+    @Test("saved values are the state before the device answers, and are not announced again")
+    func savedStateIsKnownAndQuiet() {
+        var core = Self.core(confirmed: [Self.power: .bool(true), Self.brightness: .value(120)])
+        guard case .light(let light) = core.confirmedState else {
+            Issue.record("a light state")
+            return
+        }
+        #expect(light.power == true)
+        let same = core.receive(report: [Self.power: .bool(true)], now: .zero)
+        #expect(Self.announcements(same).isEmpty)
+    }
+}
