@@ -41,33 +41,21 @@ public actor TuyaController: TuyaControllerProtocol {
     private let configuration: Configuration
     private let linkClock: OffsetClock
     private let unixTime: @Sendable () -> Int64
-    private let sequenceSeed: @Sendable () -> UInt32
     private let hub = EventHub()
     private let persistence: AsyncStream<(DeviceID, DataPoints)>.Continuation
     private let persistenceStream: AsyncStream<(DeviceID, DataPoints)>
+    private let factory: LinkFactory
+    private let mqttPairer: MQTTPairer
 
     private var links: [DeviceID: any DeviceLinkDriver] = [:]
     private var registry: [DeviceID: TuyaDevice] = [:]
-    private var pairings: [DeviceID: PendingPairing] = [:]
-    /// BLE devices being paired (or rekeyed) now.
-    private var blePairings: Set<DeviceID> = []
-    private var candidates: [DeviceID: PairingCandidate] = [:]
-    private var pairingWindowOpen = false
+    /// Devices being paired or rekeyed now, whatever their transport: their frames go to
+    /// the pairing, and a second pairing of the same id is refused.
+    private var pairing: Set<DeviceID> = []
+    private var window = PairingWindow()
     private var busConnected = false
     private var running = false
     private var tasks: [Task<Void, Never>] = []
-
-    /// A pairing under way: its key, its decision core and its waiting caller.
-    private struct PendingPairing {
-        var key: AESKey
-        /// For a rekey: the device as it was, whose name, profile and state carry over.
-        var previous: StoredDevice?
-        /// The device answered and is being saved: frames and the deadline no longer decide.
-        var saving = false
-        var attempt: PairingAttempt
-        var waiter: CheckedContinuation<PairingOutcome, Never>?
-        var deadline: Task<Void, Never>?
-    }
 
     /// - Parameters:
     ///   - radio: how BLE devices are reached; without an adapter, `.unavailable(reason:)`.
@@ -86,10 +74,16 @@ public actor TuyaController: TuyaControllerProtocol {
         self.library = library
         self.store = store
         self.configuration = configuration
-        linkClock = OffsetClock(clock)
+        let linkClock = OffsetClock(clock)
+        self.linkClock = linkClock
         self.unixTime = unixTime
-        self.sequenceSeed = sequenceSeed
         (persistenceStream, persistence) = AsyncStream.makeStream(of: (DeviceID, DataPoints).self)
+        factory = LinkFactory(
+            bus: bus, radio: radio, configuration: configuration, clock: linkClock, unixTime: unixTime,
+            sequenceSeed: sequenceSeed, hub: hub, persistence: persistence)
+        mqttPairer = MQTTPairer(
+            bus: bus, store: store, clock: linkClock, timeout: configuration.pairingTimeout, unixTime: unixTime,
+            sequenceSeed: sequenceSeed)
     }
 
     // MARK: - Lifecycle
@@ -103,10 +97,11 @@ public actor TuyaController: TuyaControllerProtocol {
         for stored in try await store.loadDevices() {
             guard let profile = library.profile(id: stored.device.profileID) else { continue }
             if stored.ble != nil {
-                guard let link = addBLELink(stored, profile: profile) else { continue }
+                guard let link = factory.ble(stored, profile: profile, registered: true) else { continue }
+                register(link, as: stored.device)
                 await link.start()
             } else {
-                addLink(stored, profile: profile)
+                register(factory.mqtt(stored, profile: profile), as: stored.device)
             }
         }
         let events = bus.busEvents()
@@ -143,7 +138,7 @@ public actor TuyaController: TuyaControllerProtocol {
         guard running else { return }
         running = false
         for link in links.values { await link.stop() }
-        for id in Array(pairings.keys) { finishPairing(id, outcome: .noAnswer) }
+        await mqttPairer.cancelAll()
         for task in tasks { task.cancel() }
         tasks = []
         persistence.finish()
@@ -187,8 +182,8 @@ public actor TuyaController: TuyaControllerProtocol {
 
     /// Forgets a device and its key.
     public func remove(_ id: DeviceID) async throws {
-        guard let link = links.removeValue(forKey: id) else { throw ControllerError.unknownDevice(id.rawValue) }
-        registry[id] = nil
+        guard let link = links[id] else { throw ControllerError.unknownDevice(id.rawValue) }
+        unregister(id)
         await link.stop()
         try await store.remove(id)
         hub.publish(.deviceRemoved(id))
@@ -229,16 +224,15 @@ public actor TuyaController: TuyaControllerProtocol {
 
     /// While open, devIds publishing on the broker that are not paired are listed by `pairingCandidates()`.
     public func openPairingWindow() {
-        pairingWindowOpen = true
+        window.open()
     }
 
     public func closePairingWindow() {
-        pairingWindowOpen = false
-        candidates = [:]
+        window.close()
     }
 
     public func pairingCandidates() -> [PairingCandidate] {
-        candidates.values.sorted { $0.firstSeen < $1.firstSeen || ($0.firstSeen == $1.firstSeen && $0.id < $1.id) }
+        window.list
     }
 
     // MARK: - Pairing
@@ -252,54 +246,47 @@ public actor TuyaController: TuyaControllerProtocol {
     ) async throws -> PairingOutcome {
         guard running else { throw PairingError.notRunning }
         guard let id = DeviceID(devId) else { throw PairingError.invalidDeviceID(devId) }
-        let key: AESKey
-        do throws(WireError) {
-            key = try AESKey(localKey: localKey)
-        } catch {
-            throw PairingError.invalidLocalKey(device: devId, reason: "it must be 16 characters")
-        }
+        let key = try LocalKeyInput.parse(localKey, device: devId)
         if let profileID, library.profile(id: profileID) == nil { throw PairingError.unknownProfile(profileID) }
-        guard registry[id] == nil, pairings[id] == nil else { return .alreadyPaired }
+        guard registry[id] == nil, !pairing.contains(id) else { return .alreadyPaired }
         let request = PairingAttempt.Request(
             id: id, name: name ?? id.rawValue, profileID: profileID, productID: productID)
-        return await attemptPairing(request, key: key, previous: nil)
+        return await pairMQTT(MQTTPairingProbe(request: request, key: key, previous: nil, library: library))
     }
 
-    /// Replaces a paired device's local key, after proving it: the device is queried with
-    /// the new key and must answer with a report that decrypts. Its name, profile, desired
-    /// and confirmed state carry over. On any other outcome the old key stays in use.
+    /// Replaces a paired device's local key, after proving it: the device is asked with the
+    /// new key and must answer in a way only the right key allows. Its name, profile,
+    /// desired and confirmed state carry over. On any other outcome the old key stays in use.
     public func rekey(_ id: DeviceID, localKey: String) async throws -> PairingOutcome {
         guard running else { throw PairingError.notRunning }
-        let key: AESKey
-        do throws(WireError) {
-            key = try AESKey(localKey: localKey)
-        } catch {
-            throw PairingError.invalidLocalKey(device: id.rawValue, reason: "it must be 16 characters")
-        }
-        guard let anyLink = links[id], let device = registry[id], pairings[id] == nil, !blePairings.contains(id) else {
-            throw ControllerError.unknownDevice(id.rawValue)
-        }
-        if let ble = anyLink as? BLEDeviceLink { return try await rekeyBLE(id, link: ble, device: device, key: key) }
-        guard let link = anyLink as? MQTTDeviceLink, var previous = await link.stored() else {
-            throw ControllerError.unknownDevice(id.rawValue)
-        }
+        let key = try LocalKeyInput.parse(localKey, device: id.rawValue)
+        guard let link = links[id], let device = registry[id], !pairing.contains(id),
+            var previous = await link.stored(),
+            // The await let other calls run: the device may be gone or pairing by now.
+            links[id] != nil, !pairing.contains(id)
+        else { throw ControllerError.unknownDevice(id.rawValue) }
         previous.device = device
-        // The device leaves the registry while its new key is tried, so its frames reach the attempt.
-        links[id] = nil
-        registry[id] = nil
+        if link is BLEDeviceLink, let reason = radio.unavailableReason { return .bleUnavailable(reason: reason) }
+        // The device leaves the registry while the new key is tried, so its frames reach the
+        // attempt (and a BLE or LAN device is never connected twice).
+        unregister(id)
         await link.stop()
-        let request = PairingAttempt.Request(
-            id: id, name: device.name, profileID: device.profileID, productID: device.productID)
-        let outcome = await attemptPairing(request, key: key, previous: previous)
+        let outcome: PairingOutcome
+        if link is BLEDeviceLink {
+            var candidate = previous
+            candidate.localKey = key
+            outcome = await pairBLE(candidate, isRekey: true)
+        } else {
+            let request = PairingAttempt.Request(
+                id: id, name: device.name, profileID: device.profileID, productID: device.productID)
+            outcome = await pairMQTT(MQTTPairingProbe(request: request, key: key, previous: previous, library: library))
+        }
         if case .paired = outcome { return outcome }
         if running, links[id] == nil, let profile = library.profile(id: device.profileID) {
-            let restored = addLink(previous, profile: profile)
-            if busConnected { await restored.brokerConnected() }
+            await restore(previous, profile: profile)
         }
         return outcome
     }
-
-    // MARK: - BLE pairing
 
     /// Pairs a BLE device: connects to `identity`, runs the bind sequence (device info with
     /// the login key, session key, pair with the uuid) and waits (up to
@@ -312,96 +299,49 @@ public actor TuyaController: TuyaControllerProtocol {
     ) async throws -> PairingOutcome {
         guard running else { throw PairingError.notRunning }
         guard let id = DeviceID(devId) else { throw PairingError.invalidDeviceID(devId) }
-        let key: AESKey
-        do throws(WireError) {
-            key = try AESKey(localKey: localKey)
-        } catch {
-            throw PairingError.invalidLocalKey(device: devId, reason: "it must be 16 characters")
-        }
-        let profile: DeviceProfile
-        if let profileID {
-            guard let named = library.profile(id: profileID) else { throw PairingError.unknownProfile(profileID) }
-            profile = named
-        } else if let productID,
-            let listed = library.profiles(forProductID: productID).first(where: { $0.transports.contains(.ble) })
-        {
-            profile = listed
-        } else {
-            throw PairingError.bleProfileNeeded(productID: productID)
-        }
+        let key = try LocalKeyInput.parse(localKey, device: devId)
+        let profile = try library.bleProfile(profileID: profileID, productID: productID)
         guard profile.transports.contains(.ble) else {
             return .unsupported(reason: "profile \(profile.id) does not list the ble transport")
         }
         if let reason = radio.unavailableReason { return .bleUnavailable(reason: reason) }
-        guard registry[id] == nil, pairings[id] == nil, !blePairings.contains(id) else { return .alreadyPaired }
+        guard registry[id] == nil, !pairing.contains(id) else { return .alreadyPaired }
         let device = TuyaDevice(
             id: id, name: name ?? id.rawValue, profileID: profile.id, category: profile.category, transport: .ble,
             productID: productID)
-        return await attemptBLEPairing(
-            StoredDevice(device: device, localKey: key, ble: identity), profile: profile, isRekey: false)
+        return await pairBLE(StoredDevice(device: device, localKey: key, ble: identity), isRekey: false)
     }
 
-    private func rekeyBLE(_ id: DeviceID, link: BLEDeviceLink, device: TuyaDevice, key: AESKey) async throws
-        -> PairingOutcome
-    {
-        guard var previous = await link.stored(), let profile = library.profile(id: device.profileID) else {
-            throw ControllerError.unknownDevice(id.rawValue)
-        }
-        previous.device = device
-        if let reason = radio.unavailableReason { return .bleUnavailable(reason: reason) }
-        // The old link lets go of the device (one connection per device) while the new key is tried.
-        links[id] = nil
-        registry[id] = nil
-        await link.stop()
-        var candidate = previous
-        candidate.localKey = key
-        let outcome = await attemptBLEPairing(candidate, profile: profile, isRekey: true)
-        if case .paired = outcome { return outcome }
-        if running, links[id] == nil, let restored = addBLELink(previous, profile: profile) {
-            await restored.start()
-        }
-        return outcome
+    /// Runs an MQTT pairing or rekey through the pairer and, when it paired, registers the
+    /// saved device and feeds its link the report that proved the key.
+    private func pairMQTT(_ probe: MQTTPairingProbe) async -> PairingOutcome {
+        let id = probe.id
+        pairing.insert(id)
+        window.forget(id)
+        let result = await mqttPairer.pair(probe)
+        pairing.remove(id)
+        // Stopped while saving: it is paired and its link starts with the next start.
+        guard let paired = result.paired, running else { return result.outcome }
+        let link = factory.mqtt(paired.stored, profile: paired.profile)
+        register(link, as: paired.stored.device)
+        if probe.previous == nil { hub.publish(.devicePaired(paired.stored.device)) }
+        if busConnected { await link.brokerConnected() }
+        await link.receive(paired.report)
+        return result.outcome
     }
 
-    /// Runs the bind sequence on a link of its own (events go to a private hub until it
-    /// pairs, so nobody hears of a device that is not paired), then saves the device and
-    /// hands the connected link to the registry.
-    private func attemptBLEPairing(_ candidate: StoredDevice, profile: DeviceProfile, isRekey: Bool) async
-        -> PairingOutcome
-    {
+    /// Runs the BLE bind sequence on a link of its own, then saves the device and hands the
+    /// connected link to the registry.
+    private func pairBLE(_ candidate: StoredDevice, isRekey: Bool) async -> PairingOutcome {
         let id = candidate.device.id
-        guard let identity = candidate.ble else { return .notFound(reason: "no BLE address") }
-        blePairings.insert(id)
-        defer { blePairings.remove(id) }
-        let link = makeBLELink(candidate, identity: identity, profile: profile, hub: EventHub(), persist: false)
-        await link.start()
-        let sleepUntil = linkClock.sleepUntil
-        let deadline = linkClock.now() + configuration.blePairingTimeout
-        let timer = Task {
-            do { try await sleepUntil(deadline) } catch { return }
-            await link.stop()
-        }
-        let result = await link.probe()
-        timer.cancel()
-        let outcome: PairingOutcome
-        switch result {
-        case .answered:
-            outcome = .paired(candidate.device)
-        case .stopped:
-            outcome = .noAnswer
-        case .failed(let error):
-            switch error {
-            case .refused: outcome = .refused
-            case .wrongKey, .deviceInfoUnanswered: outcome = .wrongKey
-            case .connectFailed(let reason): outcome = .notFound(reason: reason)
-            case .unsupportedProtocol: outcome = .unsupported(reason: error.description)
-            default: outcome = .noAnswer
-            }
-        }
-        guard case .paired(let device) = outcome else {
-            await link.stop()
-            return outcome
-        }
+        guard let profile = library.profile(id: candidate.device.profileID),
+            let link = factory.ble(candidate, profile: profile, registered: false)
+        else { return .notFound(reason: "no BLE address") }
+        pairing.insert(id)
+        defer { pairing.remove(id) }
+        let outcome = await BLEPairing.probe(
+            link, device: candidate.device, timeout: configuration.blePairingTimeout, clock: linkClock)
+        guard case .paired(let device) = outcome else { return outcome }
         do {
             try await store.save(candidate)
         } catch {
@@ -413,169 +353,33 @@ public actor TuyaController: TuyaControllerProtocol {
             await link.stop()
             return outcome
         }
-        links[id] = link
-        registry[id] = device
+        register(link, as: device)
         if !isRekey { hub.publish(.devicePaired(device)) }
-        await link.adopt(hub: hub, onDesiredChange: desiredRecorder(for: id))
+        await link.adopt(hub: hub, onDesiredChange: factory.desiredRecorder(for: id))
         return outcome
     }
 
-    /// A BLE link in the registry for a stored device; nil when it has no BLE identity.
-    private func addBLELink(_ stored: StoredDevice, profile: DeviceProfile) -> BLEDeviceLink? {
-        guard let identity = stored.ble else { return nil }
-        let link = makeBLELink(stored, identity: identity, profile: profile, hub: hub, persist: true)
-        links[stored.device.id] = link
-        registry[stored.device.id] = stored.device
-        return link
-    }
-
-    private func makeBLELink(
-        _ stored: StoredDevice, identity: BLEIdentity, profile: DeviceProfile, hub: EventHub, persist: Bool
-    ) -> BLEDeviceLink {
-        let id = stored.device.id
-        var linkConfiguration = BLEDeviceLink.Configuration()
-        linkConfiguration.confirmationTimeout = configuration.bleConfirmationTimeout
-        let unixTime = unixTime
-        let credentials = BLESession.Credentials(
-            uuid: identity.uuid, localKey: String(decoding: stored.localKey.bytes, as: UTF8.self), devId: id.rawValue)
-        var onDesiredChange: @Sendable (DataPoints) -> Void = { _ in }
-        if persist { onDesiredChange = desiredRecorder(for: id) }
-        return BLEDeviceLink(
-            device: stored.device,
-            credentials: credentials, profile: profile, identity: identity, transport: radio.makeTransport(identity),
-            slots: radio.slots,
-            configuration: linkConfiguration, clock: linkClock, unixMilliseconds: { unixTime() * 1000 },
-            desired: stored.desired, confirmed: stored.confirmed, hub: hub, failures: radio.failures,
-            onDesiredChange: onDesiredChange)
-    }
-
-    private func desiredRecorder(for id: DeviceID) -> @Sendable (DataPoints) -> Void {
-        let persistence = persistence
-        return { desired in persistence.yield((id, desired)) }
-    }
-
-    private func attemptPairing(
-        _ request: PairingAttempt.Request, key: AESKey, previous: StoredDevice?
-    ) async -> PairingOutcome {
-        let id = request.id
-        pairings[id] = PendingPairing(
-            key: key, previous: previous, attempt: PairingAttempt(request: request, library: library))
-        candidates[id] = nil
-
-        let body = TuyaEnvelope.query(dpIDs: nil).encode(timestamp: unixTime())
-        let frame: [UInt8]
-        do {
-            frame = try MQTTFrame.encode(
-                body: body, key: key, sequence: sequenceSeed() & 0xffff, source: MQTTDeviceLink.gatewaySource)
-        } catch {
-            pairings[id] = nil
-            return .noAnswer
-        }
-        let bus = bus
-        let topic = "smart/device/in/\(id.rawValue)"
-        let timeout = configuration.pairingTimeout
-        let sleepUntil = linkClock.sleepUntil
-        let deadline = linkClock.now() + timeout
-        return await withCheckedContinuation { waiter in
-            pairings[id]?.waiter = waiter
-            pairings[id]?.deadline = Task { [weak self] in
-                do { try await sleepUntil(deadline) } catch { return }
-                await self?.pairingDeadlinePassed(id)
-            }
-            Task { try? await bus.publish(topic: topic, payload: frame) }
+    /// Puts a device back with its old key after a rekey that did not prove the new one.
+    private func restore(_ previous: StoredDevice, profile: DeviceProfile) async {
+        if previous.ble != nil {
+            guard let link = factory.ble(previous, profile: profile, registered: true) else { return }
+            register(link, as: previous.device)
+            await link.start()
+        } else {
+            let link = factory.mqtt(previous, profile: profile)
+            register(link, as: previous.device)
+            if busConnected { await link.brokerConnected() }
         }
     }
 
-    /// Parses a tinytuya `devices.json` and pairs its devices, `importConcurrency` at a
-    /// time: enough to hide each pairing's round trip, few enough that a 1,000-device
-    /// import does not hold 1,000 pairing attempts (and their frames) in memory at once.
-    /// Returns each entry with its outcome, in file order.
-    public func importTinyTuya(devicesJSON: [UInt8]) async throws -> [(TinyTuyaImport.Entry, PairingOutcome)] {
-        let entries = try TinyTuyaImport.parse(devicesJSON)
-        return try await withThrowingTaskGroup(of: (Int, PairingOutcome).self) { group in
-            var outcomes: [Int: PairingOutcome] = [:]
-            var next = 0
-            func startNext() {
-                guard next < entries.count else { return }
-                let index = next
-                let entry = entries[index]
-                next += 1
-                group.addTask {
-                    let outcome = try await self.pair(
-                        devId: entry.id.rawValue, localKey: entry.localKey, name: entry.name,
-                        productID: entry.productID)
-                    return (index, outcome)
-                }
-            }
-            for _ in 0..<Self.importConcurrency { startNext() }
-            for try await (index, outcome) in group {
-                outcomes[index] = outcome
-                startNext()
-            }
-            return entries.enumerated().map { index, entry in (entry, outcomes[index] ?? .noAnswer) }
-        }
+    private func register(_ link: any DeviceLinkDriver, as device: TuyaDevice) {
+        links[device.id] = link
+        registry[device.id] = device
     }
 
-    /// Pairings in flight during an import.
-    static let importConcurrency = 32
-
-    private func pairingDeadlinePassed(_ id: DeviceID) {
-        guard let pending = pairings[id], !pending.saving else { return }
-        finishPairing(id, outcome: pending.attempt.outcomeAtDeadline)
-    }
-
-    private func finishPairing(_ id: DeviceID, outcome: PairingOutcome) {
-        guard let pending = pairings.removeValue(forKey: id) else { return }
-        pending.deadline?.cancel()
-        pending.waiter?.resume(returning: outcome)
-    }
-
-    private func receivePairingFrame(_ payload: [UInt8], for id: DeviceID) async {
-        guard var pending = pairings[id], !pending.saving else { return }
-        let body: [UInt8]
-        do throws(WireError) {
-            body = try MQTTFrame.decode(payload, key: pending.key).body
-        } catch {
-            // An intact frame on this device's own topic that the key cannot open: the key
-            // is wrong, and waiting out the deadline would tell the user nothing more.
-            if case .keyMismatch = error {
-                pending.attempt.receivedKeyMismatch()
-                finishPairing(id, outcome: pending.attempt.outcomeAtDeadline)
-            }
-            return
-        }
-        guard let (envelope, _) = try? TuyaEnvelope.decode(body), case .report(let devId, let dps, _) = envelope,
-            devId == nil || devId == id.rawValue
-        else { return }
-        let dpIDs = Set(dps.keys.compactMap { DataPointID(jsonKey: $0) })
-        let (outcome, profile) = pending.attempt.receivedReport(dpIDs: dpIDs)
-        guard case .paired(let device) = outcome, let profile else {
-            finishPairing(id, outcome: outcome)
-            return
-        }
-        // Saved before the caller hears "paired": a device the user was told is paired survives
-        // a crash that follows, and a failed save is reported instead of swallowed. While it
-        // is saved, `saving` keeps further frames, the deadline and a second pair call out.
-        let stored = StoredDevice(
-            device: device, localKey: pending.key, desired: pending.previous?.desired ?? [:],
-            confirmed: pending.previous?.confirmed ?? [:])
-        pairings[id]?.saving = true
-        do {
-            try await store.save(stored)
-        } catch {
-            finishPairing(id, outcome: .notSaved(reason: String(describing: error)))
-            return
-        }
-        guard running else {
-            // Stopped while saving: it is paired and its link starts with the next start.
-            finishPairing(id, outcome: outcome)
-            return
-        }
-        let link = addLink(stored, profile: profile)
-        finishPairing(id, outcome: outcome)
-        if pending.previous == nil { hub.publish(.devicePaired(device)) }
-        if busConnected { await link.brokerConnected() }
-        await link.receive(payload)
+    private func unregister(_ id: DeviceID) {
+        links[id] = nil
+        registry[id] = nil
     }
 
     // MARK: - Bus events
@@ -594,44 +398,11 @@ public actor TuyaController: TuyaControllerProtocol {
             else { return }
             if let link = links[id] {
                 await (link as? MQTTDeviceLink)?.receive(payload)
-            } else if pairings[id] != nil {
-                await receivePairingFrame(payload, for: id)
-            } else if pairingWindowOpen {
-                noteCandidate(id)
+            } else if pairing.contains(id) {
+                await mqttPairer.receive(payload, for: id)
+            } else if let candidate = window.heard(id, at: Date(timeIntervalSince1970: TimeInterval(unixTime()))) {
+                hub.publish(.candidateFound(candidate))
             }
         }
-    }
-
-    private func noteCandidate(_ id: DeviceID) {
-        let now = Date(timeIntervalSince1970: TimeInterval(unixTime()))
-        if var candidate = candidates[id] {
-            candidate.lastSeen = now
-            candidate.frames += 1
-            candidates[id] = candidate
-        } else if candidates.count < 1024 {
-            // Bounded: a hostile publisher inventing devIds cannot grow this without limit.
-            let candidate = PairingCandidate(id: id, firstSeen: now, lastSeen: now, frames: 1)
-            candidates[id] = candidate
-            hub.publish(.candidateFound(candidate))
-        }
-    }
-
-    @discardableResult
-    private func addLink(_ stored: StoredDevice, profile: DeviceProfile) -> MQTTDeviceLink {
-        let id = stored.device.id
-        let link = MQTTDeviceLink(
-            device: stored.device, key: stored.localKey, profile: profile, bus: bus,
-            configuration: .init(
-                confirmationTimeout: configuration.confirmationTimeout,
-                availability: .init(
-                    queryInterval: configuration.queryInterval,
-                    maxUnansweredQueries: configuration.maxUnansweredQueries,
-                    silenceTimeout: configuration.silenceTimeout)),
-            clock: linkClock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired,
-            confirmed: stored.confirmed, hub: hub,
-            onDesiredChange: desiredRecorder(for: id))
-        links[id] = link
-        registry[id] = stored.device
-        return link
     }
 }

@@ -1,0 +1,45 @@
+import Timing
+import TuyaCore
+
+/// Runs the BLE bind sequence on a link of its own and turns how the probe ended into a
+/// pairing outcome. The link's events go to a private hub until the controller adopts it,
+/// so nobody hears of a device that is not paired.
+enum BLEPairing {
+    /// Starts `link`, waits (up to `timeout`) for the device to pair and answer its first
+    /// query, and stops the link unless it paired.
+    static func probe(_ link: BLEDeviceLink, device: TuyaDevice, timeout: Duration, clock: OffsetClock) async
+        -> PairingOutcome
+    {
+        await link.start()
+        let sleepUntil = clock.sleepUntil
+        let deadline = clock.now() + timeout
+        let timer = Task {
+            do { try await sleepUntil(deadline) } catch { return }
+            await link.stop()
+        }
+        let result = await link.probe()
+        timer.cancel()
+        let outcome = outcome(of: result, device: device)
+        if case .paired = outcome { return outcome }
+        await link.stop()
+        return outcome
+    }
+
+    /// The outcome a user can act on for each way a probe ends.
+    static func outcome(of result: BLEDeviceLink.ProbeResult, device: TuyaDevice) -> PairingOutcome {
+        switch result {
+        case .answered:
+            return .paired(device)
+        case .stopped:
+            return .noAnswer
+        case .failed(let error):
+            switch error {
+            case .refused: return .refused
+            case .wrongKey, .deviceInfoUnanswered: return .wrongKey
+            case .connectFailed(let reason): return .notFound(reason: reason)
+            case .unsupportedProtocol: return .unsupported(reason: error.description)
+            default: return .noAnswer
+            }
+        }
+    }
+}

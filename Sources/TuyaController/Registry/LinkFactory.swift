@@ -1,0 +1,59 @@
+import Foundation
+import Timing
+import TuyaCore
+import TuyaWire
+
+/// Builds the link for a paired device, whichever transport it uses, from what every link
+/// of one controller shares: the bus, the radio, the timeouts, the clock, the event hub and
+/// the writer that persists desired values.
+struct LinkFactory: Sendable {
+    let bus: any DeviceBus
+    let radio: BLERadio
+    let configuration: TuyaController.Configuration
+    let clock: OffsetClock
+    let unixTime: @Sendable () -> Int64
+    let sequenceSeed: @Sendable () -> UInt32
+    let hub: EventHub
+    let persistence: AsyncStream<(DeviceID, DataPoints)>.Continuation
+
+    /// Persists a device's desired values through the controller's single writer, in the
+    /// order they changed.
+    func desiredRecorder(for id: DeviceID) -> @Sendable (DataPoints) -> Void {
+        let persistence = persistence
+        return { desired in persistence.yield((id, desired)) }
+    }
+
+    func mqtt(_ stored: StoredDevice, profile: DeviceProfile) -> MQTTDeviceLink {
+        MQTTDeviceLink(
+            device: stored.device, key: stored.localKey, profile: profile, bus: bus,
+            configuration: .init(
+                confirmationTimeout: configuration.confirmationTimeout,
+                availability: .init(
+                    queryInterval: configuration.queryInterval,
+                    maxUnansweredQueries: configuration.maxUnansweredQueries,
+                    silenceTimeout: configuration.silenceTimeout)),
+            clock: clock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired,
+            confirmed: stored.confirmed, hub: hub, onDesiredChange: desiredRecorder(for: stored.device.id))
+    }
+
+    /// A BLE link for a stored device; nil when it has no BLE identity. A link made for a
+    /// pairing (`registered` false) announces to a private hub and persists nothing until
+    /// the controller adopts it.
+    func ble(_ stored: StoredDevice, profile: DeviceProfile, registered: Bool) -> BLEDeviceLink? {
+        guard let identity = stored.ble else { return nil }
+        let id = stored.device.id
+        var linkConfiguration = BLEDeviceLink.Configuration()
+        linkConfiguration.confirmationTimeout = configuration.bleConfirmationTimeout
+        let unixTime = unixTime
+        let credentials = BLESession.Credentials(
+            uuid: identity.uuid, localKey: String(decoding: stored.localKey.bytes, as: UTF8.self), devId: id.rawValue)
+        let hub = registered ? hub : EventHub()
+        var onDesiredChange: @Sendable (DataPoints) -> Void = { _ in }
+        if registered { onDesiredChange = desiredRecorder(for: id) }
+        return BLEDeviceLink(
+            device: stored.device, credentials: credentials, profile: profile, identity: identity,
+            transport: radio.makeTransport(identity), slots: radio.slots, configuration: linkConfiguration,
+            clock: clock, unixMilliseconds: { unixTime() * 1000 }, desired: stored.desired,
+            confirmed: stored.confirmed, hub: hub, failures: radio.failures, onDesiredChange: onDesiredChange)
+    }
+}
