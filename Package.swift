@@ -54,6 +54,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Tuya LAN devices: one TCP connection per device (port 6668) and the UDP discovery
+        // listeners (6666, 6667, 7000), over SwiftNIO.
+        .target(
+            name: "LANLink",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // Async MQTT client over libmosquitto: TLS, auth, last will, QoS 1, reconnect with backoff.
         .target(name: "MQTTLink", dependencies: ["CMosquitto", "Timing"], swiftSettings: strict),
         .systemLibrary(

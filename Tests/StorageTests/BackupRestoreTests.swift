@@ -120,7 +120,7 @@ struct BackupRestoreTests {
                 return path == file.path
             }
         }
-        #expect(throws: StorageError.newerSchema(path: newer.path, found: 9, known: 6)) {
+        #expect(throws: StorageError.newerSchema(path: newer.path, found: 9, known: 7)) {
             try GatewayDatabase.restore(from: newer, into: scratch.state)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: database.path)) == live)

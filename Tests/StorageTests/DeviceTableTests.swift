@@ -205,3 +205,56 @@ struct BLEIdentityStorageTests {
         #expect(throws: BLEIdentityError.invalidUUID) { try BLEIdentity(address: "DC:23:4D:12:34:56", uuid: "a/b") }
     }
 }
+
+@Suite("LAN endpoints in the device table")
+struct LANEndpointStorageTests {
+    @Test(
+        "a LAN device keeps its address, version and source id across a reopen; a new IP is saved; a damaged row is refused"
+    )
+    func roundTrip() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let id = DeviceID("bf0lanbulb000000000001")!
+        let device = TuyaDevice(id: id, name: "lamp", profileID: "rgbcct-bulb-v2", category: .light, transport: .lan)
+        let endpoint = try LANEndpoint(ip: "192.168.1.40", version: "3.5", sourceID: 0xDEAD_BEEF)
+        do {
+            let database = try GatewayDatabase.open(directory: scratch.state)
+            try await database.saveDevice(device, localKey: LocalKey("0123456789abcdef"), lan: endpoint)
+            try database.close()
+        }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        #expect(try await database.device(id)?.lan == endpoint)
+
+        var moved = endpoint
+        moved.ip = "192.168.1.77"
+        try await database.saveLANEndpoint(moved, for: id)
+        #expect(try await database.device(id)?.lan?.ip == "192.168.1.77")
+        await #expect(throws: StorageError.unknownDevice(DeviceID("nosuchdevice")!)) {
+            try await database.saveLANEndpoint(moved, for: DeviceID("nosuchdevice")!)
+        }
+
+        try await database.pool.write { db in
+            try db.execute(
+                sql: "UPDATE lan_endpoints SET version = '9.9' WHERE device_id = ?", arguments: [id.rawValue])
+        }
+        await #expect(throws: StorageError.self) { try await database.device(id) }
+        try await database.remove(id)
+        let left = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM lan_endpoints")
+        }
+        #expect(left == 0)
+    }
+
+    @Test("hostile endpoints are refused with the reason")
+    func validation() {
+        #expect(throws: LANEndpointError.invalidIP("192.168.1")) {
+            try LANEndpoint(ip: "192.168.1", version: "3.3", sourceID: 1)
+        }
+        for ip in ["256.1.1.1", "01.2.3.4", "1.2.3.-4", "a.b.c.d", "1.2.3.4 ", "١.٢.٣.٤"] {
+            #expect(throws: LANEndpointError.self) { try LANEndpoint(ip: ip, version: "3.3", sourceID: 1) }
+        }
+        #expect(throws: LANEndpointError.unsupportedVersion("2.2")) {
+            try LANEndpoint(ip: "10.0.0.1", version: "2.2", sourceID: 1)
+        }
+        #expect(throws: LANEndpointError.zeroSourceID) { try LANEndpoint(ip: "10.0.0.1", version: "3.5", sourceID: 0) }
+    }
+}

@@ -61,6 +61,7 @@ private struct FullDiskStore: DeviceStore {
     func save(_ device: StoredDevice) async throws { throw DiskFull() }
     func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws { throw DiskFull() }
     func rename(_ id: DeviceID, to name: String) async throws { throw DiskFull() }
+    func saveLANEndpoint(_ endpoint: LANEndpoint, for id: DeviceID) async throws { throw DiskFull() }
     func remove(_ id: DeviceID) async throws { throw DiskFull() }
 }
 

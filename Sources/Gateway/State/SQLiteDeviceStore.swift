@@ -20,18 +20,22 @@ public struct SQLiteDeviceStore: DeviceStore {
             guard let key = try? AESKey(localKey: record.localKey.text) else { return nil }
             return StoredDevice(
                 device: record.device, localKey: key, desired: record.desired, confirmed: record.confirmed,
-                ble: record.ble)
+                ble: record.ble, lan: record.lan)
         }
     }
 
     public func save(_ device: StoredDevice) async throws {
         let text = String(decoding: device.localKey.bytes, as: UTF8.self)
-        try await database.saveDevice(device.device, localKey: LocalKey(text), ble: device.ble)
+        try await database.saveDevice(device.device, localKey: LocalKey(text), ble: device.ble, lan: device.lan)
         try await database.saveDesired(device.desired, for: device.device.id)
     }
 
     public func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws {
         try await database.saveDesired(desired, for: id)
+    }
+
+    public func saveLANEndpoint(_ endpoint: LANEndpoint, for id: DeviceID) async throws {
+        try await database.saveLANEndpoint(endpoint, for: id)
     }
 
     public func rename(_ id: DeviceID, to name: String) async throws {

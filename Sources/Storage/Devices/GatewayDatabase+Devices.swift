@@ -6,9 +6,10 @@ extension GatewayDatabase {
     /// Adds a device with its local key, or replaces the description and key of one already
     /// paired (keeping when it was paired and its desired and confirmed state).
     /// Throws `nameTaken` when another device already has the name.
-    /// `ble` is stored for BLE devices (and cleared when nil).
+    /// `ble` is stored for BLE devices and `lan` for LAN devices (each cleared when nil).
     public func saveDevice(
-        _ device: TuyaDevice, localKey: LocalKey, ble: BLEIdentity? = nil, at now: Date = Date()
+        _ device: TuyaDevice, localKey: LocalKey, ble: BLEIdentity? = nil, lan: LANEndpoint? = nil,
+        at now: Date = Date()
     ) async throws(StorageError) {
         let fields = [
             ("name", device.name), ("profile id", device.profileID), ("product id", device.productID ?? ""),
@@ -49,7 +50,31 @@ extension GatewayDatabase {
             } else {
                 try db.execute(sql: "DELETE FROM ble_identities WHERE device_id = ?", arguments: [device.id.rawValue])
             }
+            if let lan {
+                try Self.upsert(lan, for: device.id, db)
+            } else {
+                try db.execute(sql: "DELETE FROM lan_endpoints WHERE device_id = ?", arguments: [device.id.rawValue])
+            }
         }
+    }
+
+    /// Records a LAN device's new address or protocol version (after a DHCP change seen in
+    /// its broadcasts, or a re-probe).
+    public func saveLANEndpoint(_ endpoint: LANEndpoint, for id: DeviceID) async throws(StorageError) {
+        try await write("saving the address of device \(id)") { db in
+            guard try Self.exists(id, db) else { throw StorageError.unknownDevice(id) }
+            try Self.upsert(endpoint, for: id, db)
+        }
+    }
+
+    private static func upsert(_ lan: LANEndpoint, for id: DeviceID, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO lan_endpoints (device_id, ip, version, source_id) VALUES (?, ?, ?, ?)
+                ON CONFLICT(device_id) DO UPDATE SET ip = excluded.ip, version = excluded.version,
+                    source_id = excluded.source_id
+                """,
+            arguments: [id.rawValue, lan.ip, lan.version, Int64(lan.sourceID)])
     }
 
     /// Every paired device with its key and state, ordered by id.
@@ -95,11 +120,13 @@ extension GatewayDatabase {
     static let deviceQuery = """
         SELECT d.id, d.name, d.profile_id, d.category, d.transport, d.product_id, d.created_at,
                s.local_key, st.desired, st.confirmed, st.confirmed_at,
-               b.address AS ble_address, b.random_address AS ble_random, b.uuid AS ble_uuid
+               b.address AS ble_address, b.random_address AS ble_random, b.uuid AS ble_uuid,
+               l.ip AS lan_ip, l.version AS lan_version, l.source_id AS lan_source
         FROM devices d
         LEFT JOIN secrets s ON s.device_id = d.id
         LEFT JOIN device_state st ON st.device_id = d.id
         LEFT JOIN ble_identities b ON b.device_id = d.id
+        LEFT JOIN lan_endpoints l ON l.device_id = d.id
         """
 
     static func checkNameFree(_ name: String, for id: DeviceID, _ db: Database) throws {
@@ -137,8 +164,16 @@ extension GatewayDatabase {
             else { throw corrupt }
             ble = identity
         }
+        var lan: LANEndpoint?
+        if let ip: String = row["lan_ip"] {
+            guard let version: String = row["lan_version"], let source: Int64 = row["lan_source"],
+                let sourceID = UInt32(exactly: source),
+                let endpoint = try? LANEndpoint(ip: ip, version: version, sourceID: sourceID)
+            else { throw corrupt }
+            lan = endpoint
+        }
         return StoredDeviceRecord(
             device: device, localKey: LocalKey(keyText), createdAt: createdAt, desired: desired, confirmed: confirmed,
-            confirmedAt: row["confirmed_at"], ble: ble)
+            confirmedAt: row["confirmed_at"], ble: ble, lan: lan)
     }
 }

@@ -14,11 +14,14 @@ public struct StoredDeviceRecord: Sendable, Hashable, CustomStringConvertible {
     public var confirmedAt: Date?
     /// For a BLE device: its address and uuid.
     public var ble: BLEIdentity?
+    /// For a LAN device: its address, protocol version and source id.
+    public var lan: LANEndpoint?
 
     public init(
         device: TuyaDevice, localKey: LocalKey, createdAt: Date, desired: DataPoints = [:],
-        confirmed: DataPoints = [:], confirmedAt: Date? = nil, ble: BLEIdentity? = nil
+        confirmed: DataPoints = [:], confirmedAt: Date? = nil, ble: BLEIdentity? = nil, lan: LANEndpoint? = nil
     ) {
+        self.lan = lan
         self.device = device
         self.localKey = localKey
         self.createdAt = createdAt

@@ -16,6 +16,7 @@ enum Schema {
         ("v4-ble-identities", v4BLEIdentities),
         ("v5-timer-sessions", v5TimerSessions),
         ("v6-maintenance", v6Maintenance),
+        ("v7-lan-endpoints", v7LANEndpoints),
     ]
 
     /// The newest schema version this binary knows.
@@ -103,6 +104,20 @@ enum Schema {
                     address TEXT NOT NULL,
                     random_address INTEGER NOT NULL,
                     uuid TEXT NOT NULL
+                );
+                """)
+    }
+
+    /// Where a LAN device is (its IP, re-resolved from broadcasts), the protocol version it
+    /// speaks and the gateway's 3.5 source id for it; a row only for LAN devices.
+    private static func v7LANEndpoints(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE lan_endpoints (
+                    device_id TEXT PRIMARY KEY NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                    ip TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    source_id INTEGER NOT NULL
                 );
                 """)
     }

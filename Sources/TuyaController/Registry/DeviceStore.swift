@@ -9,6 +9,8 @@ public protocol DeviceStore: Sendable {
     func save(_ device: StoredDevice) async throws
     /// Records what the user last asked the device to hold, re-applied after reconnects.
     func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws
+    /// Records a LAN device's new address or protocol version.
+    func saveLANEndpoint(_ endpoint: LANEndpoint, for id: DeviceID) async throws
     /// Changes a device's friendly name.
     func rename(_ id: DeviceID, to name: String) async throws
     func remove(_ id: DeviceID) async throws
@@ -25,11 +27,14 @@ public struct StoredDevice: Sendable, Hashable {
     public var confirmed: DataPoints
     /// For a BLE device: where it is and the uuid its pairing needs.
     public var ble: BLEIdentity?
+    /// For a LAN device: its address, protocol version and 3.5 source id.
+    public var lan: LANEndpoint?
 
     public init(
         device: TuyaDevice, localKey: AESKey, desired: DataPoints = [:], confirmed: DataPoints = [:],
-        ble: BLEIdentity? = nil
+        ble: BLEIdentity? = nil, lan: LANEndpoint? = nil
     ) {
+        self.lan = lan
         self.device = device
         self.localKey = localKey
         self.desired = desired
@@ -58,6 +63,10 @@ public actor InMemoryDeviceStore: DeviceStore {
 
     public func rename(_ id: DeviceID, to name: String) {
         devices[id]?.device.name = name
+    }
+
+    public func saveLANEndpoint(_ endpoint: LANEndpoint, for id: DeviceID) {
+        devices[id]?.lan = endpoint
     }
 
     public func remove(_ id: DeviceID) {

@@ -9,6 +9,9 @@ public enum Availability: String, Hashable, Sendable, CaseIterable {
     case offline
     /// Frames arrive intact but do not decrypt: the local key is wrong ("local key mismatch").
     case authFailed = "auth_failed"
+    /// A LAN device that is up but refuses the gateway's connection: another client (the
+    /// Tuya / Smart Life app, another integration) holds its one connection.
+    case busy
 }
 
 /// A device's availability with the time it was last heard and, when it is not

@@ -10,4 +10,6 @@ public enum DeviceCategory: String, CaseIterable, Sendable {
 public enum Transport: String, CaseIterable, Sendable {
     case mqtt
     case ble
+    /// Tuya's LAN protocol (3.1–3.5) on TCP 6668: the stock Wi-Fi devices people own.
+    case lan
 }

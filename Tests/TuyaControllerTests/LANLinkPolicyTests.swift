@@ -1,0 +1,153 @@
+import Testing
+import TuyaCore
+
+@testable import TuyaController
+
+/// The LAN link's connection and availability rules on a hand-driven clock.
+@Suite("LANLinkPolicy")
+struct LANLinkPolicyTests {
+    typealias Action = LANLinkPolicy.Action
+
+    static func availabilities(_ actions: [Action]) -> [Availability] {
+        actions.compactMap { if case .availability(let availability, _) = $0 { availability } else { nil } }
+    }
+
+    /// A policy connected and answered at time zero.
+    static func online() -> LANLinkPolicy {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        _ = policy.connected(now: .zero)
+        _ = policy.established(now: .zero)
+        _ = policy.received(now: .zero)
+        return policy
+    }
+
+    @Test("it connects, starts the session, reads the status once established, and is online at the first answer")
+    func connectsAndReadsStatus() {
+        var policy = LANLinkPolicy()
+        #expect(policy.start(now: .zero) == [.connect])
+        #expect(policy.connected(now: .seconds(1)) == [.startSession])
+        #expect(policy.established(now: .seconds(1)) == [.sendStatusQuery])
+        #expect(Self.availabilities(policy.received(now: .seconds(1))) == [.online])
+        #expect(policy.received(now: .seconds(2)).isEmpty)
+    }
+
+    @Test("an idle connection gets a heartbeat every 10 s and a full status read every 60 s")
+    func heartbeatAndStatus() {
+        var policy = Self.online()
+        // The status query at 0 was answered at 0; nothing is due before the heartbeat.
+        #expect(policy.nextWake == .seconds(10))
+        #expect(policy.tick(now: .seconds(10)) == [.sendHeartbeat])
+        _ = policy.received(now: .seconds(10))
+        var statusReads = 0
+        for second in stride(from: 20, through: 60, by: 10) {
+            let actions = policy.tick(now: .seconds(Int64(second)))
+            statusReads += actions.filter { $0 == .sendStatusQuery }.count
+            _ = policy.received(now: .seconds(Int64(second)))
+        }
+        #expect(statusReads == 1)
+    }
+
+    @Test("a request unanswered for 5 s closes the connection, and the reconnect goes at once")
+    func silentConnectionIsClosed() {
+        var policy = Self.online()
+        _ = policy.sent(now: .seconds(1))
+        let actions = policy.tick(now: .seconds(6))
+        #expect(actions.first == .close)
+        #expect(Self.availabilities(actions) == [.offline])
+        #expect(policy.tick(now: .seconds(6)) == [.connect])
+    }
+
+    @Test("a device that closes a working connection stays online while the reconnect succeeds")
+    func dropIsNotNews() {
+        var policy = Self.online()
+        let actions = policy.failed(.closedByDevice, now: .seconds(30))
+        #expect(Self.availabilities(actions).isEmpty)
+        #expect(policy.tick(now: .seconds(30)) == [.connect])
+        _ = policy.connected(now: .seconds(30))
+        _ = policy.established(now: .seconds(30))
+        #expect(Self.availabilities(policy.received(now: .seconds(30))).isEmpty)
+    }
+
+    @Test("a refused connection is busy, with the hint to close the other app")
+    func refusedIsBusy() {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        let actions = policy.failed(.refused, now: .zero)
+        #expect(actions == [.availability(.busy, hint: LANLinkPolicy.busyHint)])
+        #expect(LANLinkPolicy.busyHint.contains("Tuya/Smart Life app"))
+    }
+
+    @Test("a connection accepted and closed before any answer is busy too")
+    func acceptedThenClosedIsBusy() {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        _ = policy.connected(now: .zero)
+        #expect(Self.availabilities(policy.failed(.closedByDevice, now: .zero)) == [.busy])
+    }
+
+    @Test("one key mismatch is counted, not believed; three in a row with nothing good between are auth_failed")
+    func keyMismatchNeedsRepetition() {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        var seen: [Availability] = []
+        var now = Duration.zero
+        for _ in 0..<2 {
+            _ = policy.connected(now: now)
+            seen += Self.availabilities(policy.failed(.keyMismatch("handshake"), now: now))
+            now = policy.nextWake ?? now
+            _ = policy.tick(now: now)
+        }
+        #expect(seen.isEmpty)
+        // A good answer in between starts the count again.
+        _ = policy.connected(now: now)
+        _ = policy.established(now: now)
+        _ = policy.received(now: now)
+        for _ in 0..<2 {
+            seen += Self.availabilities(policy.failed(.keyMismatch("handshake"), now: now))
+            now = policy.nextWake ?? now
+            _ = policy.tick(now: now)
+            _ = policy.connected(now: now)
+        }
+        #expect(seen.isEmpty)
+        seen += Self.availabilities(policy.failed(.keyMismatch("handshake"), now: now))
+        #expect(seen == [.authFailed])
+    }
+
+    @Test("reconnects back off from 1 s up to 60 s and ask for a version re-probe after five failures")
+    func backoffAndReprobe() {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        var now = Duration.zero
+        var delays: [Duration] = []
+        var reprobes = 0
+        for _ in 0..<8 {
+            let actions = policy.failed(.unreachable("no route"), now: now)
+            reprobes += actions.filter { $0 == .reprobeVersion }.count
+            guard let wake = policy.nextWake else { break }
+            delays.append(wake - now)
+            now = wake
+            #expect(policy.tick(now: now) == [.connect])
+        }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 60, 60].map { Duration.seconds($0) })
+        #expect(reprobes == 1)
+    }
+
+    @Test("a handshake that never completes is given up after the answer timeout")
+    func stuckHandshake() {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        _ = policy.connected(now: .zero)
+        #expect(policy.tick(now: .seconds(4)).isEmpty)
+        let actions = policy.tick(now: .seconds(5))
+        #expect(actions.first == .close)
+    }
+
+    @Test("stopping closes an open connection and schedules nothing more")
+    func stop() {
+        var policy = Self.online()
+        #expect(policy.stop() == [.close])
+        #expect(policy.nextWake == nil)
+        #expect(policy.tick(now: .seconds(100)).isEmpty)
+    }
+}
