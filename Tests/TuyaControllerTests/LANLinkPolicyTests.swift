@@ -143,6 +143,19 @@ struct LANLinkPolicyTests {
         #expect(actions.first == .close)
     }
 
+    @Test("a device heard at a new address is connected to at once instead of after the backoff")
+    func retryNowSkipsTheWait() {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        _ = policy.failed(.unreachable("no route"), now: .zero)
+        _ = policy.tick(now: .seconds(1))
+        _ = policy.failed(.unreachable("no route"), now: .seconds(1))
+        #expect(policy.nextWake == .seconds(3))
+        #expect(policy.retryNow(now: .seconds(2)) == [.connect])
+        var connected = Self.online()
+        #expect(connected.retryNow(now: .zero).isEmpty)
+    }
+
     @Test("stopping closes an open connection and schedules nothing more")
     func stop() {
         var policy = Self.online()

@@ -20,7 +20,7 @@ struct ProfileShippedTests {
     func rgbcctBulb() throws {
         let bulb = try #require(library.profile(id: "rgbcct-bulb-v2"))
         #expect(bulb.category == .light)
-        #expect(bulb.transports == [.mqtt])
+        #expect(bulb.transports == [.mqtt, .lan])
         #expect(bulb.dataPoints.map(\.id.intValue) == Array(20...26))
         #expect(bulb.dataPoint(for: .power)?.code == "switch_led")
         #expect(bulb.dataPoint(for: .brightness)?.range == 10...1000)

@@ -101,4 +101,24 @@ struct ValueScalingTests {
             #expect(drifted.isEmpty)
         }
     }
+
+    @Test("a kelvin value a user asks for reads back as asked: 5000 K and 3500 K, not 4999 K and 3502 K")
+    func kelvinReadsBackAsAsked() {
+        for (range, kelvins) in [
+            (Int32(0)...1000, [5000, 3500, 2700, 6500, 4000, 3000]), (Int32(0)...255, [5000, 3500, 4000, 6500]),
+        ] {
+            for kelvin in kelvins {
+                let raw = ValueScaling.raw(fromKelvin: kelvin, kelvinRange: 2700...6500, range: range)
+                #expect(ValueScaling.kelvin(fromRaw: raw, kelvinRange: 2700...6500, range: range) == kelvin)
+            }
+        }
+        // Every multiple of 100 K round trips on the fine v2 range, and every kelvin reads
+        // back within one raw step of itself.
+        for kelvin in 2700...6500 {
+            let raw = ValueScaling.raw(fromKelvin: kelvin, kelvinRange: 2700...6500, range: 0...1000)
+            let back = ValueScaling.kelvin(fromRaw: raw, kelvinRange: 2700...6500, range: 0...1000)
+            if kelvin % 100 == 0 { #expect(back == kelvin) }
+            #expect(abs(back - kelvin) <= 4)
+        }
+    }
 }

@@ -176,6 +176,18 @@ struct LANLinkPolicy: Sendable {
         return actions
     }
 
+    /// Connects again now rather than when the backoff says (the device was heard at a new
+    /// address): a wait ends, and an attempt still under way is abandoned by the link.
+    mutating func retryNow(now: Duration) -> [Action] {
+        switch phase {
+        case .idle, .established:
+            return []
+        case .waiting, .connecting, .handshaking:
+            phase = .connecting
+            return [.connect]
+        }
+    }
+
     /// The link is stopping: nothing more to do.
     mutating func stop() -> [Action] {
         let wasOpen: Bool

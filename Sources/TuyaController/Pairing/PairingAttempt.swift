@@ -9,6 +9,8 @@ struct PairingAttempt: Sendable {
         var name: String
         var profileID: String?
         var productID: String?
+        /// How the device is reached: its profile must list this transport.
+        var transport: Transport = .mqtt
     }
 
     let request: Request
@@ -27,20 +29,22 @@ struct PairingAttempt: Sendable {
     }
 
     /// A decryptable report ends the attempt: the profile is the one named, else the
-    /// one listing the product id, else the closest fit to the DP ids seen.
+    /// one listing the product id, else the closest fit to the DP ids seen, among the
+    /// profiles that list the device's transport.
     func receivedReport(dpIDs: Set<DataPointID>) -> (PairingOutcome, DeviceProfile?) {
         let profile: DeviceProfile?
         if let profileID = request.profileID {
             profile = library.profile(id: profileID)
         } else {
-            profile = library.match(productID: request.productID, dataPointIDs: dpIDs)
+            let reachable = ProfileLibrary(profiles: library.all.filter { $0.transports.contains(request.transport) })
+            profile = reachable.match(productID: request.productID, dataPointIDs: dpIDs)
         }
-        guard let profile, profile.transports.contains(.mqtt) else {
+        guard let profile, profile.transports.contains(request.transport) else {
             return (.unknownProduct(dpsSeen: dpIDs.sorted()), nil)
         }
         let device = TuyaDevice(
             id: request.id, name: request.name, profileID: profile.id, category: profile.category,
-            transport: .mqtt, productID: request.productID)
+            transport: request.transport, productID: request.productID)
         return (.paired(device), profile)
     }
 

@@ -42,12 +42,44 @@ public enum ValueScaling {
     }
 
     /// The colour temperature for a raw value; a raw value outside the range is clamped first.
+    ///
+    /// A raw step covers several kelvin (0–1000 over 2700–6500 K: 3.8 K a step), so several
+    /// kelvin values write the same raw value. The one read back is the roundest of them
+    /// (most trailing zeros, then the nearest to the exact inverse), so a value a user
+    /// would ask for (5000 K, 3500 K) reads back as asked rather than as 4999 K or 3502 K.
     public static func kelvin(fromRaw raw: Int32, kelvinRange: ClosedRange<Int>, range: ClosedRange<Int32>) -> Int {
         let total = span(range)
         guard total > 0 else { return kelvinRange.lowerBound }
         let kelvinSpan = Int64(kelvinRange.upperBound) - Int64(kelvinRange.lowerBound)
-        let offset = Int64(min(max(raw, range.lowerBound), range.upperBound)) - Int64(range.lowerBound)
-        return kelvinRange.lowerBound + Int((offset * kelvinSpan + total / 2) / total)
+        let clamped = min(max(raw, range.lowerBound), range.upperBound)
+        let offset = Int64(clamped) - Int64(range.lowerBound)
+        let exact = kelvinRange.lowerBound + Int((offset * kelvinSpan + total / 2) / total)
+        // Every kelvin that writes `clamped` lies within one raw step of the exact inverse.
+        let reach = Int(kelvinSpan / total) + 2
+        var best = exact
+        for candidate in max(kelvinRange.lowerBound, exact - reach)...min(kelvinRange.upperBound, exact + reach)
+        where Self.raw(fromKelvin: candidate, kelvinRange: kelvinRange, range: range) == clamped {
+            let (roundness, bestRoundness) = (trailingZeros(candidate), trailingZeros(best))
+            let writesBest = Self.raw(fromKelvin: best, kelvinRange: kelvinRange, range: range) == clamped
+            if !writesBest || roundness > bestRoundness
+                || (roundness == bestRoundness && abs(candidate - exact) < abs(best - exact))
+            {
+                best = candidate
+            }
+        }
+        return best
+    }
+
+    /// How many times 10 divides `value` (0 counts as none, to never prefer it).
+    private static func trailingZeros(_ value: Int) -> Int {
+        guard value != 0 else { return 0 }
+        var value = value
+        var zeros = 0
+        while value % 10 == 0 {
+            value /= 10
+            zeros += 1
+        }
+        return zeros
     }
 
     /// Spans are computed in Int64: a profile may declare any Int32 range without overflow.
