@@ -127,7 +127,7 @@ let package = Package(
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
         .target(
-            name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink", "BLELink", "Timing"],
+            name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink", "BLELink", "LANLink", "Timing"],
             swiftSettings: strict
         ),
         // Composition root: the configuration file, the daemon's service group, the MQTT bridge API.
@@ -171,7 +171,7 @@ let package = Package(
             name: "TuyaControllerTests",
             dependencies: [
                 "YoullTestSupport", "TuyaController", "BLELink", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink",
-                "Timing",
+                "Timing", "LANLink",
                 "DeviceSimulator",
             ],
             swiftSettings: strict

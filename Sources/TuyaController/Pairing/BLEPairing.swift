@@ -25,6 +25,23 @@ enum BLEPairing {
         return outcome
     }
 
+    /// Probes `candidate` on `link` and saves it once it paired (before anyone hears
+    /// "paired"). The link is stopped unless it paired and was saved.
+    static func pair(
+        _ candidate: StoredDevice, on link: BLEDeviceLink, store: any DeviceStore, timeout: Duration,
+        clock: OffsetClock
+    ) async -> PairingOutcome {
+        let outcome = await probe(link, device: candidate.device, timeout: timeout, clock: clock)
+        guard case .paired = outcome else { return outcome }
+        do {
+            try await store.save(candidate)
+        } catch {
+            await link.stop()
+            return .notSaved(reason: String(describing: error))
+        }
+        return outcome
+    }
+
     /// The outcome a user can act on for each way a probe ends.
     static func outcome(of result: BLEDeviceLink.ProbeResult, device: TuyaDevice) -> PairingOutcome {
         switch result {

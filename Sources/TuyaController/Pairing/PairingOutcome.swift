@@ -26,6 +26,11 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
     case bleUnavailable(reason: String)
     /// BLE: the device speaks a protocol version this gateway cannot drive.
     case unsupported(reason: String)
+    /// LAN: the device is up but refuses the connection, because another client (the Tuya /
+    /// Smart Life app, another integration) holds its one connection.
+    case busy
+    /// LAN: the device announces a protocol version this gateway does not speak.
+    case unsupportedVersion(String)
 
     public var description: String {
         switch self {
@@ -43,6 +48,10 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
         case .notFound(let reason): "could not connect to the device: \(reason)"
         case .bleUnavailable(let reason): "BLE cannot be used on this gateway: \(reason)"
         case .unsupported(let reason): "the device cannot be driven: \(reason)"
+        case .busy:
+            "the device refuses the connection: another app holds it; close the Tuya/Smart Life app or the other integration and try again"
+        case .unsupportedVersion(let version):
+            "the device speaks protocol \(version.prefix(20)), which this gateway does not (3.1 to 3.5)"
         }
     }
 }

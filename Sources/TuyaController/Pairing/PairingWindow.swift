@@ -30,18 +30,20 @@ struct PairingWindow: Sendable {
         candidates[id] = nil
     }
 
-    /// An unknown device was heard at `now`; returns the candidate when it is new (to be
-    /// announced once per window). Nothing is noted while the window is closed.
-    mutating func heard(_ id: DeviceID, at now: Date) -> PairingCandidate? {
+    /// An unknown device was heard at `now` (with what its LAN broadcast said, for a LAN
+    /// device); returns the candidate when it is new (to be announced once per window).
+    /// Nothing is noted while the window is closed.
+    mutating func heard(_ id: DeviceID, at now: Date, lan: LANSighting? = nil) -> PairingCandidate? {
         guard isOpen else { return nil }
         if var candidate = candidates[id] {
             candidate.lastSeen = now
             candidate.frames += 1
+            candidate.lan = lan ?? candidate.lan
             candidates[id] = candidate
             return nil
         }
         guard candidates.count < Self.capacity else { return nil }
-        let candidate = PairingCandidate(id: id, firstSeen: now, lastSeen: now, frames: 1)
+        let candidate = PairingCandidate(id: id, firstSeen: now, lastSeen: now, frames: 1, lan: lan)
         candidates[id] = candidate
         return candidate
     }

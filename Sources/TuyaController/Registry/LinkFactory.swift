@@ -9,6 +9,7 @@ import TuyaWire
 struct LinkFactory: Sendable {
     let bus: any DeviceBus
     let radio: BLERadio
+    let lan: LANNetwork
     let configuration: TuyaController.Configuration
     let clock: OffsetClock
     let unixTime: @Sendable () -> Int64
@@ -34,6 +35,26 @@ struct LinkFactory: Sendable {
                     silenceTimeout: configuration.silenceTimeout)),
             clock: clock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired,
             confirmed: stored.confirmed, hub: hub, onDesiredChange: desiredRecorder(for: stored.device.id))
+    }
+
+    /// A LAN link for a stored device; nil when it has no LAN endpoint or speaks a version
+    /// this gateway does not. A link made for a pairing (`registered` false) announces to a
+    /// private hub and persists nothing until the controller adopts it.
+    func lan(
+        _ stored: StoredDevice, profile: DeviceProfile, registered: Bool,
+        onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in }
+    ) -> LANDeviceLink? {
+        guard let endpoint = stored.lan, let version = LANProtocolVersion(endpoint.version) else { return nil }
+        var linkConfiguration = lan.link
+        linkConfiguration.confirmationTimeout = configuration.confirmationTimeout
+        let hub = registered ? hub : EventHub()
+        var onDesiredChange: @Sendable (DataPoints) -> Void = { _ in }
+        if registered { onDesiredChange = desiredRecorder(for: stored.device.id) }
+        return LANDeviceLink(
+            device: stored.device, key: stored.localKey, endpoint: endpoint, version: version, profile: profile,
+            connector: lan.connector, configuration: linkConfiguration, clock: clock, unixTime: unixTime,
+            desired: stored.desired, confirmed: stored.confirmed, hub: hub, onDesiredChange: onDesiredChange,
+            onReprobe: onReprobe)
     }
 
     /// A BLE link for a stored device; nil when it has no BLE identity. A link made for a

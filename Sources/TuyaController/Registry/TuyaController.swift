@@ -1,5 +1,6 @@
 import Timing
 import Foundation
+import LANLink
 import TuyaCore
 import TuyaWire
 
@@ -13,29 +14,11 @@ import TuyaWire
 /// candidates while the pairing window is open and otherwise ignored. The controller
 /// consumes the bus's events itself, so give it a bus nobody else reads.
 public actor TuyaController: TuyaControllerProtocol {
-    public struct Configuration: Hashable, Sendable {
-        /// How long `pair` waits for a decryptable report.
-        public var pairingTimeout: Duration = .seconds(15)
-        /// How long `send` waits for the device to confirm.
-        public var confirmationTimeout: Duration = .seconds(5)
-        public var queryInterval: Duration = .seconds(30)
-        public var maxUnansweredQueries = 3
-        /// No traffic for this long means offline; nil: `queryInterval * (maxUnansweredQueries + 1)`.
-        public var silenceTimeout: Duration?
-        /// How long `pairBLE` waits for the device to connect, pair and answer its first
-        /// query. Longer than the session's 60 s response timeout, so a device that stays
-        /// silent (a wrong key) is reported as such rather than as a timeout.
-        public var blePairingTimeout: Duration = .seconds(75)
-        /// How long `send` waits for a BLE device (which may need to connect and pair first).
-        public var bleConfirmationTimeout: Duration = .seconds(15)
-
-        public init() {}
-    }
-
     static let outTopicPrefix = "smart/device/out/"
 
     private let bus: any DeviceBus
     private let radio: BLERadio
+    private let lan: LANNetwork
     private let library: ProfileLibrary
     private let store: any DeviceStore
     private let configuration: Configuration
@@ -47,12 +30,13 @@ public actor TuyaController: TuyaControllerProtocol {
     private let factory: LinkFactory
     private let mqttPairer: MQTTPairer
 
-    private var links: [DeviceID: any DeviceLinkDriver] = [:]
-    private var registry: [DeviceID: TuyaDevice] = [:]
-    /// Devices being paired or rekeyed now, whatever their transport: their frames go to
-    /// the pairing, and a second pairing of the same id is refused.
-    private var pairing: Set<DeviceID> = []
+    /// Paired devices and their links, and the ids being paired now (whatever their
+    /// transport: their frames go to the pairing, and a second pairing is refused).
+    private var registry = DeviceRegistry()
     private var window = PairingWindow()
+    private var sightings = LANSightings()
+    /// UDP discovery ports that could not be bound (another program holds them), for `doctor`.
+    public private(set) var lanDiscoveryProblems: [LANDiscoveryListener.BindProblem] = []
     private var busConnected = false
     private var running = false
     private var tasks: [Task<Void, Never>] = []
@@ -64,13 +48,14 @@ public actor TuyaController: TuyaControllerProtocol {
     ///   - sequenceSeed: the first sequence number of each link (masked to 0xffff).
     public init(
         bus: any DeviceBus, library: ProfileLibrary, store: any DeviceStore = InMemoryDeviceStore(),
-        radio: BLERadio = .unavailable(reason: "BLE is not set up"),
+        radio: BLERadio = .unavailable(reason: "BLE is not set up"), lan: LANNetwork = LANNetwork(),
         configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock(),
         unixTime: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
         sequenceSeed: @escaping @Sendable () -> UInt32 = { UInt32.random(in: 0...0xffff) }
     ) {
         self.bus = bus
         self.radio = radio
+        self.lan = lan
         self.library = library
         self.store = store
         self.configuration = configuration
@@ -79,7 +64,7 @@ public actor TuyaController: TuyaControllerProtocol {
         self.unixTime = unixTime
         (persistenceStream, persistence) = AsyncStream.makeStream(of: (DeviceID, DataPoints).self)
         factory = LinkFactory(
-            bus: bus, radio: radio, configuration: configuration, clock: linkClock, unixTime: unixTime,
+            bus: bus, radio: radio, lan: lan, configuration: configuration, clock: linkClock, unixTime: unixTime,
             sequenceSeed: sequenceSeed, hub: hub, persistence: persistence)
         mqttPairer = MQTTPairer(
             bus: bus, store: store, clock: linkClock, timeout: configuration.pairingTimeout, unixTime: unixTime,
@@ -96,13 +81,15 @@ public actor TuyaController: TuyaControllerProtocol {
         running = true
         for stored in try await store.loadDevices() {
             guard let profile = library.profile(id: stored.device.profileID) else { continue }
-            if stored.ble != nil {
-                guard let link = factory.ble(stored, profile: profile, registered: true) else { continue }
-                register(link, as: stored.device)
-                await link.start()
-            } else {
-                register(factory.mqtt(stored, profile: profile), as: stored.device)
-            }
+            await restore(stored, profile: profile)
+        }
+        if let discovery = lan.discovery {
+            lanDiscoveryProblems = await discovery.start()
+            let datagrams = discovery.datagrams
+            tasks.append(
+                Task { [weak self] in
+                    for await datagram in datagrams { await self?.heard(datagram) }
+                })
         }
         let events = bus.busEvents()
         tasks.append(
@@ -137,8 +124,9 @@ public actor TuyaController: TuyaControllerProtocol {
     public func stop() async {
         guard running else { return }
         running = false
-        for link in links.values { await link.stop() }
+        for link in registry.allLinks { await link.stop() }
         await mqttPairer.cancelAll()
+        await lan.discovery?.stop()
         for task in tasks { task.cancel() }
         tasks = []
         persistence.finish()
@@ -148,24 +136,23 @@ public actor TuyaController: TuyaControllerProtocol {
 
     // MARK: - TuyaControllerProtocol
 
-    public func devices() -> [TuyaDevice] {
-        registry.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
-    }
+    public func devices() -> [TuyaDevice] { registry.sorted }
 
-    public func device(_ id: DeviceID) -> TuyaDevice? { registry[id] }
+    public func device(_ id: DeviceID) -> TuyaDevice? { registry.device(id) }
 
-    public func status(of id: DeviceID) async -> ConnectionStatus? { await links[id]?.status }
+    public func status(of id: DeviceID) async -> ConnectionStatus? { await registry.link(id)?.status }
 
-    public func confirmedState(of id: DeviceID) async -> DeviceState? { await links[id]?.confirmedState }
+    public func confirmedState(of id: DeviceID) async -> DeviceState? { await registry.link(id)?.confirmedState }
 
-    public func pendingState(of id: DeviceID) async -> DeviceState? { await links[id]?.pendingState }
+    public func pendingState(of id: DeviceID) async -> DeviceState? { await registry.link(id)?.pendingState }
 
     /// Validates the command against the device's profile, writes all its fields in one
     /// frame and returns the state the device confirms.
     @discardableResult
     public func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
         guard running else { throw ControllerError.stopped }
-        guard let link = links[id], let device = registry[id], let profile = library.profile(id: device.profileID)
+        guard let link = registry.link(id), let device = registry.device(id),
+            let profile = library.profile(id: device.profileID)
         else { throw ControllerError.unknownDevice(id.rawValue) }
         let writes: DataPoints
         do throws(MappingError) {
@@ -182,8 +169,8 @@ public actor TuyaController: TuyaControllerProtocol {
 
     /// Forgets a device and its key.
     public func remove(_ id: DeviceID) async throws {
-        guard let link = links[id] else { throw ControllerError.unknownDevice(id.rawValue) }
-        unregister(id)
+        guard let link = registry.link(id) else { throw ControllerError.unknownDevice(id.rawValue) }
+        registry.unregister(id)
         await link.stop()
         try await store.remove(id)
         hub.publish(.deviceRemoved(id))
@@ -192,24 +179,24 @@ public actor TuyaController: TuyaControllerProtocol {
     /// Changes a device's friendly name (validating and de-duplicating names is the caller's job).
     @discardableResult
     public func rename(_ id: DeviceID, to name: String) async throws -> TuyaDevice {
-        guard var device = registry[id] else { throw ControllerError.unknownDevice(id.rawValue) }
+        guard var device = registry.device(id) else { throw ControllerError.unknownDevice(id.rawValue) }
         try await store.rename(id, to: name)
         device.name = name
-        registry[id] = device
-        await links[id]?.rename(name)
+        registry.rename(id, to: name)
+        await registry.link(id)?.rename(name)
         return device
     }
 
     /// Asks the device for all its values now; its report updates the confirmed state.
     public func refresh(_ id: DeviceID) async throws {
         guard running else { throw ControllerError.stopped }
-        guard let link = links[id] else { throw ControllerError.unknownDevice(id.rawValue) }
+        guard let link = registry.link(id) else { throw ControllerError.unknownDevice(id.rawValue) }
         await link.refresh()
     }
 
     /// Every value the device has reported (or that was saved before a restart): what the
     /// gateway records as its confirmed state.
-    public func reportedDataPoints(of id: DeviceID) async -> DataPoints? { await links[id]?.reported }
+    public func reportedDataPoints(of id: DeviceID) async -> DataPoints? { await registry.link(id)?.reported }
 
     /// Device frames in and out and connections of the device bus, when the bus counts them.
     public nonisolated var deviceBusStatistics: DeviceBusStatistics.Snapshot? { bus.statistics?.snapshot }
@@ -225,7 +212,18 @@ public actor TuyaController: TuyaControllerProtocol {
     /// While open, devIds publishing on the broker that are not paired are listed by `pairingCandidates()`.
     public func openPairingWindow() {
         window.open()
+        for sighting in sightings.all where registry.isFree(sighting.id) {
+            if let candidate = window.heard(sighting.id, at: sighting.lastSeen, lan: sighting) {
+                hub.publish(.candidateFound(candidate))
+            }
+        }
+        // 3.5 devices may only answer when asked (TUYA.md §2.1): ask once per window.
+        let lan = lan
+        Task { await lan.solicit() }
     }
+
+    /// Every LAN device heard broadcasting since start, paired or not.
+    public func lanSightings() -> [LANSighting] { sightings.all }
 
     public func closePairingWindow() {
         window.close()
@@ -245,10 +243,8 @@ public actor TuyaController: TuyaControllerProtocol {
         devId: String, localKey: String, profileID: String? = nil, name: String? = nil, productID: String? = nil
     ) async throws -> PairingOutcome {
         guard running else { throw PairingError.notRunning }
-        guard let id = DeviceID(devId) else { throw PairingError.invalidDeviceID(devId) }
-        let key = try LocalKeyInput.parse(localKey, device: devId)
-        if let profileID, library.profile(id: profileID) == nil { throw PairingError.unknownProfile(profileID) }
-        guard registry[id] == nil, !pairing.contains(id) else { return .alreadyPaired }
+        let (id, key) = try PairingInput.parse(devId: devId, localKey: localKey, profileID: profileID, library: library)
+        guard registry.isFree(id) else { return .alreadyPaired }
         let request = PairingAttempt.Request(
             id: id, name: name ?? id.rawValue, profileID: profileID, productID: productID)
         return await pairMQTT(MQTTPairingProbe(request: request, key: key, previous: nil, library: library))
@@ -259,33 +255,64 @@ public actor TuyaController: TuyaControllerProtocol {
     /// desired and confirmed state carry over. On any other outcome the old key stays in use.
     public func rekey(_ id: DeviceID, localKey: String) async throws -> PairingOutcome {
         guard running else { throw PairingError.notRunning }
-        let key = try LocalKeyInput.parse(localKey, device: id.rawValue)
-        guard let link = links[id], let device = registry[id], !pairing.contains(id),
-            var previous = await link.stored(),
-            // The await let other calls run: the device may be gone or pairing by now.
-            links[id] != nil, !pairing.contains(id)
+        let key = try PairingInput.key(localKey, device: id.rawValue)
+        guard let link = registry.link(id), let device = registry.device(id), var previous = await link.stored(),
+            // The await let other calls run: the device may be gone by now.
+            registry.link(id) != nil
         else { throw ControllerError.unknownDevice(id.rawValue) }
         previous.device = device
         if link is BLEDeviceLink, let reason = radio.unavailableReason { return .bleUnavailable(reason: reason) }
         // The device leaves the registry while the new key is tried, so its frames reach the
-        // attempt (and a BLE or LAN device is never connected twice).
-        unregister(id)
+        // attempt (and a BLE or LAN device is never connected twice); it is marked as pairing
+        // at once, so nothing else starts pairing it meanwhile.
+        registry.unregister(id)
+        registry.beginPairing(id)
         await link.stop()
         let outcome: PairingOutcome
         if link is BLEDeviceLink {
             var candidate = previous
             candidate.localKey = key
             outcome = await pairBLE(candidate, isRekey: true)
+        } else if let endpoint = previous.lan {
+            let request = PairingAttempt.Request(
+                id: id, name: device.name, profileID: device.profileID, productID: device.productID, transport: .lan)
+            outcome = await pairLAN(request, key: key, endpoint: endpoint, previous: previous)
         } else {
             let request = PairingAttempt.Request(
                 id: id, name: device.name, profileID: device.profileID, productID: device.productID)
             outcome = await pairMQTT(MQTTPairingProbe(request: request, key: key, previous: previous, library: library))
         }
         if case .paired = outcome { return outcome }
-        if running, links[id] == nil, let profile = library.profile(id: device.profileID) {
+        if running, registry.isFree(id), let profile = library.profile(id: device.profileID) {
             await restore(previous, profile: profile)
         }
         return outcome
+    }
+
+    /// Pairs a stock Tuya Wi-Fi device over the LAN protocol: connects to `ip` (else the
+    /// address it broadcast from), agrees a session key for 3.4/3.5 (the device's answer
+    /// proves the key), reads its DPs and picks its profile (`profileID`, else the one
+    /// listing `productID` or the product key it broadcast, else the closest fit). The
+    /// version is `version`, else the one it broadcast. Saved before "paired" is returned.
+    public func pairLAN(
+        devId: String, localKey: String, ip: String? = nil, version: String? = nil, profileID: String? = nil,
+        name: String? = nil, productID: String? = nil
+    ) async throws -> PairingOutcome {
+        guard running else { throw PairingError.notRunning }
+        let (id, key) = try PairingInput.parse(devId: devId, localKey: localKey, profileID: profileID, library: library)
+        guard registry.isFree(id) else { return .alreadyPaired }
+        let sighting = sightings.sighting(of: id)
+        let endpoint: LANEndpoint
+        switch LANPairing.endpoint(
+            id: id, ip: ip, version: version, sighting: sighting, sourceID: UInt32.random(in: 1...UInt32.max))
+        {
+        case .proceed(let found): endpoint = found
+        case .stop(let outcome): return outcome
+        }
+        let request = PairingAttempt.Request(
+            id: id, name: name ?? id.rawValue, profileID: profileID, productID: productID ?? sighting?.productKey,
+            transport: .lan)
+        return await pairLAN(request, key: key, endpoint: endpoint, previous: nil)
     }
 
     /// Pairs a BLE device: connects to `identity`, runs the bind sequence (device info with
@@ -298,14 +325,13 @@ public actor TuyaController: TuyaControllerProtocol {
         productID: String? = nil
     ) async throws -> PairingOutcome {
         guard running else { throw PairingError.notRunning }
-        guard let id = DeviceID(devId) else { throw PairingError.invalidDeviceID(devId) }
-        let key = try LocalKeyInput.parse(localKey, device: devId)
+        let (id, key) = try PairingInput.parse(devId: devId, localKey: localKey, library: library)
         let profile = try library.bleProfile(profileID: profileID, productID: productID)
         guard profile.transports.contains(.ble) else {
             return .unsupported(reason: "profile \(profile.id) does not list the ble transport")
         }
         if let reason = radio.unavailableReason { return .bleUnavailable(reason: reason) }
-        guard registry[id] == nil, !pairing.contains(id) else { return .alreadyPaired }
+        guard registry.isFree(id) else { return .alreadyPaired }
         let device = TuyaDevice(
             id: id, name: name ?? id.rawValue, profileID: profile.id, category: profile.category, transport: .ble,
             productID: productID)
@@ -316,14 +342,14 @@ public actor TuyaController: TuyaControllerProtocol {
     /// saved device and feeds its link the report that proved the key.
     private func pairMQTT(_ probe: MQTTPairingProbe) async -> PairingOutcome {
         let id = probe.id
-        pairing.insert(id)
+        registry.beginPairing(id)
         window.forget(id)
         let result = await mqttPairer.pair(probe)
-        pairing.remove(id)
+        registry.endPairing(id)
         // Stopped while saving: it is paired and its link starts with the next start.
         guard let paired = result.paired, running else { return result.outcome }
         let link = factory.mqtt(paired.stored, profile: paired.profile)
-        register(link, as: paired.stored.device)
+        registry.register(link, as: paired.stored.device)
         if probe.previous == nil { hub.publish(.devicePaired(paired.stored.device)) }
         if busConnected { await link.brokerConnected() }
         await link.receive(paired.report)
@@ -337,49 +363,101 @@ public actor TuyaController: TuyaControllerProtocol {
         guard let profile = library.profile(id: candidate.device.profileID),
             let link = factory.ble(candidate, profile: profile, registered: false)
         else { return .notFound(reason: "no BLE address") }
-        pairing.insert(id)
-        defer { pairing.remove(id) }
-        let outcome = await BLEPairing.probe(
-            link, device: candidate.device, timeout: configuration.blePairingTimeout, clock: linkClock)
+        registry.beginPairing(id)
+        defer { registry.endPairing(id) }
+        let outcome = await BLEPairing.pair(
+            candidate, on: link, store: store, timeout: configuration.blePairingTimeout, clock: linkClock)
         guard case .paired(let device) = outcome else { return outcome }
-        do {
-            try await store.save(candidate)
-        } catch {
-            await link.stop()
-            return .notSaved(reason: String(describing: error))
-        }
         guard running else {
             // Stopped while pairing: it is paired and its link starts with the next start.
             await link.stop()
             return outcome
         }
-        register(link, as: device)
+        registry.register(link, as: device)
         if !isRekey { hub.publish(.devicePaired(device)) }
         await link.adopt(hub: hub, onDesiredChange: factory.desiredRecorder(for: id))
         return outcome
     }
 
-    /// Puts a device back with its old key after a rekey that did not prove the new one.
-    private func restore(_ previous: StoredDevice, profile: DeviceProfile) async {
-        if previous.ble != nil {
-            guard let link = factory.ble(previous, profile: profile, registered: true) else { return }
-            register(link, as: previous.device)
-            await link.start()
-        } else {
-            let link = factory.mqtt(previous, profile: profile)
-            register(link, as: previous.device)
-            if busConnected { await link.brokerConnected() }
+    /// Probes a LAN device on a link of its own, picks its profile from what it reported,
+    /// saves it, and registers a link of the real profile, which connects after the probe's
+    /// connection closed (never beside it).
+    private func pairLAN(
+        _ request: PairingAttempt.Request, key: AESKey, endpoint: LANEndpoint, previous: StoredDevice?
+    ) async -> PairingOutcome {
+        registry.beginPairing(request.id)
+        window.forget(request.id)
+        defer { registry.endPairing(request.id) }
+        let pairer = LANPairing(
+            factory: factory, library: library, store: store, timeout: configuration.lanPairingTimeout, clock: linkClock
+        )
+        let (stored, profile): (StoredDevice, DeviceProfile)
+        switch await pairer.pair(request, key: key, endpoint: endpoint, previous: previous) {
+        case .proceed(let paired): (stored, profile) = paired
+        case .stop(let outcome): return outcome
+        }
+        // Stopped while pairing: it is paired and its link starts with the next start.
+        guard running else { return .paired(stored.device) }
+        await restore(stored, profile: profile)
+        if previous == nil { hub.publish(.devicePaired(stored.device)) }
+        return .paired(stored.device)
+    }
+
+    /// A datagram on a discovery port: a paired device's address follows its broadcasts; an
+    /// unknown device is a candidate while the pairing window is open.
+    private func heard(_ datagram: LANDatagram) async {
+        let now = Date(timeIntervalSince1970: TimeInterval(unixTime()))
+        guard let sighting = LANSightings.decode(datagram.bytes, source: datagram.source, at: now),
+            let change = sightings.record(sighting)
+        else { return }
+        let id = sighting.id
+        if let link = registry.link(id) as? LANDeviceLink {
+            guard case .moved = change, await link.addressChanged(to: sighting.ip) else { return }
+            if let endpoint = await link.stored()?.lan { try? await store.saveLANEndpoint(endpoint, for: id) }
+        } else if registry.isFree(id), let candidate = window.heard(id, at: now, lan: sighting) {
+            hub.publish(.candidateFound(candidate))
         }
     }
 
-    private func register(_ link: any DeviceLinkDriver, as device: TuyaDevice) {
-        links[device.id] = link
-        registry[device.id] = device
+    /// Called by a LAN link after repeated connection failures: when the device's latest
+    /// broadcast gives another address or version than the link uses, the link is replaced
+    /// by one that uses them (never by trying each version's frames in turn).
+    private var reprober: @Sendable (DeviceID) -> Void {
+        { [weak self] id in Task { await self?.reprobe(id) } }
     }
 
-    private func unregister(_ id: DeviceID) {
-        links[id] = nil
-        registry[id] = nil
+    private func reprobe(_ id: DeviceID) async {
+        guard running, let link = registry.link(id) as? LANDeviceLink, let sighting = sightings.sighting(of: id),
+            var stored = await link.stored(), let endpoint = stored.lan, registry.link(id) === link,
+            sighting.ip != endpoint.ip || sighting.version != endpoint.version,
+            let profile = library.profile(id: stored.device.profileID),
+            let checked = try? LANEndpoint(ip: sighting.ip, version: sighting.version, sourceID: endpoint.sourceID)
+        else { return }
+        stored.lan = checked
+        try? await store.saveLANEndpoint(checked, for: id)
+        registry.unregister(id)
+        await link.stop()
+        if running, registry.isFree(id) { await restore(stored, profile: profile) }
+    }
+
+    /// Registers a stored device's link and starts it: at start, and to put a device back
+    /// with its old key after a rekey that did not prove the new one.
+    private func restore(_ stored: StoredDevice, profile: DeviceProfile) async {
+        if stored.ble != nil {
+            guard let link = factory.ble(stored, profile: profile, registered: true) else { return }
+            registry.register(link, as: stored.device)
+            await link.start()
+        } else if stored.lan != nil {
+            guard let link = factory.lan(stored, profile: profile, registered: true, onReprobe: reprober) else {
+                return
+            }
+            registry.register(link, as: stored.device)
+            await link.start()
+        } else {
+            let link = factory.mqtt(stored, profile: profile)
+            registry.register(link, as: stored.device)
+            if busConnected { await link.brokerConnected() }
+        }
     }
 
     // MARK: - Bus events
@@ -388,17 +466,17 @@ public actor TuyaController: TuyaControllerProtocol {
         switch event {
         case .connected:
             busConnected = true
-            for case let link as MQTTDeviceLink in links.values { await link.brokerConnected() }
+            for link in registry.links(of: MQTTDeviceLink.self) { await link.brokerConnected() }
         case .disconnected:
             busConnected = false
-            for case let link as MQTTDeviceLink in links.values { await link.brokerLost() }
+            for link in registry.links(of: MQTTDeviceLink.self) { await link.brokerLost() }
         case .message(let topic, let payload):
             guard topic.hasPrefix(Self.outTopicPrefix),
                 let id = DeviceID(String(topic.dropFirst(Self.outTopicPrefix.count)))
             else { return }
-            if let link = links[id] {
+            if let link = registry.link(id) {
                 await (link as? MQTTDeviceLink)?.receive(payload)
-            } else if pairing.contains(id) {
+            } else if registry.isPairing(id) {
                 await mqttPairer.receive(payload, for: id)
             } else if let candidate = window.heard(id, at: Date(timeIntervalSince1970: TimeInterval(unixTime()))) {
                 hub.publish(.candidateFound(candidate))

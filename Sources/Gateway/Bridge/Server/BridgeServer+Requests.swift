@@ -210,6 +210,8 @@ extension BridgeServer {
         case .notFound: "not_found"
         case .bleUnavailable: "ble_unavailable"
         case .unsupported: "unsupported"
+        case .busy: "busy"
+        case .unsupportedVersion: "unsupported_version"
         }
     }
 

@@ -1,0 +1,342 @@
+import Foundation
+import LANLink
+import Timing
+import TuyaCore
+import TuyaWire
+
+/// One paired Tuya LAN device: its one TCP connection (never two: a second session locks
+/// some firmware up until it is power-cycled), its protocol session (`LANClientSession`,
+/// a new session key on every connection), and `LANLinkPolicy` for heartbeats, status
+/// reads, reconnects and availability, driving the shared `DeviceLinkCore` with the
+/// device's STATUS pushes and query answers.
+///
+/// The actor owns the connection: every frame goes out through it in order, and a command
+/// waits in the core's queue while the device is unreachable.
+actor LANDeviceLink: DeviceLinkDriver {
+    struct Configuration: Hashable, Sendable {
+        var confirmationTimeout: Duration = .seconds(5)
+        var connectTimeout: Duration = .seconds(5)
+        /// Every real device listens on 6668; tests keep it too (each simulated device has
+        /// its own loopback address).
+        var port = 6668
+        var policy = LANLinkPolicy.Configuration()
+    }
+
+    /// How a pairing probe ended: the first answer on an established session, the failure
+    /// that ended a connection first, or the link was stopped (the pairing deadline).
+    enum ProbeResult: Sendable {
+        /// The ids of the DPs the device reported (its profile may not be known yet).
+        case answered(Set<DataPointID>)
+        case failed(LANLinkPolicy.Failure)
+        case stopped
+    }
+
+    var core: DeviceLinkCore
+    var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
+    private(set) var hub: EventHub
+    private(set) var onDesiredChange: @Sendable (DataPoints) -> Void
+    let clock: OffsetClock
+    private(set) var isStopped = false
+    var timer = LinkTimer()
+
+    /// Where the device is and which version it speaks (changes after a DHCP move or a re-probe).
+    private(set) var endpoint: LANEndpoint
+    private let version: LANProtocolVersion
+    private let key: AESKey
+    private let connector: any LANConnector
+    private let configuration: Configuration
+    private let unixTime: @Sendable () -> Int64
+    private let onReprobe: @Sendable (DeviceID) -> Void
+    private var policy: LANLinkPolicy
+    private var session: LANClientSession
+    private var stream: (any LANByteStream)?
+    /// Counts connections, so events from a connection already given up are ignored.
+    private var generation = 0
+    private var connectTask: Task<Void, Never>?
+    private var readTask: Task<Void, Never>?
+    private var probes: [CheckedContinuation<ProbeResult, Never>] = []
+    /// The device answered a plain DP query with "data unvalid": it wants the device22 form.
+    private var usesDevice22Query = false
+    /// Connections made, for tests and diagnostics.
+    private(set) var connections = 0
+    /// Frames from the device that carried no usable values (acks, heartbeats excluded).
+    private(set) var unreadableReports = 0
+
+    init(
+        device: TuyaDevice, key: AESKey, endpoint: LANEndpoint, version: LANProtocolVersion, profile: DeviceProfile,
+        connector: any LANConnector, configuration: Configuration = Configuration(), clock: OffsetClock,
+        unixTime: @escaping @Sendable () -> Int64, desired: DataPoints = [:], confirmed: DataPoints = [:],
+        hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in },
+        onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in }
+    ) {
+        core = DeviceLinkCore(
+            device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
+            desired: desired, confirmed: confirmed)
+        self.key = key
+        self.endpoint = endpoint
+        self.version = version
+        self.connector = connector
+        self.configuration = configuration
+        self.clock = clock
+        self.unixTime = unixTime
+        self.hub = hub
+        self.onDesiredChange = onDesiredChange
+        self.onReprobe = onReprobe
+        policy = LANLinkPolicy(configuration: configuration.policy)
+        session = Self.makeSession(version: version, key: key, endpoint: endpoint, firstSequence: 1)
+    }
+
+    private static func makeSession(
+        version: LANProtocolVersion, key: AESKey, endpoint: LANEndpoint, firstSequence: UInt32
+    ) -> LANClientSession {
+        // 3.5 devices drop repeated sequence numbers per source: keep one source id per
+        // device across restarts, and the sequence rising across connections.
+        LANClientSession(
+            version: version, localKey: key, sourceID: version == .v3_5 ? endpoint.sourceID : nil,
+            firstSequence: firstSequence)
+    }
+
+    // MARK: - DeviceLinkDriver
+
+    func stored() -> StoredDevice? {
+        StoredDevice(
+            device: core.device, localKey: key, desired: core.desired, confirmed: core.reported, lan: endpoint)
+    }
+
+    var transportWake: Duration? { policy.nextWake }
+
+    func transportTick(now: Duration) {
+        perform(policy.tick(now: now))
+    }
+
+    /// The connection is kept open, so a queued command goes out as soon as it is up.
+    func commandQueued() {}
+
+    func transmit(_ values: DataPoints) {
+        send(
+            .control(
+                version: version, devId: core.device.id.rawValue, dps: DataPointJSON.encode(values),
+                timestamp: unixTime()))
+    }
+
+    func refresh() {
+        guard !isStopped else { return }
+        sendStatusQuery()
+    }
+
+    // MARK: - Lifecycle
+
+    /// Connects, and keeps a connection open until `stop()`.
+    func start() {
+        guard !isStopped else { return }
+        perform(policy.start(now: clock.now()))
+        reschedule()
+    }
+
+    func stop() {
+        guard !isStopped else { return }
+        isStopped = true
+        timer.cancel()
+        perform(policy.stop())
+        closeStream()
+        connectTask?.cancel()
+        failWaiters()
+        finishProbes(.stopped)
+    }
+
+    /// The device was heard broadcasting from another address (a DHCP change): use it from
+    /// the next connection on, at once when not connected now. Returns whether it changed.
+    func addressChanged(to ip: String) -> Bool {
+        guard ip != endpoint.ip, LANEndpoint.isIPv4(ip) else { return false }
+        endpoint.ip = ip
+        if !policy.isEstablished, !isStopped {
+            closeStream()
+            perform(policy.retryNow(now: clock.now()))
+            reschedule()
+        }
+        return true
+    }
+
+    /// Hands a link that paired under a private hub to the registry (see `BLEDeviceLink.adopt`).
+    func adopt(hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void) {
+        self.hub = hub
+        self.onDesiredChange = onDesiredChange
+        perform(core.reannounce())
+    }
+
+    /// Starts the link and returns when the device first answered on an established
+    /// session, when a failure ends a connection first, or when the link is stopped.
+    func probe() async -> ProbeResult {
+        guard !isStopped else { return .stopped }
+        return await withCheckedContinuation { continuation in
+            probes.append(continuation)
+            start()
+        }
+    }
+
+    private func finishProbes(_ result: ProbeResult) {
+        let waiting = probes
+        probes = []
+        for probe in waiting { probe.resume(returning: result) }
+    }
+
+    // MARK: - Policy actions
+
+    private func perform(_ actions: [LANLinkPolicy.Action]) {
+        for action in actions {
+            switch action {
+            case .connect:
+                connect()
+            case .startSession:
+                let start = session.start()
+                if !start.isEmpty { stream?.write(start) }
+                if session.isEstablished { sessionEstablished() }
+            case .sendHeartbeat:
+                send(.heartbeat(devId: core.device.id.rawValue))
+            case .sendStatusQuery:
+                sendStatusQuery()
+            case .close:
+                closeStream()
+            case .availability(let availability, let hint):
+                perform(core.setAvailability(availability, hint: hint))
+            case .reprobeVersion:
+                onReprobe(core.device.id)
+            }
+        }
+    }
+
+    private func sendStatusQuery() {
+        let devId = core.device.id.rawValue
+        if usesDevice22Query {
+            let ids = core.mapper.profile.dataPoints.map { Int($0.id.rawValue) }
+            send(.device22Query(devId: devId, dpIDs: ids, timestamp: unixTime()))
+        } else {
+            send(.query(version: version, devId: devId, timestamp: unixTime()))
+        }
+    }
+
+    /// Encodes and writes one request on the established session; nothing otherwise (the
+    /// core keeps commands queued until the connection is up).
+    private func send(_ request: LANRequest) {
+        guard let stream, session.isEstablished else { return }
+        guard let frame = try? session.encode(request) else { return }
+        stream.write(frame)
+        perform(policy.sent(now: clock.now()))
+    }
+
+    // MARK: - The connection
+
+    private func connect() {
+        generation += 1
+        let generation = generation
+        let connector = connector
+        let (host, port, timeout) = (endpoint.ip, configuration.port, configuration.connectTimeout)
+        connectTask = Task { [weak self] in
+            do throws(LANConnectError) {
+                let stream = try await connector.connect(host: host, port: port, timeout: timeout)
+                await self?.connected(stream, generation: generation)
+            } catch {
+                await self?.connectFailed(error, generation: generation)
+            }
+        }
+    }
+
+    private func connected(_ stream: any LANByteStream, generation: Int) {
+        guard generation == self.generation, !isStopped else {
+            stream.close()
+            return
+        }
+        self.stream = stream
+        connections += 1
+        // A new session (and key) per connection; the sequence keeps rising.
+        session = Self.makeSession(
+            version: version, key: key, endpoint: endpoint, firstSequence: session.nextSequence)
+        readTask = Task { [weak self] in
+            for await bytes in stream.bytes { await self?.received(bytes, generation: generation) }
+            await self?.streamEnded(generation: generation)
+        }
+        perform(policy.connected(now: clock.now()))
+        reschedule()
+    }
+
+    private func connectFailed(_ error: LANConnectError, generation: Int) {
+        guard generation == self.generation, !isStopped else { return }
+        let failure: LANLinkPolicy.Failure
+        if case .refused = error { failure = .refused } else { failure = .unreachable(error.description) }
+        fail(failure)
+    }
+
+    private func received(_ bytes: [UInt8], generation: Int) {
+        guard generation == self.generation, !isStopped else { return }
+        for event in session.receive(bytes) {
+            switch event {
+            case .send(let frame):
+                stream?.write(frame)
+            case .established:
+                sessionEstablished()
+            case .message(let message):
+                handle(message)
+            case .failed(let failure):
+                fail(failure.isKeyMismatch ? .keyMismatch(failure.description) : .protocolError(failure.description))
+                return
+            }
+        }
+        reschedule()
+    }
+
+    private func streamEnded(generation: Int) {
+        guard generation == self.generation, !isStopped else { return }
+        fail(.closedByDevice)
+    }
+
+    private func fail(_ failure: LANLinkPolicy.Failure) {
+        finishProbes(.failed(failure))
+        perform(policy.failed(failure, now: clock.now()))
+        closeStream()
+        reschedule()
+    }
+
+    private func closeStream() {
+        generation += 1
+        core.pause()
+        stream?.close()
+        stream = nil
+        readTask?.cancel()
+        readTask = nil
+    }
+
+    /// The session key is agreed (at once for 3.1–3.3): a new link session for
+    /// reconciliation, a status read, and the queued commands go out.
+    private func sessionEstablished() {
+        let now = clock.now()
+        core.linkEstablished()
+        perform(policy.established(now: now))
+        perform(core.resume(now: now))
+    }
+
+    /// A message from the device: any decryptable one proves the connection and the key;
+    /// one that carries DPs (a STATUS push, a query answer) is a report.
+    private func handle(_ message: LANMessage) {
+        let now = clock.now()
+        core.heard(at: Date(timeIntervalSince1970: TimeInterval(unixTime())))
+        perform(policy.received(now: now))
+        if !usesDevice22Query, message.command == version.queryCommand,
+            LANDataPoints.asksForDevice22Query(message.payload)
+        {
+            usesDevice22Query = true
+            sendStatusQuery()
+            return
+        }
+        let dps: [String: JSONValue]?
+        do throws(WireError) {
+            dps = try LANDataPoints.dps(in: message.payload)
+        } catch {
+            unreadableReports += 1
+            return
+        }
+        guard let dps else { return }
+        let values = DataPointJSON.decode(dps, profile: core.mapper.profile).values
+        perform(core.receive(report: values, now: now))
+        if !probes.isEmpty { finishProbes(.answered(Set(dps.keys.compactMap { DataPointID(jsonKey: $0) }))) }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import TuyaCore
+import TuyaWire
+
+/// The latest broadcast of every LAN device heard, bounded, as a pure value: what pairing
+/// looks up an IP and version in, what follows a paired device to a new address, and what
+/// lists unknown devices as candidates.
+struct LANSightings: Sendable {
+    /// Bounded: a flood of forged broadcasts cannot grow it without limit.
+    static let capacity = 1024
+
+    /// What one datagram meant.
+    enum Change: Hashable, Sendable {
+        /// A device heard for the first time (since start).
+        case new(LANSighting)
+        /// A device heard before, now at another address or with another version.
+        case moved(LANSighting)
+        /// Nothing new.
+        case same(LANSighting)
+    }
+
+    private var latest: [DeviceID: LANSighting] = [:]
+
+    func sighting(of id: DeviceID) -> LANSighting? { latest[id] }
+
+    var all: [LANSighting] { latest.values.sorted { $0.id < $1.id } }
+
+    /// Decodes a datagram from `source`; nil when it is not a device announcement this
+    /// gateway can read (a solicitation, garbage, an invalid id), or when it claims an address
+    /// other than the one it came from (a forged broadcast must not send a device's link
+    /// elsewhere).
+    static func decode(_ datagram: [UInt8], source: String, at now: Date) -> LANSighting? {
+        guard case .announcement(let broadcast, _)? = try? LANDiscovery.decode(datagram),
+            let id = DeviceID(broadcast.gwId), LANEndpoint.isIPv4(broadcast.ip), broadcast.ip == source
+        else { return nil }
+        return LANSighting(
+            id: id, ip: broadcast.ip, version: broadcast.version, productKey: broadcast.productKey, lastSeen: now)
+    }
+
+    mutating func record(_ sighting: LANSighting) -> Change? {
+        guard let previous = latest[sighting.id] else {
+            guard latest.count < Self.capacity else { return nil }
+            latest[sighting.id] = sighting
+            return .new(sighting)
+        }
+        latest[sighting.id] = sighting
+        if previous.ip != sighting.ip || previous.version != sighting.version { return .moved(sighting) }
+        return .same(sighting)
+    }
+}
