@@ -81,7 +81,8 @@ let package = Package(
         .target(name: "BLELink", dependencies: ["CBluetooth"], swiftSettings: strict),
         // TuyaWire and TuyaCore: one test follows a Tuya advert from the HCI packet to the pairing list.
         .testTarget(
-            name: "BLELinkTests", dependencies: ["BLELink", "YoullTestSupport", "TuyaWire", "TuyaCore"],
+            name: "BLELinkTests",
+            dependencies: ["BLELink", "YoullTestSupport", "TuyaWire", "TuyaCore", "DeviceSimulator"],
             swiftSettings: strict),
         // A private mosquitto on a free loopback port, for tests, the demo and benchmarks.
         .target(name: "LocalBroker", swiftSettings: strict),
@@ -153,8 +154,17 @@ let package = Package(
         .testTarget(
             name: "SessionEngineTests", dependencies: ["SessionEngine", "TuyaCore", "YoullTestSupport"],
             swiftSettings: strict),
-        // Helpers shared by test targets: the manual test clock, a real notify socket standing in for systemd's.
-        .target(name: "YoullTestSupport", dependencies: ["LocalBroker"], path: "Tests/Support", swiftSettings: strict),
+        // The one test rig every test target shares: the daemon in a scoped `withRunningDaemon`, the
+        // manual clock, one deadline, one seeded generator, hex vectors, repository paths, a real notify
+        // socket standing in for systemd's, and the private Python tools.
+        .target(
+            name: "YoullTestSupport",
+            dependencies: [
+                "LocalBroker", "Gateway", "TuyaController", "TuyaCore", "DeviceSimulator",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/Support", swiftSettings: strict),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
@@ -193,15 +203,19 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "TuyaCore", "LocalBroker", "youll-storage-crash-writer",
+                "Storage", "TuyaCore", "LocalBroker", "youll-storage-crash-writer", "YoullTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "TuyaCoreTests", dependencies: ["TuyaCore"], swiftSettings: strict),
+        .testTarget(
+            name: "TuyaCoreTests", dependencies: ["TuyaCore", "YoullTestSupport", "DeviceSimulator"],
+            swiftSettings: strict),
         // The pure routing engine for deep links: route table, strict URL parser, dispatcher.
         .target(name: "DeepLinks", dependencies: ["TuyaCore"], swiftSettings: strict),
-        .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "TuyaCore"], swiftSettings: strict),
+        .testTarget(
+            name: "DeepLinksTests", dependencies: ["DeepLinks", "TuyaCore", "YoullTestSupport", "DeviceSimulator"],
+            swiftSettings: strict),
         // Maintenance reminders: rules from profiles, usage counting, the scheduler, alerts with
         // deep links, and delivery (webhook from a persistent outbox). Pure apart from the poster.
         .target(name: "Maintenance", dependencies: ["TuyaCore", "DeepLinks", "Timing"], swiftSettings: strict),
@@ -209,7 +223,9 @@ let package = Package(
             name: "MaintenanceTests",
             dependencies: ["Maintenance", "TuyaCore", "DeepLinks", "YoullTestSupport", "Timing"],
             swiftSettings: strict),
-        .testTarget(name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore"], swiftSettings: strict),
+        .testTarget(
+            name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore", "YoullTestSupport", "DeviceSimulator"],
+            swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
         .testTarget(
             name: "DeviceSimulatorTests",
@@ -218,7 +234,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker", "Timing"], swiftSettings: strict),
+        .testTarget(
+            name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker", "Timing", "YoullTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: [

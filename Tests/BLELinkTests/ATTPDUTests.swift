@@ -1,5 +1,7 @@
 import BLELink
 import Testing
+import DeviceSimulator
+import YoullTestSupport
 
 /// Byte vectors written from the Core spec's PDU layouts (Vol 3 Part F §3.4), both directions.
 @Suite("ATT PDUs: spec vectors")
@@ -134,7 +136,7 @@ struct ATTPDUTests {
 
     @Test("random bytes never trap, and whatever parses encodes back to the same bytes")
     func randomRoundTrips() throws {
-        var generator = SplitMix(seed: 5)
+        var generator = SeededGenerator(seed: 5)
         let opcodes: [UInt8] = [
             0x01, 0x02, 0x03, 0x04, 0x05, 0x08, 0x09, 0x10, 0x11, 0x12, 0x13, 0x1B, 0x1D, 0x1E, 0x52,
         ]
@@ -172,19 +174,6 @@ struct ATTPDUTests {
         case .writeCommand?: try ATTWriteCommand(bytes: bytes).encode()
         default: throw .empty
         }
-    }
-}
-
-/// A fixed-seed generator, so the random test is the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

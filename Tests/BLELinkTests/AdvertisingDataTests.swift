@@ -1,5 +1,7 @@
 import BLELink
 import Testing
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("AD structures")
 struct AdvertisingDataTests {
@@ -98,7 +100,7 @@ struct AdvertisingDataTests {
 
     @Test("ten thousand random and mutated AD byte strings never trap, and whole structures re-encode to the input")
     func fuzz() {
-        var generator = SeededGenerator(state: 0xAD)
+        var generator = SeededGenerator(seed: 0xAD)
         var problems = 0
         for _ in 0..<10_000 {
             let bytes = generator.mutate(Self.tuyaAdvert)

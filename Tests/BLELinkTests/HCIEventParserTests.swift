@@ -1,5 +1,7 @@
 import BLELink
 import Testing
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("HCI LE advertising reports")
 struct HCIEventParserTests {
@@ -111,7 +113,7 @@ struct HCIEventParserTests {
 
     @Test("twenty thousand random and mutated packets never trap the parser")
     func fuzz() {
-        var generator = SeededGenerator(state: 0x4C45)
+        var generator = SeededGenerator(seed: 0x4C45)
         let seeds = [
             advertisingReportPacket([(0x00, "AA:BB:CC:DD:EE:01", AdvertisingDataTests.tuyaAdvert, -40)]),
             advertisingReportPacket([

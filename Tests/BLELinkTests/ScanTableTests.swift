@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 @Suite("Scan results: deduplication and merging")
 struct ScanTableTests {

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
+import YoullTestSupport
 
 /// The rules in `udev/`, checked with `UdevRuleParser` because `udevadm verify` is not on the
 /// build machines.
 @Suite("udev rules")
 struct UdevRulesTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = Repository.root
 
     static func ruleFiles() throws -> [URL] {
         let folder = repository.appendingPathComponent("udev")

@@ -1,6 +1,7 @@
 import Foundation
 import LocalBroker
 import Testing
+import YoullTestSupport
 
 /// Real parts: the built `youll-devices` binary and a private mosquitto (LocalBroker), with
 /// the configuration, state and profile folders in a temporary directory.
@@ -24,8 +25,7 @@ struct DoctorCommandTests {
     }
 
     private static var shippedProfiles: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("devices").path
+        Repository.devicesDirectory.path
     }
 
     private func temporaryHome() throws -> URL {

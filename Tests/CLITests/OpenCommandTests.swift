@@ -2,6 +2,7 @@ import Foundation
 import Storage
 import Testing
 import TuyaCore
+import YoullTestSupport
 
 /// Real parts: the built `youll-devices` binary and a real SQLite state directory, with no
 /// daemon and no broker: `open --dry-run` resolves in-process.
@@ -19,8 +20,7 @@ struct OpenCommandTests {
             transport: .mqtt)
         try await database.saveDevice(device, localKey: LocalKey("0123456789abcdef"))
         try database.close()
-        let profiles = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("devices").path
+        let profiles = Repository.devicesDirectory.path
         let config = root.appendingPathComponent("config.yaml")
         try """
         state_directory: \(state.path)

@@ -1,20 +1,7 @@
 import DeepLinks
 import TuyaCore
-
-/// SplitMix64: a fixed seed gives the same sequence on every run and platform.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476C_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import DeviceSimulator
+import YoullTestSupport
 
 enum Fixture {
     static let engine = RoutingEngine()
@@ -49,7 +36,7 @@ enum Fixture {
 
 /// Random destinations of one kind, with the context that satisfies each.
 struct DestinationGenerator {
-    var random: SplitMix64
+    var random: SeededGenerator
 
     private static let idAlphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
     private static let typeFirst = Array("abcdefghijklmnopqrstuvwxyz")

@@ -1,13 +1,15 @@
 import DeepLinks
 import Testing
 import TuyaCore
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("Deep links: url(for:) and resolve are inverses")
 struct RoundTripTests {
     @Test("every generated destination's link resolves back to it", arguments: RouteName.allCases)
     func customScheme(kind: RouteName) throws {
         var generator = DestinationGenerator(
-            random: SplitMix64(seed: 0x5EED_0000 + UInt64(RouteName.allCases.firstIndex(of: kind)!)))
+            random: SeededGenerator(seed: 0x5EED_0000 + UInt64(RouteName.allCases.firstIndex(of: kind)!)))
         for _ in 0..<1000 {
             let destination = generator.destination(kind)
             let url = Fixture.engine.url(for: destination)
@@ -19,7 +21,7 @@ struct RoundTripTests {
 
     @Test("the same destinations as https universal links on a configured host", arguments: RouteName.allCases)
     func universalLinks(kind: RouteName) throws {
-        var generator = DestinationGenerator(random: SplitMix64(seed: 0xB0B + UInt64(kind.rawValue.utf8.count)))
+        var generator = DestinationGenerator(random: SeededGenerator(seed: 0xB0B + UInt64(kind.rawValue.utf8.count)))
         for _ in 0..<1000 {
             let destination = generator.destination(kind)
             let url = Fixture.engine.universalLink(for: destination, host: "links.youll.example")
@@ -45,7 +47,7 @@ struct RoundTripTests {
 
     @Test("in-app requests for a destination resolve through the same table")
     func requests() throws {
-        var generator = DestinationGenerator(random: SplitMix64(seed: 42))
+        var generator = DestinationGenerator(random: SeededGenerator(seed: 42))
         for kind in RouteName.allCases {
             let destination = generator.destination(kind)
             let resolution = try Fixture.engine.resolve(

@@ -2,6 +2,7 @@ import DeviceSimulator
 import Testing
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 /// Pure unit tests of the simulated Tuya BLE device: the test plays the gateway with the
 /// TuyaWire codec (keys, frames, fragmenter, reassembler). No socket, no clock.

@@ -3,6 +3,7 @@ import DeviceSimulator
 import Testing
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 @Suite("simulated device core")
 struct SimulatedDeviceTests {

@@ -3,16 +3,11 @@ import Foundation
 import Testing
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 /// Shared fixtures: the shipped profiles and frame helpers playing the gateway's part.
 enum Fixture {
-    static let library: ProfileLibrary = ProfileLibrary.load(directories: [
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("devices")
-    ])
+    static let library: ProfileLibrary = Repository.shippedProfiles
 
     static func profile(_ id: String) throws -> DeviceProfile {
         try #require(library.profile(id: id), "profile \(id) missing from devices/")

@@ -2,14 +2,11 @@ import Foundation
 import Gateway
 import Testing
 import TuyaCore
+import YoullTestSupport
 
 @Suite("bridge/devices entries")
 struct BridgeDevicePayloadTests {
-    let library = ProfileLibrary.load(directories: [
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("devices")
-    ])
+    let library = Repository.shippedProfiles
 
     private func capability(_ json: JSONValue, _ name: String) -> [String: JSONValue]? {
         guard case .array(let list)? = json.objectValue?["capabilities"] else { return nil }

@@ -16,8 +16,7 @@ struct BridgeHealthTests {
     static let timeout = Duration.seconds(20)
 
     static var profilesDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("devices")
+        Repository.devicesDirectory
     }
 
     @Test("the bridge publishes its health when it connects and again each time a minute passes on its clock")
@@ -30,7 +29,7 @@ struct BridgeHealthTests {
             stateDirectory: state.path, profiles: .init(installed: Self.profilesDirectory.path, user: "/nonexistent"))
         configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
         configuration.metrics.enabled = false
-        let library = ProfileLibrary.load(directories: [Self.profilesDirectory])
+        let library = Repository.shippedProfiles
         var busConfiguration = configuration.mqttLinkConfiguration()
         busConfiguration.clientID = configuration.effectiveClientID + "-devices"
         let controller = TuyaController(

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import Gateway
+import YoullTestSupport
 
 /// Files for the loader without touching the real /etc or home directory.
 enum FakeFiles {
@@ -44,8 +45,7 @@ enum ConfigFixture {
     }
 
     static var exampleYAML: String {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/config.example.yaml")
+        let url = URL(fileURLWithPath: Repository.path("Tests/GatewayTests/Fixtures/config.example.yaml"))
         return (try? String(contentsOf: url, encoding: .utf8)) ?? ""
     }
 }

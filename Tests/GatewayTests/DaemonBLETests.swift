@@ -3,12 +3,11 @@ import DeviceSimulator
 import Foundation
 import Gateway
 import LocalBroker
-import Logging
-import ServiceLifecycle
 import Testing
 import TuyaController
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 /// BLE devices through the whole daemon: a real mosquitto on a free port, a real SQLite
 /// state directory, the bridge API through the real `BridgeClient`, and BLE links to a
@@ -22,14 +21,9 @@ struct DaemonBLETests {
     static let address = "DC:23:4D:20:26:01"
     static let timeout = Duration.seconds(20)
 
-    static var profilesDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("devices")
-    }
-
     /// One simulated diffuser in range, at `address`, speaking protocol 4 over the FD50 layout.
     static func air() async throws -> (SimulatedBLEAir, SimulatedBLEPeripheral) {
-        let library = ProfileLibrary.load(directories: [profilesDirectory])
+        let library = Repository.shippedProfiles
         let profile = try #require(library.profile(id: "ble-diffuser-dituo"))
         let device = try SimulatedBLEDevice(
             identity: .init(uuid: uuid, localKey: localKey, devId: devId, protocolVersion: 4), profile: profile, seed: 9
@@ -40,44 +34,22 @@ struct DaemonBLETests {
         return (air, peripheral)
     }
 
-    /// The daemon in this process (as `demo` runs it), with a radio into `air`.
-    struct RunningDaemon {
-        let group: ServiceGroup
-        let run: Task<Void, any Error>
-        let client: BridgeClient
-
-        /// With `metricsPort`, metrics are served on a free port, written there once listening.
-        static func start(
-            broker: LocalBroker, state: URL, air: SimulatedBLEAir, metricsPort: ListeningPort? = nil
-        ) async throws -> RunningDaemon {
-            var configuration = GatewayConfiguration(
-                stateDirectory: state.path, profiles: .init(installed: profilesDirectory.path, user: "/nonexistent"))
-            configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
-            configuration.metrics.enabled = metricsPort != nil
-            configuration.metrics.listen = .init(host: "127.0.0.1", port: 0)
-            var logger = Logger(label: "daemon-ble-test")
-            logger.logLevel = .critical
-            let radio = BLERadio(adapter: "simulated") { identity in
-                GATTTuyaTransport { try await air.connect(to: identity.address) }
-            }
-            let daemon = GatewayDaemon(
-                configuration: configuration, profileDirectories: [profilesDirectory], version: "test", logger: logger,
-                hooks: .init(metricsListening: { bound in metricsPort?.set(bound) }), radio: radio)
-            let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
-            let run = Task { try await group.run() }
-            let client = try BridgeClient(configuration: configuration)
-            try await client.connect(timeout: timeout)
-            // The daemon publishes its retained online state once its bridge is up.
-            let online = try await client.subscribe(["youll/bridge/state"])
-            for await message in online where message.availability == "online" { break }
-            return RunningDaemon(group: group, run: run, client: client)
+    /// The daemon in this process (as `demo` runs it), with a radio into `air`. With
+    /// `metricsPort`, metrics are served on a free port, written there once listening.
+    static func withDaemon<T>(
+        _ broker: LocalBroker, state: URL, air: SimulatedBLEAir, metricsPort: ListeningPort? = nil,
+        _ body: (RunningDaemon) async throws -> T
+    ) async throws -> T {
+        let radio = BLERadio(adapter: "simulated") { identity in
+            GATTTuyaTransport { try await air.connect(to: identity.address) }
         }
-
-        func stop() async throws {
-            await group.triggerGracefulShutdown()
-            try await run.value
-            await client.close()
-        }
+        return try await withRunningDaemon(
+            broker: broker, state: state, radio: radio,
+            hooks: .init(metricsListening: { bound in metricsPort?.set(bound) }),
+            configure: { configuration in
+                configuration.ble.mode = .auto
+                configuration.metrics.enabled = metricsPort != nil
+            }, body)
     }
 
     static func addRequest(uuid: String = uuid, address: String = address) -> [String: JSONValue] {
@@ -96,44 +68,45 @@ struct DaemonBLETests {
         defer { try? FileManager.default.removeItem(at: state) }
         let (air, peripheral) = try await Self.air()
 
-        let first = try await RunningDaemon.start(broker: broker, state: state, air: air)
-        let added = try await first.client.request("device/add", Self.addRequest(), timeout: Self.timeout)
-        #expect(added.objectValue?["transport"]?.stringValue == "ble")
-        #expect(added.objectValue?["profile"]?.stringValue == "ble-diffuser-dituo")
-        #expect(!String(decoding: CompactJSON.encode(added), as: UTF8.self).contains(Self.localKey))
+        try await Self.withDaemon(broker, state: state, air: air) { first in
+            let added = try await first.client.request("device/add", Self.addRequest(), timeout: Self.timeout)
+            #expect(added.objectValue?["transport"]?.stringValue == "ble")
+            #expect(added.objectValue?["profile"]?.stringValue == "ble-diffuser-dituo")
+            #expect(!String(decoding: CompactJSON.encode(added), as: UTF8.self).contains(Self.localKey))
 
-        let answer = try await first.client.set(
-            device: "aroma", payload: ["state": .string("ON"), "mist": .string("ON"), "mist_mode": .string("large")],
-            timeout: Self.timeout)
-        #expect(answer.objectValue?["state"]?.objectValue?["mist_mode"]?.stringValue == "large")
-        // The device's own DPs changed: the command went over the BLE session.
-        #expect(await peripheral.state[DataPointID(2)!] == .bool(true))
-        #expect(await peripheral.state[DataPointID(3)!] == .enumeration("large"))
-        // health_check (and so doctor) shows the adapter's link to it.
-        let health = try await first.client.request("health_check", timeout: Self.timeout)
-        let ble = health.objectValue?["ble"]?.objectValue
-        #expect(ble?["adapter"]?.stringValue == "simulated")
-        #expect(ble?["limit"]?.int64Value == 3)
-        #expect(ble?["connected"] == .array([.string("aroma")]))
-        // The retained state follows (it may be published just after the answer).
-        let published = try await first.client.subscribe(["youll/aroma"])
-        for await message in published where message.json?.objectValue?["mist_mode"]?.stringValue == "large" {
-            #expect(message.json?.objectValue?["mist"]?.stringValue == "ON")
-            break
+            let answer = try await first.client.set(
+                device: "aroma",
+                payload: ["state": .string("ON"), "mist": .string("ON"), "mist_mode": .string("large")],
+                timeout: Self.timeout)
+            #expect(answer.objectValue?["state"]?.objectValue?["mist_mode"]?.stringValue == "large")
+            // The device's own DPs changed: the command went over the BLE session.
+            #expect(await peripheral.state[DataPointID(2)!] == .bool(true))
+            #expect(await peripheral.state[DataPointID(3)!] == .enumeration("large"))
+            // health_check (and so doctor) shows the adapter's link to it.
+            let health = try await first.client.request("health_check", timeout: Self.timeout)
+            let ble = health.objectValue?["ble"]?.objectValue
+            #expect(ble?["adapter"]?.stringValue == "simulated")
+            #expect(ble?["limit"]?.int64Value == 3)
+            #expect(ble?["connected"] == .array([.string("aroma")]))
+            // The retained state follows (it may be published just after the answer).
+            let published = try await first.client.subscribe(["youll/aroma"])
+            for await message in published where message.json?.objectValue?["mist_mode"]?.stringValue == "large" {
+                #expect(message.json?.objectValue?["mist"]?.stringValue == "ON")
+                break
+            }
         }
-        try await first.stop()
 
         // A restart reads the device (address, uuid, key) back from SQLite and drives it again.
-        let second = try await RunningDaemon.start(broker: broker, state: state, air: air)
-        let devices = try await second.client.devices(timeout: Self.timeout)
-        #expect(devices.map(\.friendlyName) == ["aroma"])
-        #expect(devices.first?.transport == "ble")
-        _ = try await second.client.set(
-            device: "aroma", payload: ["mist_mode": .string("small")], timeout: Self.timeout)
-        #expect(await peripheral.state[DataPointID(3)!] == .enumeration("small"))
-        let pairings = await peripheral.statistics.pairings
-        #expect(pairings >= 2, "the second daemon opened its own session")
-        try await second.stop()
+        try await Self.withDaemon(broker, state: state, air: air) { second in
+            let devices = try await second.client.devices(timeout: Self.timeout)
+            #expect(devices.map(\.friendlyName) == ["aroma"])
+            #expect(devices.first?.transport == "ble")
+            _ = try await second.client.set(
+                device: "aroma", payload: ["mist_mode": .string("small")], timeout: Self.timeout)
+            #expect(await peripheral.state[DataPointID(3)!] == .enumeration("small"))
+            let pairings = await peripheral.statistics.pairings
+            #expect(pairings >= 2, "the second daemon opened its own session")
+        }
     }
 
     @Test(
@@ -144,36 +117,37 @@ struct DaemonBLETests {
         defer { try? FileManager.default.removeItem(at: state) }
         let (air, _) = try await Self.air()
         let metricsPort = ListeningPort()
-        let daemon = try await RunningDaemon.start(broker: broker, state: state, air: air, metricsPort: metricsPort)
-        let events = try await daemon.client.subscribe(["youll/bridge/event"])
+        try await Self.withDaemon(broker, state: state, air: air, metricsPort: metricsPort) { daemon in
+            let events = try await daemon.client.subscribe(["youll/bridge/event"])
 
-        for (request, reason) in [
-            (Self.addRequest(uuid: "notthedeviceuuid"), "refused"),
-            (Self.addRequest(address: "DC:23:4D:00:00:01"), "not_found"),
-        ] {
-            do {
-                _ = try await daemon.client.request("device/add", request, timeout: Self.timeout)
-                Issue.record("\(reason): device/add succeeded")
-            } catch {
-                #expect(error.description.contains("device/add"))
-            }
-            var seen: String?
-            for await message in events {
-                let object = message.json?.objectValue
-                if object?["type"]?.stringValue == "pairing_failed" {
-                    seen = object?["data"]?.objectValue?["reason"]?.stringValue
-                    break
+            for (request, reason) in [
+                (Self.addRequest(uuid: "notthedeviceuuid"), "refused"),
+                (Self.addRequest(address: "DC:23:4D:00:00:01"), "not_found"),
+            ] {
+                do {
+                    _ = try await daemon.client.request("device/add", request, timeout: Self.timeout)
+                    Issue.record("\(reason): device/add succeeded")
+                } catch {
+                    #expect(String(describing: error).contains("device/add"))
                 }
+                var seen: String?
+                for await message in events {
+                    let object = message.json?.objectValue
+                    if object?["type"]?.stringValue == "pairing_failed" {
+                        seen = object?["data"]?.objectValue?["reason"]?.stringValue
+                        break
+                    }
+                }
+                #expect(seen == reason)
             }
-            #expect(seen == reason)
+            #expect(try await daemon.client.devices(timeout: Self.timeout).isEmpty)
+            // Prometheus counts each failure under its reason.
+            let port = try #require(metricsPort.port)
+            let scrape = try await HTTPScrape.get(port: port, path: "/metrics")
+            #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="refused"}"#, in: scrape.body) == 1)
+            #expect(
+                (HTTPScrape.sample(#"youll_ble_failures_total{reason="connect_failed"}"#, in: scrape.body) ?? 0) >= 1)
+            #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="wrong_key"}"#, in: scrape.body) == 0)
         }
-        #expect(try await daemon.client.devices(timeout: Self.timeout).isEmpty)
-        // Prometheus counts each failure under its reason.
-        let port = try #require(metricsPort.port)
-        let scrape = try await HTTPScrape.get(port: port, path: "/metrics")
-        #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="refused"}"#, in: scrape.body) == 1)
-        #expect((HTTPScrape.sample(#"youll_ble_failures_total{reason="connect_failed"}"#, in: scrape.body) ?? 0) >= 1)
-        #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="wrong_key"}"#, in: scrape.body) == 0)
-        try await daemon.stop()
     }
 }

@@ -2,12 +2,11 @@ import DeviceSimulator
 import Foundation
 import Gateway
 import LocalBroker
-import Logging
 import Maintenance
-import ServiceLifecycle
 import Storage
 import Testing
 import TuyaCore
+import YoullTestSupport
 
 /// Maintenance through the whole daemon: a real mosquitto on a free port, a simulated MQTT
 /// diffuser whose tank runs dry in 300 ms of mist, a real SQLite state directory, the bridge
@@ -18,47 +17,21 @@ struct DaemonMaintenanceTests {
     static let timeout = Duration.seconds(20)
     static let token = "Bearer s3cret-webhook-token"
 
-    static var profilesDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("devices")
-    }
-
-    /// The daemon in this process, as `demo` runs it.
-    struct RunningDaemon {
-        let group: ServiceGroup
-        let run: Task<Void, any Error>
-        let client: BridgeClient
-
-        static func start(broker: LocalBroker, state: URL, webhook: String?) async throws -> RunningDaemon {
-            var configuration = GatewayConfiguration(
-                stateDirectory: state.path, profiles: .init(installed: profilesDirectory.path, user: "/nonexistent"))
-            configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
-            configuration.metrics.enabled = false
-            configuration.ble.mode = .off
-            if let webhook {
+    /// The daemon on `broker` with its state in `state`, its webhook at `webhook` (none when nil).
+    static func withDaemon<T>(
+        _ broker: LocalBroker, state: URL, webhook: String?, _ body: (RunningDaemon) async throws -> T
+    ) async throws -> T {
+        try await withRunningDaemon(
+            broker: broker, state: state,
+            configure: { configuration in
+                guard let webhook else { return }
                 configuration.maintenance.webhook = .init(
                     url: URL(string: webhook)!, headers: ["Authorization": token], retryInitial: .milliseconds(50),
                     retryMaximum: .milliseconds(200))
-            }
-            var logger = Logger(label: "daemon-maintenance-test")
-            logger.logLevel = ProcessInfo.processInfo.environment["YOULL_TEST_LOG"] == nil ? .critical : .debug
-            let daemon = GatewayDaemon(
-                configuration: configuration, profileDirectories: [profilesDirectory], version: "test", logger: logger)
-            let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
-            let run = Task { try await group.run() }
-            let client = try BridgeClient(configuration: configuration)
-            try await client.connect(timeout: timeout)
-            let online = try await client.subscribe(["youll/bridge/state"])
-            for await message in online where message.availability == "online" { break }
-            return RunningDaemon(group: group, run: run, client: client)
-        }
+            }, body)
+    }
 
-        func stop() async throws {
-            await group.triggerGracefulShutdown()
-            try await run.value
-            await client.close()
-        }
-
+    enum Events {
         /// The next `maintenance_alert` event's alert object.
         static func nextAlert(_ events: AsyncStream<BridgeMessage>) async -> [String: JSONValue]? {
             for await message in events {
@@ -87,20 +60,16 @@ struct DaemonMaintenanceTests {
 
     /// Pairs the diffuser as `aroma` and switches its mist on, so its tank starts to run dry.
     static func pairAndMist(_ daemon: RunningDaemon, _ identity: DeviceIdentity) async throws {
-        _ = try await daemon.client.request(
-            "device/add",
-            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("aroma")],
-            timeout: timeout)
+        try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "aroma")
         _ = try await daemon.client.set(
             device: "aroma", payload: ["state": .string("ON"), "mist": .string("ON")], timeout: timeout)
     }
 
     static func dryFleet(broker: LocalBroker) async throws -> SimulatorFleet {
-        let library = ProfileLibrary.load(directories: [profilesDirectory])
         let fleet = try SimulatorFleet(
             options: .init(
                 lights: 0, diffusers: 1, seed: 77, behaviour: DeviceBehaviour(tankDuration: .milliseconds(300))),
-            library: library, broker: SwarmConfiguration(brokerURL: broker.url))
+            library: Repository.shippedProfiles, broker: SwarmConfiguration(brokerURL: broker.url))
         try await fleet.start()
         #expect(await fleet.waitUntilConnected(timeout: timeout))
         return fleet
@@ -119,50 +88,51 @@ struct DaemonMaintenanceTests {
         defer { fleet.stop() }
         let identity = try #require(fleet.identities.first)
 
-        let daemon = try await RunningDaemon.start(broker: broker, state: state, webhook: receiver.url)
-        let events = try await daemon.client.subscribe(["youll/bridge/event"])
-        try await Self.pairAndMist(daemon, identity)
+        try await Self.withDaemon(broker, state: state, webhook: receiver.url) { daemon in
+            let events = try await daemon.client.subscribe(["youll/bridge/event"])
+            try await Self.pairAndMist(daemon, identity)
 
-        // The tank runs dry: the alert arrives on the bridge and at the webhook.
-        let link = "youll://tuya/maintenance?type=refill&device=\(identity.devId)"
-        var alert = try #require(await RunningDaemon.nextAlert(events))
-        while alert["type"]?.stringValue != "refill" { alert = try #require(await RunningDaemon.nextAlert(events)) }
-        #expect(alert["deeplink"]?.stringValue == link)
-        #expect(alert["state"]?.stringValue == "due")
-        #expect(alert["friendly_name"]?.stringValue == "aroma")
-        let posted = try MaintenanceAlert(jsonData: try #require(await receiver.waitForBodies(1).first))
-        #expect(posted.deeplink == link)
-        #expect(posted.id == alert["id"]?.stringValue)
-        #expect(receiver.requestHeaders.first?["authorization"] == Self.token)
-        #expect(receiver.requestHeaders.first?["content-type"] == "application/json")
+            // The tank runs dry: the alert arrives on the bridge and at the webhook.
+            let link = "youll://tuya/maintenance?type=refill&device=\(identity.devId)"
+            var alert = try #require(await Events.nextAlert(events))
+            while alert["type"]?.stringValue != "refill" { alert = try #require(await Events.nextAlert(events)) }
+            #expect(alert["deeplink"]?.stringValue == link)
+            #expect(alert["state"]?.stringValue == "due")
+            #expect(alert["friendly_name"]?.stringValue == "aroma")
+            let posted = try MaintenanceAlert(jsonData: try #require(await receiver.waitForBodies(1).first))
+            #expect(posted.deeplink == link)
+            #expect(posted.id == alert["id"]?.stringValue)
+            #expect(receiver.requestHeaders.first?["authorization"] == Self.token)
+            #expect(receiver.requestHeaders.first?["content-type"] == "application/json")
 
-        // The retained reminder list of the device says so too.
-        let retained = try #require(try await daemon.client.retained("youll/aroma/maintenance", timeout: Self.timeout))
-        let refill = retained.json?.arrayValue?.first { $0.objectValue?["type"]?.stringValue == "refill" }
-        #expect(refill?.objectValue?["state"]?.stringValue == "due")
-        #expect(refill?.objectValue?["deeplink"]?.stringValue == link)
+            // The retained reminder list of the device says so too.
+            let retained = try #require(
+                try await daemon.client.retained("youll/aroma/maintenance", timeout: Self.timeout))
+            let refill = retained.json?.arrayValue?.first { $0.objectValue?["type"]?.stringValue == "refill" }
+            #expect(refill?.objectValue?["state"]?.stringValue == "due")
+            #expect(refill?.objectValue?["deeplink"]?.stringValue == link)
 
-        // The link resolves to the reminder, with its instructions.
-        let resolved = try await daemon.client.request(
-            "deeplink/resolve", ["url": .string(link)], timeout: Self.timeout)
-        #expect(resolved.objectValue?["resolution"]?.stringValue == "proceed")
-        let reminder = resolved.objectValue?["reminder"]?.objectValue
-        #expect(reminder?["state"]?.stringValue == "due")
-        #expect(reminder?["percent_remaining"]?.int64Value == 0)
-        #expect((reminder?["steps"]?.arrayValue?.count ?? 0) >= 3)
+            // The link resolves to the reminder, with its instructions.
+            let resolved = try await daemon.client.request(
+                "deeplink/resolve", ["url": .string(link)], timeout: Self.timeout)
+            #expect(resolved.objectValue?["resolution"]?.stringValue == "proceed")
+            let reminder = resolved.objectValue?["reminder"]?.objectValue
+            #expect(reminder?["state"]?.stringValue == "due")
+            #expect(reminder?["percent_remaining"]?.int64Value == 0)
+            #expect((reminder?["steps"]?.arrayValue?.count ?? 0) >= 3)
 
-        // Done resets it, and a second done changes nothing.
-        for _ in 0..<2 {
-            let done = try await daemon.client.request(
-                "maintenance/done", ["device": .string("aroma"), "type": .string("refill")], timeout: Self.timeout)
-            #expect(done.objectValue?["reminder"]?.objectValue?["state"]?.stringValue == "ok")
-            #expect(done.objectValue?["reminder"]?.objectValue?["percent_remaining"]?.int64Value == 100)
+            // Done resets it, and a second done changes nothing.
+            for _ in 0..<2 {
+                let done = try await daemon.client.request(
+                    "maintenance/done", ["device": .string("aroma"), "type": .string("refill")], timeout: Self.timeout)
+                #expect(done.objectValue?["reminder"]?.objectValue?["state"]?.stringValue == "ok")
+                #expect(done.objectValue?["reminder"]?.objectValue?["percent_remaining"]?.int64Value == 100)
+            }
+            let list = try await daemon.client.request(
+                "maintenance/list", ["device": .string("aroma")], timeout: Self.timeout)
+            let types = list.objectValue?["reminders"]?.arrayValue?.compactMap { $0.objectValue?["type"]?.stringValue }
+            #expect(Set(types ?? []) == ["clean", "refill", "replace-wick"])
         }
-        let list = try await daemon.client.request(
-            "maintenance/list", ["device": .string("aroma")], timeout: Self.timeout)
-        let types = list.objectValue?["reminders"]?.arrayValue?.compactMap { $0.objectValue?["type"]?.stringValue }
-        #expect(Set(types ?? []) == ["clean", "refill", "replace-wick"])
-        try await daemon.stop()
 
         let database = try GatewayDatabase.open(directory: state)
         defer { try? database.close() }
@@ -185,45 +155,48 @@ struct DaemonMaintenanceTests {
         let identity = try #require(fleet.identities.first)
 
         // First round: the alert is delivered, then the daemon restarts.
-        var daemon = try await RunningDaemon.start(broker: broker, state: state, webhook: receiver.url)
-        var events = try await daemon.client.subscribe(["youll/bridge/event"])
-        try await Self.pairAndMist(daemon, identity)
-        let first = try #require(await RunningDaemon.nextAlert(events))
-        _ = await receiver.waitForBodies(1)
-        try await daemon.stop()
+        let first = try await Self.withDaemon(broker, state: state, webhook: receiver.url) { daemon in
+            let events = try await daemon.client.subscribe(["youll/bridge/event"])
+            try await Self.pairAndMist(daemon, identity)
+            let first = try #require(await Events.nextAlert(events))
+            _ = await receiver.waitForBodies(1)
+            return first
+        }
 
         // The receiver goes down; a restart with the device still dry alerts nothing new.
         receiver.stop()
-        daemon = try await RunningDaemon.start(broker: broker, state: state, webhook: receiver.url)
-        events = try await daemon.client.subscribe(["youll/bridge/event"])
-        await fleet.refill(identity.devId)
-        _ = try await daemon.client.refreshedState(device: "aroma", timeout: Self.timeout)
-        _ = try await daemon.client.request(
-            "maintenance/done", ["device": .string("aroma"), "type": .string("refill")], timeout: Self.timeout)
-        _ = try await daemon.client.set(
-            device: "aroma", payload: ["state": .string("ON"), "mist": .string("ON")], timeout: Self.timeout)
-        // Dry again: a new round, a new alert, which can only wait in the outbox.
-        let second = try #require(await RunningDaemon.nextAlert(events))
-        #expect(second["id"] != first["id"])
-        #expect(second["type"]?.stringValue == "refill")
-        // The alert event comes before the POST is tried: stop only once the daemon
-        // announced the refused POST, which it does after recording it in the outbox.
-        let failed = await RunningDaemon.nextDeliveryFailure(events, alert: second["id"]?.stringValue)
-        #expect(
-            failed?["reason"] == .string("no response"), "the second alert's POST failed while the receiver was down")
-        #expect(failed?["attempts"] == .integer(1))
-        try await daemon.stop()
+        let second = try await Self.withDaemon(broker, state: state, webhook: receiver.url) { daemon in
+            let events = try await daemon.client.subscribe(["youll/bridge/event"])
+            await fleet.refill(identity.devId)
+            _ = try await daemon.client.refreshedState(device: "aroma", timeout: Self.timeout)
+            _ = try await daemon.client.request(
+                "maintenance/done", ["device": .string("aroma"), "type": .string("refill")], timeout: Self.timeout)
+            _ = try await daemon.client.set(
+                device: "aroma", payload: ["state": .string("ON"), "mist": .string("ON")], timeout: Self.timeout)
+            // Dry again: a new round, a new alert, which can only wait in the outbox.
+            let second = try #require(await Events.nextAlert(events))
+            #expect(second["id"] != first["id"])
+            #expect(second["type"]?.stringValue == "refill")
+            // The alert event comes before the POST is tried: stop only once the daemon
+            // announced the refused POST, which it does after recording it in the outbox.
+            let failed = await Events.nextDeliveryFailure(events, alert: second["id"]?.stringValue)
+            #expect(
+                failed?["reason"] == .string("no response"),
+                "the second alert's POST failed while the receiver was down")
+            #expect(failed?["attempts"] == .integer(1))
+            return second
+        }
         trace("second daemon stopped")
         #expect(receiver.bodies.count == 1)
 
         // Back up, and a third daemon delivers what waited; the first alert is not resent.
         try receiver.start()
         trace("receiver back")
-        daemon = try await RunningDaemon.start(broker: broker, state: state, webhook: receiver.url)
-        trace("third daemon up")
-        let bodies = await receiver.waitForBodies(2)
+        let bodies = try await Self.withDaemon(broker, state: state, webhook: receiver.url) { _ in
+            trace("third daemon up")
+            return await receiver.waitForBodies(2)
+        }
         trace("bodies")
-        try await daemon.stop()
         let ids = try bodies.map { try MaintenanceAlert(jsonData: $0).id }
         #expect(ids == [first["id"]?.stringValue, second["id"]?.stringValue].compactMap { $0 })
         #expect(receiver.bodies.count == 2)
@@ -240,36 +213,43 @@ struct DaemonMaintenanceTests {
         let broker = try LocalBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-maint-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
-        let daemon = try await RunningDaemon.start(broker: broker, state: state, webhook: nil)
-        let cases: [(String, [String: JSONValue], String)] = [
-            ("deeplink/resolve", ["url": .string("javascript:alert(1)")], "url: "),
-            ("deeplink/resolve", ["url": .string("youll://tuya/maintenance?type=refill&type=clean&device=x")], "url: "),
-            ("deeplink/resolve", ["url": .string(String(repeating: "a", count: 9000))], "url: "),
-            ("deeplink/resolve", ["url": .integer(5)], "url: "),
-            ("deeplink/resolve", [:], "url: missing"),
-            ("maintenance/done", ["device": .string("nope"), "type": .string("refill")], "device: "),
-            ("maintenance/done", ["device": .string("nope"), "type": .string("../etc")], "type: "),
-            (
-                "maintenance/snooze", ["device": .string("x"), "type": .string("refill"), "for": .string("2 years")],
-                "for: "
-            ),
-            ("maintenance/snooze", ["device": .string("x"), "type": .string("refill"), "for": .integer(-5)], "for: "),
-            ("maintenance/list", ["device": .string("x"), "extra": .bool(true)], "extra: "),
-        ]
-        for (verb, payload, field) in cases {
-            do {
-                _ = try await daemon.client.request(verb, payload, timeout: Self.timeout)
-                Issue.record("\(verb) \(payload) succeeded")
-            } catch {
-                #expect(error.description.contains(field), "\(verb): \(error)")
+        try await Self.withDaemon(broker, state: state, webhook: nil) { daemon in
+            let cases: [(String, [String: JSONValue], String)] = [
+                ("deeplink/resolve", ["url": .string("javascript:alert(1)")], "url: "),
+                (
+                    "deeplink/resolve", ["url": .string("youll://tuya/maintenance?type=refill&type=clean&device=x")],
+                    "url: "
+                ),
+                ("deeplink/resolve", ["url": .string(String(repeating: "a", count: 9000))], "url: "),
+                ("deeplink/resolve", ["url": .integer(5)], "url: "),
+                ("deeplink/resolve", [:], "url: missing"),
+                ("maintenance/done", ["device": .string("nope"), "type": .string("refill")], "device: "),
+                ("maintenance/done", ["device": .string("nope"), "type": .string("../etc")], "type: "),
+                (
+                    "maintenance/snooze",
+                    ["device": .string("x"), "type": .string("refill"), "for": .string("2 years")],
+                    "for: "
+                ),
+                (
+                    "maintenance/snooze", ["device": .string("x"), "type": .string("refill"), "for": .integer(-5)],
+                    "for: "
+                ),
+                ("maintenance/list", ["device": .string("x"), "extra": .bool(true)], "extra: "),
+            ]
+            for (verb, payload, field) in cases {
+                do {
+                    _ = try await daemon.client.request(verb, payload, timeout: Self.timeout)
+                    Issue.record("\(verb) \(payload) succeeded")
+                } catch {
+                    #expect(String(describing: error).contains(field), "\(verb): \(error)")
+                }
             }
+            // A well-formed link to an unpaired device is a gate, not an error.
+            let gated = try await daemon.client.request(
+                "deeplink/resolve", ["url": .string("youll://tuya/devices/bf0000000000000000")], timeout: Self.timeout)
+            #expect(gated.objectValue?["resolution"]?.stringValue == "gated")
+            #expect(gated.objectValue?["action"]?.stringValue?.contains("youll-devices pair") == true)
         }
-        // A well-formed link to an unpaired device is a gate, not an error.
-        let gated = try await daemon.client.request(
-            "deeplink/resolve", ["url": .string("youll://tuya/devices/bf0000000000000000")], timeout: Self.timeout)
-        #expect(gated.objectValue?["resolution"]?.stringValue == "gated")
-        #expect(gated.objectValue?["action"]?.stringValue?.contains("youll-devices pair") == true)
-        try await daemon.stop()
     }
 }
 

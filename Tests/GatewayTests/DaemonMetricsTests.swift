@@ -2,11 +2,9 @@ import DeviceSimulator
 import Foundation
 import Gateway
 import LocalBroker
-import Logging
-import ServiceLifecycle
-import Synchronization
 import Testing
 import TuyaCore
+import YoullTestSupport
 
 /// Health and metrics through the whole daemon: a real mosquitto on a free port, a simulated
 /// MQTT light, a real SQLite state directory, the bridge API through `BridgeClient`, and the
@@ -15,96 +13,79 @@ import TuyaCore
 struct DaemonMetricsTests {
     static let timeout = Duration.seconds(20)
 
-    static var profilesDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("devices")
-    }
-
     @Test("driving a simulated light moves the command counters and device gauges; bridge/health reports it")
     func countersMove() async throws {
         let broker = try LocalBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-metrics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
-        let library = ProfileLibrary.load(directories: [Self.profilesDirectory])
         let fleet = try SimulatorFleet(
-            options: .init(lights: 1, diffusers: 0, seed: 31), library: library,
+            options: .init(lights: 1, diffusers: 0, seed: 31), library: Repository.shippedProfiles,
             broker: SwarmConfiguration(brokerURL: broker.url))
         try await fleet.start()
         defer { fleet.stop() }
         #expect(await fleet.waitUntilConnected(timeout: Self.timeout))
         let identity = try #require(fleet.identities.first)
 
-        var configuration = GatewayConfiguration(
-            stateDirectory: state.path, profiles: .init(installed: Self.profilesDirectory.path, user: "/nonexistent"))
-        configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
-        configuration.ble.mode = .off
-        configuration.metrics.enabled = true
-        configuration.metrics.listen = .init(host: "127.0.0.1", port: 0)
-        var logger = Logger(label: "daemon-metrics-test")
-        logger.logLevel = .critical
-        let port = Mutex<Int?>(nil)
-        let daemon = GatewayDaemon(
-            configuration: configuration, profileDirectories: [Self.profilesDirectory], version: "test", logger: logger,
-            hooks: .init(metricsListening: { bound in port.withLock { $0 = bound } }))
-        let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
-        let run = Task { try await group.run() }
-        let client = try BridgeClient(configuration: configuration)
-        try await client.connect(timeout: Self.timeout)
-        let healthStream = try await client.subscribe(["youll/bridge/health"])
-        let online = try await client.subscribe(["youll/bridge/state"])
-        for await message in online where message.availability == "online" { break }
+        let port = ListeningPort()
+        let metricsPort = try await withRunningDaemon(
+            broker: broker, state: state, hooks: .init(metricsListening: { bound in port.set(bound) }),
+            configure: { $0.metrics.enabled = true }
+        ) { daemon in
+            let client = daemon.client
+            let healthStream = try await client.subscribe(["youll/bridge/health"])
 
-        // Published after the connection's retained topics, without waiting for the first minute.
-        var first: JSONValue?
-        for await message in healthStream {
-            first = message.json
-            break
+            // Published after the connection's retained topics, without waiting for the first minute.
+            var first: JSONValue?
+            for await message in healthStream {
+                first = message.json
+                break
+            }
+            let health = try #require(first)
+            #expect(health["session"] == .null)
+            #expect((health["memory_rss_bytes"]?.int64Value ?? 0) > 1_000_000)
+            #expect((health["mqtt"]?["messages_out"]?.int64Value ?? 0) > 0)
+            #expect(health["reminders_due"] == .integer(0))
+
+            let metricsPort = try #require(port.port)
+            let before = try await HTTPScrape.get(port: metricsPort, path: "/metrics")
+            #expect(before.status == 200)
+            #expect(HTTPScrape.sample("youll_commands_sent_total", in: before.body) == 0)
+
+            _ = try await client.request(
+                "device/add",
+                ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("lamp")],
+                timeout: Self.timeout)
+            _ = try await client.set(device: "lamp", payload: ["state": .string("ON")], timeout: Self.timeout)
+            _ = try await client.request(
+                "deeplink/resolve", ["url": .string("youll://tuya/devices/\(identity.devId)")], timeout: Self.timeout)
+
+            let after = try await HTTPScrape.get(port: metricsPort, path: "/metrics")
+            #expect(HTTPScrape.sample("youll_commands_sent_total", in: after.body) == 1)
+            #expect(HTTPScrape.sample("youll_commands_confirmed_total", in: after.body) == 1)
+            #expect(HTTPScrape.sample("youll_commands_timed_out_total", in: after.body) == 0)
+            #expect(HTTPScrape.sample("youll_command_latency_seconds_count", in: after.body) == 1)
+            #expect(HTTPScrape.sample(#"youll_devices{transport="mqtt",availability="online"}"#, in: after.body) == 1)
+            #expect(HTTPScrape.sample(#"youll_route_resolutions_total{outcome="proceed"}"#, in: after.body) == 1)
+            let messagesIn =
+                HTTPScrape.sample(#"youll_mqtt_messages_total{connection="bridge",direction="in"}"#, in: after.body)
+                ?? 0
+            #expect(messagesIn >= 3)
+            // The device bus carried the pairing query, the command and the lamp's reports.
+            let frames = (
+                HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="out"}"#, in: after.body)
+                    ?? 0,
+                HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="in"}"#, in: after.body)
+                    ?? 0
+            )
+            #expect(frames.0 >= 2 && frames.1 >= 2, "device frames out/in: \(frames)")
+            #expect(HTTPScrape.sample(#"youll_broker_reconnects_total{connection="devices"}"#, in: after.body) == 0)
+            #expect(after.body.contains("# TYPE youll_session_cue_lateness_seconds histogram"))
+            #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="wrong_key"}"#, in: after.body) == 0)
+            // Nothing secret in the exposition.
+            #expect(!after.body.contains(identity.localKey))
+            #expect(try await HTTPScrape.get(port: metricsPort, path: "/health").status == 404)
+            return metricsPort
         }
-        let health = try #require(first)
-        #expect(health["session"] == .null)
-        #expect((health["memory_rss_bytes"]?.int64Value ?? 0) > 1_000_000)
-        #expect((health["mqtt"]?["messages_out"]?.int64Value ?? 0) > 0)
-        #expect(health["reminders_due"] == .integer(0))
-
-        let metricsPort = try #require(port.withLock { $0 })
-        let before = try await HTTPScrape.get(port: metricsPort, path: "/metrics")
-        #expect(before.status == 200)
-        #expect(HTTPScrape.sample("youll_commands_sent_total", in: before.body) == 0)
-
-        _ = try await client.request(
-            "device/add",
-            ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("lamp")],
-            timeout: Self.timeout)
-        _ = try await client.set(device: "lamp", payload: ["state": .string("ON")], timeout: Self.timeout)
-        _ = try await client.request(
-            "deeplink/resolve", ["url": .string("youll://tuya/devices/\(identity.devId)")], timeout: Self.timeout)
-
-        let after = try await HTTPScrape.get(port: metricsPort, path: "/metrics")
-        #expect(HTTPScrape.sample("youll_commands_sent_total", in: after.body) == 1)
-        #expect(HTTPScrape.sample("youll_commands_confirmed_total", in: after.body) == 1)
-        #expect(HTTPScrape.sample("youll_commands_timed_out_total", in: after.body) == 0)
-        #expect(HTTPScrape.sample("youll_command_latency_seconds_count", in: after.body) == 1)
-        #expect(HTTPScrape.sample(#"youll_devices{transport="mqtt",availability="online"}"#, in: after.body) == 1)
-        #expect(HTTPScrape.sample(#"youll_route_resolutions_total{outcome="proceed"}"#, in: after.body) == 1)
-        let messagesIn =
-            HTTPScrape.sample(#"youll_mqtt_messages_total{connection="bridge",direction="in"}"#, in: after.body) ?? 0
-        #expect(messagesIn >= 3)
-        // The device bus carried the pairing query, the command and the lamp's reports.
-        let frames = (
-            HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="out"}"#, in: after.body) ?? 0,
-            HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="in"}"#, in: after.body) ?? 0
-        )
-        #expect(frames.0 >= 2 && frames.1 >= 2, "device frames out/in: \(frames)")
-        #expect(HTTPScrape.sample(#"youll_broker_reconnects_total{connection="devices"}"#, in: after.body) == 0)
-        #expect(after.body.contains("# TYPE youll_session_cue_lateness_seconds histogram"))
-        #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="wrong_key"}"#, in: after.body) == 0)
-        // Nothing secret in the exposition.
-        #expect(!after.body.contains(identity.localKey))
-        #expect(try await HTTPScrape.get(port: metricsPort, path: "/health").status == 404)
-
-        await group.triggerGracefulShutdown()
-        try await run.value
-        await client.close()
         // The listener is gone with the daemon: nothing answers on its port, or (tests run in
         // parallel, and another test's server may be given the freed port) not this daemon.
         if let late = try? await HTTPScrape.get(port: metricsPort, path: "/metrics") {

@@ -2,12 +2,11 @@ import DeviceSimulator
 import Foundation
 import Gateway
 import LocalBroker
-import Logging
-import ServiceLifecycle
 import Storage
 import Testing
 import TuyaController
 import TuyaCore
+import YoullTestSupport
 
 /// Timer sessions through the whole daemon on the real clock: a real mosquitto on a free
 /// port, simulated MQTT lights and diffusers (Tuya's device protocol), a real SQLite
@@ -16,66 +15,31 @@ import TuyaCore
 struct DaemonSessionTests {
     static let timeout = Duration.seconds(20)
 
-    static var profilesDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("devices")
-    }
-
-    struct RunningDaemon {
-        let group: ServiceGroup
-        let run: Task<Void, any Error>
-        let client: BridgeClient
-
-        /// With `metricsPort`, metrics are served on a free port, written there once listening.
-        static func start(broker: LocalBroker, state: URL, metricsPort: ListeningPort? = nil) async throws
-            -> RunningDaemon
-        {
-            var configuration = GatewayConfiguration(
-                stateDirectory: state.path, profiles: .init(installed: profilesDirectory.path, user: "/nonexistent"))
-            configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
-            configuration.metrics.enabled = metricsPort != nil
-            configuration.metrics.listen = .init(host: "127.0.0.1", port: 0)
-            configuration.ble.mode = .off
-            var logger = Logger(label: "daemon-session-test")
-            logger.logLevel = .critical
-            let daemon = GatewayDaemon(
-                configuration: configuration, profileDirectories: [profilesDirectory], version: "test", logger: logger,
-                hooks: .init(metricsListening: { bound in metricsPort?.set(bound) }))
-            let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
-            let run = Task { try await group.run() }
-            let client = try BridgeClient(configuration: configuration)
-            try await client.connect(timeout: timeout)
-            let online = try await client.subscribe(["youll/bridge/state"])
-            for await message in online where message.availability == "online" { break }
-            return RunningDaemon(group: group, run: run, client: client)
-        }
-
-        func stop() async throws {
-            await group.triggerGracefulShutdown()
-            try await run.value
-            await client.close()
-        }
-    }
-
-    /// A broker, one simulated light and one diffuser, paired as `lamp` and `aroma`.
-    static func setUp(state: URL, metricsPort: ListeningPort? = nil) async throws
-        -> (LocalBroker, SimulatorFleet, RunningDaemon)
-    {
-        let broker = try LocalBroker()
-        let library = ProfileLibrary.load(directories: [profilesDirectory])
+    /// A broker with one simulated light and one diffuser on it.
+    static func fleet(on broker: LocalBroker) async throws -> SimulatorFleet {
         let fleet = try SimulatorFleet(
-            options: .init(lights: 1, diffusers: 1, seed: 606), library: library,
+            options: .init(lights: 1, diffusers: 1, seed: 606), library: Repository.shippedProfiles,
             broker: SwarmConfiguration(brokerURL: broker.url))
         try await fleet.start()
         #expect(await fleet.waitUntilConnected(timeout: timeout))
-        let daemon = try await RunningDaemon.start(broker: broker, state: state, metricsPort: metricsPort)
+        return fleet
+    }
+
+    /// The daemon on `broker` with its state in `state`; with `metricsPort`, metrics are served
+    /// on a free port, written there once listening.
+    static func withDaemon<T>(
+        _ broker: LocalBroker, state: URL, metricsPort: ListeningPort? = nil, _ body: (RunningDaemon) async throws -> T
+    ) async throws -> T {
+        try await withRunningDaemon(
+            broker: broker, state: state, hooks: .init(metricsListening: { bound in metricsPort?.set(bound) }),
+            configure: { $0.metrics.enabled = metricsPort != nil }, body)
+    }
+
+    /// Pairs the fleet's light and diffuser as `lamp` and `aroma`.
+    static func pairLampAndAroma(_ daemon: RunningDaemon, _ fleet: SimulatorFleet) async throws {
         for (identity, name) in zip(fleet.identities, ["lamp", "aroma"]) {
-            _ = try await daemon.client.request(
-                "device/add",
-                ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string(name)],
-                timeout: timeout)
+            try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: name)
         }
-        return (broker, fleet, daemon)
     }
 
     /// Waits for `bridge/event` messages of `type` and returns the data of the first that
@@ -92,24 +56,25 @@ struct DaemonSessionTests {
         return nil
     }
 
-    static func lampState(_ client: BridgeClient, where condition: @escaping ([String: JSONValue]) -> Bool) async throws
+    static func lampState(
+        _ client: BridgeClient, where condition: @escaping @Sendable ([String: JSONValue]) -> Bool
+    ) async throws
         -> [String: JSONValue]?
     {
         try await deviceState(client, "lamp", where: condition)
     }
 
     static func deviceState(
-        _ client: BridgeClient, _ name: String, where condition: @escaping ([String: JSONValue]) -> Bool
+        _ client: BridgeClient, _ name: String, where condition: @escaping @Sendable ([String: JSONValue]) -> Bool
     ) async throws
         -> [String: JSONValue]?
     {
         let stream = try await client.subscribe(["youll/\(name)"])
-        let deadline = ContinuousClock.now + timeout
-        for await message in stream {
-            if let object = message.json?.objectValue, condition(object) { return object }
-            if ContinuousClock.now > deadline { return nil }
+        let seconds = Double(timeout.components.seconds)
+        let message = try? await stream.first(within: seconds, "youll/\(name) matching the condition") { message in
+            message.json?.objectValue.map(condition) ?? false
         }
-        return nil
+        return message?.json?.objectValue
     }
 
     @Test(
@@ -119,73 +84,76 @@ struct DaemonSessionTests {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let metricsPort = ListeningPort()
-        let (broker, fleet, daemon) = try await Self.setUp(state: state, metricsPort: metricsPort)
-        defer {
-            fleet.stop()
-            broker.stop()
-        }
-        _ = try await daemon.client.set(
-            device: "lamp",
-            payload: ["state": .string("ON"), "brightness": .integer(30), "color_temp": .integer(3000)],
-            timeout: Self.timeout)
-        let events = try await daemon.client.subscribe(["youll/bridge/event"])
+        let broker = try LocalBroker()
+        defer { broker.stop() }
+        let fleet = try await Self.fleet(on: broker)
+        defer { fleet.stop() }
+        let firedCues = try await Self.withDaemon(broker, state: state, metricsPort: metricsPort) { daemon in
+            try await Self.pairLampAndAroma(daemon, fleet)
+            _ = try await daemon.client.set(
+                device: "lamp",
+                payload: ["state": .string("ON"), "brightness": .integer(30), "color_temp": .integer(3000)],
+                timeout: Self.timeout)
+            let events = try await daemon.client.subscribe(["youll/bridge/event"])
 
-        // Warm-up 1 s, then a 4 s stage with a bell every 2 s.
-        let started = try await daemon.client.request(
-            "session/start",
-            [
-                "preset": .string("focus"), "warmup_seconds": .integer(1),
-                "stages": .array([
-                    .object(["name": .string("sit"), "minutes": .double(4.0 / 60), "interval": .double(2.0 / 60)])
-                ]),
-            ], timeout: Self.timeout)
-        #expect(started.objectValue?["preset"]?.stringValue == "focus")
-        #expect(started.objectValue?["state"]?.stringValue == "running")
+            // Warm-up 1 s, then a 4 s stage with a bell every 2 s.
+            let started = try await daemon.client.request(
+                "session/start",
+                [
+                    "preset": .string("focus"), "warmup_seconds": .integer(1),
+                    "stages": .array([
+                        .object(["name": .string("sit"), "minutes": .double(4.0 / 60), "interval": .double(2.0 / 60)])
+                    ]),
+                ], timeout: Self.timeout)
+            #expect(started.objectValue?["preset"]?.stringValue == "focus")
+            #expect(started.objectValue?["state"]?.stringValue == "running")
 
-        // A second session is refused while this one runs.
-        await #expect(throws: (any Error).self) {
-            _ = try await daemon.client.request("session/start", ["minutes": .integer(5)], timeout: Self.timeout)
-        }
-        let status = try await daemon.client.request("session/status", timeout: Self.timeout).objectValue
-        #expect(status?["state"]?.stringValue == "running")
-        #expect((status?["remaining_seconds"].flatMap { if case .double(let d) = $0 { d } else { nil } } ?? 0) > 0)
-        let retained = try await Self.deviceState(daemon.client, "bridge/session") {
-            $0["preset"]?.stringValue == "focus" && $0["state"]?.stringValue == "running"
-        }
-        #expect(retained != nil, "the retained bridge/session shows the session")
+            // A second session is refused while this one runs.
+            await #expect(throws: (any Error).self) {
+                _ = try await daemon.client.request("session/start", ["minutes": .integer(5)], timeout: Self.timeout)
+            }
+            let status = try await daemon.client.request("session/status", timeout: Self.timeout).objectValue
+            #expect(status?["state"]?.stringValue == "running")
+            #expect((status?["remaining_seconds"].flatMap { if case .double(let d) = $0 { d } else { nil } } ?? 0) > 0)
+            let retained = try await Self.deviceState(daemon.client, "bridge/session") {
+                $0["preset"]?.stringValue == "focus" && $0["state"]?.stringValue == "running"
+            }
+            #expect(retained != nil, "the retained bridge/session shows the session")
 
-        var seen: [[String: JSONValue]] = []
-        let ended = await Self.waitForEvent(events, "session_ended", seen: &seen)
-        #expect(ended?["state"]?.stringValue == "completed")
-        let cues = seen.filter { $0["type"]?.stringValue == "session_cue" }
-        #expect(cues.contains { $0["kind"]?.stringValue == "bell:0:1" })
-        #expect(cues.contains { $0["kind"]?.stringValue == "restore" })
-        let indices = cues.compactMap { $0["index"]?.int64Value }
-        #expect(Set(indices).count == indices.count, "no cue fired twice")
-        let late = cues.compactMap { $0["lateness_ms"]?.int64Value }.max() ?? 0
-        #expect(late < 500, "cues fire on time (latest \(late) ms)")
-        // Prometheus has every fired cue's lateness, and no session running any more.
-        let scrape = try await HTTPScrape.get(port: try #require(metricsPort.port), path: "/metrics")
-        #expect(HTTPScrape.sample("youll_session_cue_lateness_seconds_count", in: scrape.body) == Double(cues.count))
-        #expect(HTTPScrape.sample("youll_session_active", in: scrape.body) == 0)
+            var seen: [[String: JSONValue]] = []
+            let ended = await Self.waitForEvent(events, "session_ended", seen: &seen)
+            #expect(ended?["state"]?.stringValue == "completed")
+            let cues = seen.filter { $0["type"]?.stringValue == "session_cue" }
+            #expect(cues.contains { $0["kind"]?.stringValue == "bell:0:1" })
+            #expect(cues.contains { $0["kind"]?.stringValue == "restore" })
+            let indices = cues.compactMap { $0["index"]?.int64Value }
+            #expect(Set(indices).count == indices.count, "no cue fired twice")
+            let late = cues.compactMap { $0["lateness_ms"]?.int64Value }.max() ?? 0
+            #expect(late < 500, "cues fire on time (latest \(late) ms)")
+            // Prometheus has every fired cue's lateness, and no session running any more.
+            let scrape = try await HTTPScrape.get(port: try #require(metricsPort.port), path: "/metrics")
+            #expect(
+                HTTPScrape.sample("youll_session_cue_lateness_seconds_count", in: scrape.body) == Double(cues.count))
+            #expect(HTTPScrape.sample("youll_session_active", in: scrape.body) == 0)
 
-        // Focus restores: the lamp is back at the brightness and temperature it had.
-        let lamp = try await Self.lampState(daemon.client) {
-            $0["brightness"]?.int64Value == 30 && $0["color_temp"]?.int64Value == 3000
+            // Focus restores: the lamp is back at the brightness and temperature it had.
+            let lamp = try await Self.lampState(daemon.client) {
+                $0["brightness"]?.int64Value == 30 && $0["color_temp"]?.int64Value == 3000
+            }
+            #expect(lamp != nil, "the lamp was restored")
+            let idle = try await daemon.client.request("session/status", timeout: Self.timeout).objectValue
+            #expect(idle?["state"]?.stringValue == "idle")
+            let history = try await daemon.client.request("session/history", timeout: Self.timeout).objectValue
+            #expect(history?["completed_sessions"]?.int64Value == 1)
+            #expect(history?["badges"] == .array([.string("first_session")]))
+            return indices.count
         }
-        #expect(lamp != nil, "the lamp was restored")
-        let idle = try await daemon.client.request("session/status", timeout: Self.timeout).objectValue
-        #expect(idle?["state"]?.stringValue == "idle")
-        let history = try await daemon.client.request("session/history", timeout: Self.timeout).objectValue
-        #expect(history?["completed_sessions"]?.int64Value == 1)
-        #expect(history?["badges"] == .array([.string("first_session")]))
-        try await daemon.stop()
 
         let database = try GatewayDatabase.open(directory: state)
         let stored = try await database.sessionHistory(excluding: [], limit: nil)
         #expect(stored.map(\.state) == ["completed"])
         let log = try await database.cues(ofSession: try #require(stored.first).id)
-        #expect(log.count == indices.count)
+        #expect(log.count == firedCues)
         #expect(log.allSatisfy { $0.outcome == "confirmed" || $0.outcome == "marked" })
     }
 
@@ -193,35 +161,36 @@ struct DaemonSessionTests {
     func stopAppliesEndState() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
-        let (broker, fleet, daemon) = try await Self.setUp(state: state)
-        defer {
-            fleet.stop()
-            broker.stop()
+        let broker = try LocalBroker()
+        defer { broker.stop() }
+        let fleet = try await Self.fleet(on: broker)
+        defer { fleet.stop() }
+        try await Self.withDaemon(broker, state: state) { daemon in
+            try await Self.pairLampAndAroma(daemon, fleet)
+            let events = try await daemon.client.subscribe(["youll/bridge/event"])
+            _ = try await daemon.client.request(
+                "session/start", ["preset": .string("calm"), "minutes": .integer(10), "interval_minutes": .integer(5)],
+                timeout: Self.timeout)
+            var seen: [[String: JSONValue]] = []
+            _ = await Self.waitForEvent(events, "session_cue", seen: &seen) { $0["kind"]?.stringValue == "start" }
+            // The start scene reached the diffuser: it is misting before the stop.
+            let misting = try await Self.deviceState(daemon.client, "aroma") { $0["mist"]?.stringValue == "ON" }
+            #expect(misting != nil)
+            let stopped = try await daemon.client.request(
+                "session/stop", ["immediately": .bool(true)], timeout: Self.timeout)
+            #expect(stopped.objectValue?["state"]?.stringValue == "stopped")
+            let ended = await Self.waitForEvent(events, "session_ended", seen: &seen)
+            #expect(ended?["state"]?.stringValue == "stopped")
+            #expect(!seen.contains { $0["kind"]?.stringValue?.hasPrefix("bell") == true })
+            let lamp = try await Self.lampState(daemon.client) {
+                $0["brightness"]?.int64Value == 80 && $0["color_temp"]?.int64Value == 4000
+            }
+            #expect(lamp != nil, "the lamp shows the sunrise's end")
+            let aroma = try await Self.deviceState(daemon.client, "aroma") {
+                $0["state"]?.stringValue == "OFF" || $0["mist"]?.stringValue == "OFF"
+            }
+            #expect(aroma != nil, "the diffuser faded out")
         }
-        let events = try await daemon.client.subscribe(["youll/bridge/event"])
-        _ = try await daemon.client.request(
-            "session/start", ["preset": .string("calm"), "minutes": .integer(10), "interval_minutes": .integer(5)],
-            timeout: Self.timeout)
-        var seen: [[String: JSONValue]] = []
-        _ = await Self.waitForEvent(events, "session_cue", seen: &seen) { $0["kind"]?.stringValue == "start" }
-        // The start scene reached the diffuser: it is misting before the stop.
-        let misting = try await Self.deviceState(daemon.client, "aroma") { $0["mist"]?.stringValue == "ON" }
-        #expect(misting != nil)
-        let stopped = try await daemon.client.request(
-            "session/stop", ["immediately": .bool(true)], timeout: Self.timeout)
-        #expect(stopped.objectValue?["state"]?.stringValue == "stopped")
-        let ended = await Self.waitForEvent(events, "session_ended", seen: &seen)
-        #expect(ended?["state"]?.stringValue == "stopped")
-        #expect(!seen.contains { $0["kind"]?.stringValue?.hasPrefix("bell") == true })
-        let lamp = try await Self.lampState(daemon.client) {
-            $0["brightness"]?.int64Value == 80 && $0["color_temp"]?.int64Value == 4000
-        }
-        #expect(lamp != nil, "the lamp shows the sunrise's end")
-        let aroma = try await Self.deviceState(daemon.client, "aroma") {
-            $0["state"]?.stringValue == "OFF" || $0["mist"]?.stringValue == "OFF"
-        }
-        #expect(aroma != nil, "the diffuser faded out")
-        try await daemon.stop()
         let database = try GatewayDatabase.open(directory: state)
         #expect(try await database.sessionHistory(excluding: [], limit: nil).map(\.state) == ["stopped"])
     }
@@ -230,36 +199,39 @@ struct DaemonSessionTests {
     func restartResumes() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
-        let (broker, fleet, first) = try await Self.setUp(state: state)
-        defer {
-            fleet.stop()
-            broker.stop()
-        }
+        let broker = try LocalBroker()
+        defer { broker.stop() }
+        let fleet = try await Self.fleet(on: broker)
+        defer { fleet.stop() }
         var seen: [[String: JSONValue]] = []
-        let firstEvents = try await first.client.subscribe(["youll/bridge/event"])
-        _ = try await first.client.request(
-            "session/start",
-            [
-                "preset": .string("focus"),
-                "stages": .array([
-                    .object(["name": .string("sit"), "minutes": .double(8.0 / 60), "interval": .double(2.0 / 60)])
-                ]),
-            ], timeout: Self.timeout)
-        let bell = await Self.waitForEvent(firstEvents, "session_cue", seen: &seen) {
-            $0["kind"]?.stringValue == "bell:0:1"
+        try await Self.withDaemon(broker, state: state) { first in
+            try await Self.pairLampAndAroma(first, fleet)
+            let firstEvents = try await first.client.subscribe(["youll/bridge/event"])
+            _ = try await first.client.request(
+                "session/start",
+                [
+                    "preset": .string("focus"),
+                    "stages": .array([
+                        .object(["name": .string("sit"), "minutes": .double(8.0 / 60), "interval": .double(2.0 / 60)])
+                    ]),
+                ], timeout: Self.timeout)
+            let bell = await Self.waitForEvent(firstEvents, "session_cue", seen: &seen) {
+                $0["kind"]?.stringValue == "bell:0:1"
+            }
+            #expect(bell != nil)
         }
-        #expect(bell != nil)
-        try await first.stop()
 
-        let second = try await RunningDaemon.start(broker: broker, state: state)
-        let secondEvents = try await second.client.subscribe(["youll/bridge/event"])
-        let ended = await Self.waitForEvent(secondEvents, "session_ended", seen: &seen)
-        #expect(ended?["state"]?.stringValue == "completed")
-        #expect(seen.contains { $0["type"]?.stringValue == "session_started" && $0["resumed"] == .bool(true) })
-        let indices = seen.filter { $0["type"]?.stringValue == "session_cue" }.compactMap { $0["index"]?.int64Value }
-        #expect(Set(indices).count == indices.count, "no cue fired twice: \(indices)")
-        #expect(seen.contains { $0["kind"]?.stringValue == "bell:0:3" }, "bells after the restart rang")
-        try await second.stop()
+        try await Self.withDaemon(broker, state: state) { second in
+            let secondEvents = try await second.client.subscribe(["youll/bridge/event"])
+            let ended = await Self.waitForEvent(secondEvents, "session_ended", seen: &seen)
+            #expect(ended?["state"]?.stringValue == "completed")
+            #expect(seen.contains { $0["type"]?.stringValue == "session_started" && $0["resumed"] == .bool(true) })
+            let indices = seen.filter { $0["type"]?.stringValue == "session_cue" }.compactMap {
+                $0["index"]?.int64Value
+            }
+            #expect(Set(indices).count == indices.count, "no cue fired twice: \(indices)")
+            #expect(seen.contains { $0["kind"]?.stringValue == "bell:0:3" }, "bells after the restart rang")
+        }
 
         let database = try GatewayDatabase.open(directory: state)
         let stored = try #require(try await database.sessionHistory(excluding: [], limit: nil).first)

@@ -5,6 +5,7 @@ import Testing
 import TuyaCore
 
 @testable import Gateway
+import YoullTestSupport
 
 /// Pure: each check's status for crafted observations.
 @Suite("doctor verdicts")
@@ -208,8 +209,6 @@ extension Array {
 
 enum TestProfile {
     static var shipped: DeviceProfile {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("devices")
-        return ProfileLibrary.load(directories: [url]).all[0]
+        return Repository.shippedProfiles.all[0]
     }
 }

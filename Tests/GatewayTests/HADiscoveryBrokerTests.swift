@@ -2,12 +2,11 @@ import DeviceSimulator
 import Foundation
 import Gateway
 import LocalBroker
-import Logging
 import MQTTLink
-import ServiceLifecycle
 import Testing
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 /// Home Assistant discovery through the whole daemon: a real mosquitto on a free port,
 /// simulated Tuya MQTT devices on it, the daemon in this process with a real SQLite state
@@ -15,11 +14,6 @@ import TuyaWire
 @Suite("Home Assistant discovery through the daemon", .serialized, .timeLimit(.minutes(3)))
 struct HADiscoveryBrokerTests {
     static let timeout = Duration.seconds(20)
-    static var profilesDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("devices")
-    }
-
     /// A broker, one simulated RGB+CCT bulb and one layout-M diffuser, a state directory.
     final class World: Sendable {
         let broker: LocalBroker
@@ -30,9 +24,8 @@ struct HADiscoveryBrokerTests {
 
         init() async throws {
             broker = try LocalBroker()
-            let library = ProfileLibrary.load(directories: [HADiscoveryBrokerTests.profilesDirectory])
             fleet = try SimulatorFleet(
-                options: .init(lights: 1, diffusers: 1, seed: 88), library: library,
+                options: .init(lights: 1, diffusers: 1, seed: 88), library: Repository.shippedProfiles,
                 broker: SwarmConfiguration(brokerURL: broker.url))
             try await fleet.start()
             guard await fleet.waitUntilConnected(timeout: HADiscoveryBrokerTests.timeout) else {
@@ -66,170 +59,126 @@ struct HADiscoveryBrokerTests {
         }
     }
 
-    /// The daemon in this process, as `serve` runs it.
-    struct RunningDaemon {
-        let group: ServiceGroup
-        let run: Task<Void, any Error>
-        let client: BridgeClient
-
-        static func start(_ world: World, homeAssistant: Bool = true) async throws -> RunningDaemon {
-            var configuration = GatewayConfiguration(
-                stateDirectory: world.state.path,
-                profiles: .init(installed: profilesDirectory.path, user: "/nonexistent"))
-            configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: world.broker.port)
-            configuration.metrics.enabled = false
-            configuration.ble.mode = .off
-            configuration.homeAssistant.enabled = homeAssistant
-            var logger = Logger(label: "ha-discovery-test")
-            logger.logLevel = .critical
-            let daemon = GatewayDaemon(
-                configuration: configuration, profileDirectories: [profilesDirectory], version: "9.9.9", logger: logger)
-            let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
-            let run = Task { try await group.run() }
-            let client = try BridgeClient(configuration: configuration)
-            try await client.connect(timeout: timeout)
-            let online = try await client.subscribe(["youll/bridge/state"])
-            for await message in online where message.availability == "online" { break }
-            return RunningDaemon(group: group, run: run, client: client)
-        }
-
-        func pair(_ identity: DeviceIdentity, as name: String) async throws {
-            _ = try await client.request(
-                "device/add",
-                ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string(name)],
-                timeout: timeout)
-        }
-
-        /// The discovery config on `topic`, retained or published once it is decided.
-        func config(_ topic: String) async throws -> JSONValue {
-            let stream = try await client.subscribe([topic])
-            for await message in stream where !message.payload.isEmpty {
-                return try #require(message.json, "the config on \(topic) is JSON")
-            }
-            throw TestFailure("the connection ended before a config appeared on \(topic)")
-        }
-
-        /// The next live (not retained) message on `stream` that satisfies `condition`.
-        func next(
-            _ stream: AsyncStream<BridgeMessage>, _ condition: (BridgeMessage) -> Bool
-        ) async -> BridgeMessage? {
-            for await message in stream where !message.retained && condition(message) { return message }
-            return nil
-        }
-
-        func stop() async throws {
-            await group.triggerGracefulShutdown()
-            try await run.value
-            await client.close()
-        }
+    /// The daemon in this process, as `serve` runs it, on the world's broker and state.
+    static func withDaemon(
+        _ world: World, homeAssistant: Bool = true, _ body: (RunningDaemon) async throws -> Void
+    ) async throws {
+        try await withRunningDaemon(
+            broker: world.broker, state: world.state, version: "9.9.9",
+            configure: { $0.homeAssistant.enabled = homeAssistant }, body)
     }
 
     @Test("commands rendered from the discovery templates reach the simulated devices through /set")
     func commandsReachDevices() async throws {
         let world = try await World()
-        let daemon = try await RunningDaemon.start(world)
-        try await daemon.pair(world.light, as: "living-room")
-        try await daemon.pair(world.diffuser, as: "bedroom-diffuser")
+        try await Self.withDaemon(world) { daemon in
+            try await daemon.pair(world.light, as: "living-room")
+            try await daemon.pair(world.diffuser, as: "bedroom-diffuser")
 
-        // The light: Home Assistant's JSON-schema light publishes its own JSON, fractional hue included.
-        let light = try await daemon.config(world.configTopic(world.light))
-        let lightComponent = try #require(light["components"]?["light"])
-        #expect(lightComponent["schema"] == .string("json"))
-        let lightCommand = try #require(lightComponent["command_topic"]?.stringValue)
-        let lightState = try await daemon.client.subscribe([try #require(lightComponent["state_topic"]?.stringValue)])
-        try await world.publish(lightCommand, #"{"state":"ON","brightness":40,"color":{"h":29.8,"s":80.0}}"#)
-        let coloured = await daemon.next(lightState) { $0.json?["color"]?["h"] == .integer(30) }
-        #expect(coloured?.json?["brightness"] == .integer(40))
-        #expect(coloured?.json?["color"]?["s"] == .integer(80))
-        // Home Assistant's brightness slider in hs mode sends brightness alone: the colour dims
-        // and the bulb stays in colour (DP 21), instead of jumping to white.
-        try await world.publish(lightCommand, #"{"state":"ON","brightness":70}"#)
-        let brighter = await daemon.next(lightState) { $0.json?["brightness"] == .integer(70) }
-        #expect(brighter?.json?["color_mode"] == .string("hs"))
-        #expect(brighter?.json?["color"]?["h"] == .integer(30))
-        let stillColour = await world.fleet.waitUntil(world.light.devId, timeout: Self.timeout) {
-            $0.state[DataPointID(21)!] == .enumeration("colour")
+            // The light: Home Assistant's JSON-schema light publishes its own JSON, fractional hue included.
+            let light = try await daemon.config(world.configTopic(world.light))
+            let lightComponent = try #require(light["components"]?["light"])
+            #expect(lightComponent["schema"] == .string("json"))
+            let lightCommand = try #require(lightComponent["command_topic"]?.stringValue)
+            let lightState = try await daemon.client.subscribe([
+                try #require(lightComponent["state_topic"]?.stringValue)
+            ])
+            try await world.publish(lightCommand, #"{"state":"ON","brightness":40,"color":{"h":29.8,"s":80.0}}"#)
+            let coloured = await daemon.next(lightState) { $0.json?["color"]?["h"] == .integer(30) }
+            #expect(coloured?.json?["brightness"] == .integer(40))
+            #expect(coloured?.json?["color"]?["s"] == .integer(80))
+            // Home Assistant's brightness slider in hs mode sends brightness alone: the colour dims
+            // and the bulb stays in colour (DP 21), instead of jumping to white.
+            try await world.publish(lightCommand, #"{"state":"ON","brightness":70}"#)
+            let brighter = await daemon.next(lightState) { $0.json?["brightness"] == .integer(70) }
+            #expect(brighter?.json?["color_mode"] == .string("hs"))
+            #expect(brighter?.json?["color"]?["h"] == .integer(30))
+            let stillColour = await world.fleet.waitUntil(world.light.devId, timeout: Self.timeout) {
+                $0.state[DataPointID(21)!] == .enumeration("colour")
+            }
+            #expect(stillColour, "DP 21 (work_mode) stays colour in the simulated bulb")
+            try await world.publish(lightCommand, #"{"state":"ON","effect":"night"}"#)
+            let scene = await daemon.next(lightState) { $0.json?["effect"] == .string("night") }
+            #expect(scene?.json?["scene"] == .string("night"))
+
+            // The diffuser's mist fan: its command template, rendered by hand for "ON".
+            let diffuser = try await daemon.config(world.configTopic(world.diffuser))
+            let mist = try #require(diffuser["components"]?["mist"])
+            #expect(
+                mist["command_template"]
+                    == .string(#"{% if value == 'ON' %}{"state":"ON","mist":"ON"}{% else %}{"mist":"OFF"}{% endif %}"#))
+            let mistCommand = try #require(mist["command_topic"]?.stringValue)
+            try await world.publish(mistCommand, #"{"state":"ON","mist":"ON"}"#)
+            let misting = await world.fleet.waitUntil(world.diffuser.devId, timeout: Self.timeout) { device in
+                device.state[DataPointID(1)!] == .bool(true) && device.state[DataPointID(2)!] == .bool(true)
+            }
+            #expect(misting, "DP 1 (switch) and DP 2 (switch_spray) are on in the simulated diffuser")
+
+            // Its preset mode: `{"mist_mode":"{{ value }}"}` with "small".
+            #expect(mist["preset_mode_command_template"] == .string(#"{"mist_mode":"{{ value }}"}"#))
+            let presetTopic = try #require(mist["preset_mode_command_topic"]?.stringValue)
+            try await world.publish(presetTopic, #"{"mist_mode":"small"}"#)
+            let small = await world.fleet.waitUntil(world.diffuser.devId, timeout: Self.timeout) {
+                $0.state[DataPointID(3)!] == .enumeration("small")
+            }
+            #expect(small, "DP 3 (mode) is small in the simulated diffuser")
+
+            // Its LED: Home Assistant rounds 115/255 to 45 on a 0–100 scale; the template wraps it.
+            let led = try #require(diffuser["components"]?["led"])
+            #expect(led["brightness_command_template"] == .string(#"{"led_brightness":{{ value }}}"#))
+            let diffuserState = try await daemon.client.subscribe(["youll/bedroom-diffuser"])
+            try await world.publish(
+                try #require(led["brightness_command_topic"]?.stringValue), #"{"led_brightness":45}"#)
+            let dimmed = await daemon.next(diffuserState) { $0.json?["led_brightness"] == .integer(45) }
+            #expect(dimmed != nil)
+
         }
-        #expect(stillColour, "DP 21 (work_mode) stays colour in the simulated bulb")
-        try await world.publish(lightCommand, #"{"state":"ON","effect":"night"}"#)
-        let scene = await daemon.next(lightState) { $0.json?["effect"] == .string("night") }
-        #expect(scene?.json?["scene"] == .string("night"))
-
-        // The diffuser's mist fan: its command template, rendered by hand for "ON".
-        let diffuser = try await daemon.config(world.configTopic(world.diffuser))
-        let mist = try #require(diffuser["components"]?["mist"])
-        #expect(
-            mist["command_template"]
-                == .string(#"{% if value == 'ON' %}{"state":"ON","mist":"ON"}{% else %}{"mist":"OFF"}{% endif %}"#))
-        let mistCommand = try #require(mist["command_topic"]?.stringValue)
-        try await world.publish(mistCommand, #"{"state":"ON","mist":"ON"}"#)
-        let misting = await world.fleet.waitUntil(world.diffuser.devId, timeout: Self.timeout) { device in
-            device.state[DataPointID(1)!] == .bool(true) && device.state[DataPointID(2)!] == .bool(true)
-        }
-        #expect(misting, "DP 1 (switch) and DP 2 (switch_spray) are on in the simulated diffuser")
-
-        // Its preset mode: `{"mist_mode":"{{ value }}"}` with "small".
-        #expect(mist["preset_mode_command_template"] == .string(#"{"mist_mode":"{{ value }}"}"#))
-        let presetTopic = try #require(mist["preset_mode_command_topic"]?.stringValue)
-        try await world.publish(presetTopic, #"{"mist_mode":"small"}"#)
-        let small = await world.fleet.waitUntil(world.diffuser.devId, timeout: Self.timeout) {
-            $0.state[DataPointID(3)!] == .enumeration("small")
-        }
-        #expect(small, "DP 3 (mode) is small in the simulated diffuser")
-
-        // Its LED: Home Assistant rounds 115/255 to 45 on a 0–100 scale; the template wraps it.
-        let led = try #require(diffuser["components"]?["led"])
-        #expect(led["brightness_command_template"] == .string(#"{"led_brightness":{{ value }}}"#))
-        let diffuserState = try await daemon.client.subscribe(["youll/bedroom-diffuser"])
-        try await world.publish(try #require(led["brightness_command_topic"]?.stringValue), #"{"led_brightness":45}"#)
-        let dimmed = await daemon.next(diffuserState) { $0.json?["led_brightness"] == .integer(45) }
-        #expect(dimmed != nil)
-
-        try await daemon.stop()
         await world.close()
     }
 
     @Test("homeassistant/status online republishes every config, then the devices' state")
     func birthRepublishes() async throws {
         let world = try await World()
-        let daemon = try await RunningDaemon.start(world)
-        try await daemon.pair(world.light, as: "living-room")
-        _ = try await daemon.client.set(device: "living-room", payload: ["state": .string("ON")], timeout: Self.timeout)
-        let configTopic = world.configTopic(world.light)
-        let stream = try await daemon.client.subscribe([
-            "homeassistant/device/+/config", "youll/living-room",
-        ])
+        try await Self.withDaemon(world) { daemon in
+            try await daemon.pair(world.light, as: "living-room")
+            _ = try await daemon.client.set(
+                device: "living-room", payload: ["state": .string("ON")], timeout: Self.timeout)
+            let configTopic = world.configTopic(world.light)
+            let stream = try await daemon.client.subscribe([
+                "homeassistant/device/+/config", "youll/living-room",
+            ])
 
-        try await world.publish("homeassistant/status", "online")
-        // Ends once the light's state is republished after its config (or the time limit fails it).
-        var seen: [String] = []
-        for await message in stream where !message.retained {
-            seen.append(message.topic)
-            if message.topic == "youll/living-room", seen.contains(configTopic) { break }
+            try await world.publish("homeassistant/status", "online")
+            // Ends once the light's state is republished after its config (or the time limit fails it).
+            var seen: [String] = []
+            for await message in stream where !message.retained {
+                seen.append(message.topic)
+                if message.topic == "youll/living-room", seen.contains(configTopic) { break }
+            }
+            let bridge = try #require(seen.firstIndex(of: "homeassistant/device/youll_bridge/config"), "\(seen)")
+            let light = try #require(seen.firstIndex(of: configTopic), "\(seen)")
+            #expect(bridge < light)
+
         }
-        let bridge = try #require(seen.firstIndex(of: "homeassistant/device/youll_bridge/config"), "\(seen)")
-        let light = try #require(seen.firstIndex(of: configTopic), "\(seen)")
-        #expect(bridge < light)
-
-        try await daemon.stop()
         await world.close()
     }
 
     @Test("removing a device clears its retained config and forgets it in the ledger")
     func removalClears() async throws {
         let world = try await World()
-        let daemon = try await RunningDaemon.start(world)
-        try await daemon.pair(world.diffuser, as: "bedroom-diffuser")
-        let topic = world.configTopic(world.diffuser)
-        _ = try await daemon.config(topic)
-        #expect(try world.ledgerTopics().contains(topic))
+        try await Self.withDaemon(world) { daemon in
+            try await daemon.pair(world.diffuser, as: "bedroom-diffuser")
+            let topic = world.configTopic(world.diffuser)
+            _ = try await daemon.config(topic)
+            #expect(try world.ledgerTopics().contains(topic))
 
-        let stream = try await daemon.client.subscribe([topic])
-        _ = try await daemon.client.request("device/remove", ["id": .string("bedroom-diffuser")], timeout: Self.timeout)
-        let cleared = await daemon.next(stream) { $0.payload.isEmpty }
-        #expect(cleared != nil)
-        #expect(try await daemon.client.retained(topic, timeout: Self.timeout) == nil)
-        try await daemon.stop()
+            let stream = try await daemon.client.subscribe([topic])
+            _ = try await daemon.client.request(
+                "device/remove", ["id": .string("bedroom-diffuser")], timeout: Self.timeout)
+            let cleared = await daemon.next(stream) { $0.payload.isEmpty }
+            #expect(cleared != nil)
+            #expect(try await daemon.client.retained(topic, timeout: Self.timeout) == nil)
+        }
         #expect(try world.ledgerTopics() == ["homeassistant/device/youll_bridge/config"])
         await world.close()
     }
@@ -237,19 +186,20 @@ struct HADiscoveryBrokerTests {
     @Test("a rename republishes the same config topic, its entities now on the new name's topics")
     func renameUpdates() async throws {
         let world = try await World()
-        let daemon = try await RunningDaemon.start(world)
-        try await daemon.pair(world.diffuser, as: "bedroom-diffuser")
         let topic = world.configTopic(world.diffuser)
-        let before = try await daemon.config(topic)
+        try await Self.withDaemon(world) { daemon in
+            try await daemon.pair(world.diffuser, as: "bedroom-diffuser")
+            let before = try await daemon.config(topic)
 
-        let stream = try await daemon.client.subscribe([topic])
-        _ = try await daemon.client.request(
-            "device/rename", ["from": .string("bedroom-diffuser"), "to": .string("nursery")], timeout: Self.timeout)
-        let after = try #require(await daemon.next(stream) { $0.json?["device"]?["name"] == .string("nursery") }?.json)
-        #expect(after["components"]?["mist"]?["command_topic"] == .string("youll/nursery/set"))
-        #expect(after["components"]?["timer"]?["state_topic"] == .string("youll/nursery"))
-        #expect(HADiscoveryFixtureTests.uniqueIDs(after) == HADiscoveryFixtureTests.uniqueIDs(before))
-        try await daemon.stop()
+            let stream = try await daemon.client.subscribe([topic])
+            _ = try await daemon.client.request(
+                "device/rename", ["from": .string("bedroom-diffuser"), "to": .string("nursery")], timeout: Self.timeout)
+            let after = try #require(
+                await daemon.next(stream) { $0.json?["device"]?["name"] == .string("nursery") }?.json)
+            #expect(after["components"]?["mist"]?["command_topic"] == .string("youll/nursery/set"))
+            #expect(after["components"]?["timer"]?["state_topic"] == .string("youll/nursery"))
+            #expect(HADiscoveryFixtureTests.uniqueIDs(after) == HADiscoveryFixtureTests.uniqueIDs(before))
+        }
         #expect(try world.ledgerTopics().sorted() == ["homeassistant/device/youll_bridge/config", topic].sorted())
         await world.close()
     }
@@ -262,11 +212,11 @@ struct HADiscoveryBrokerTests {
         try Data(#"{"topics":["\#(ghost)"]}"#.utf8).write(to: world.ledger)
         try await world.publish(ghost, #"{"device":{"identifiers":["youll_bfgone0000"]}}"#, retain: true)
 
-        let daemon = try await RunningDaemon.start(world)
-        // The bridge's own config follows the clear in the same republish.
-        _ = try await daemon.config("homeassistant/device/youll_bridge/config")
-        #expect(try await daemon.client.retained(ghost, timeout: Self.timeout) == nil)
-        try await daemon.stop()
+        try await Self.withDaemon(world) { daemon in
+            // The bridge's own config follows the clear in the same republish.
+            _ = try await daemon.config("homeassistant/device/youll_bridge/config")
+            #expect(try await daemon.client.retained(ghost, timeout: Self.timeout) == nil)
+        }
         #expect(try world.ledgerTopics() == ["homeassistant/device/youll_bridge/config"])
         let mode = try FileManager.default.attributesOfItem(atPath: world.ledger.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -281,12 +231,12 @@ struct HADiscoveryBrokerTests {
         try Data(#"{"topics":["\#(ghost)"]}"#.utf8).write(to: world.ledger)
         try await world.publish(ghost, #"{"device":{"identifiers":["youll_bfgone0000"]}}"#, retain: true)
 
-        let daemon = try await RunningDaemon.start(world, homeAssistant: false)
-        try await daemon.pair(world.light, as: "living-room")
-        _ = try await daemon.client.devices(timeout: Self.timeout)
-        let retained = try await daemon.client.retained(matching: ["homeassistant/#"], timeout: Self.timeout)
-        #expect(retained.map(\.topic) == [ghost])
-        try await daemon.stop()
+        try await Self.withDaemon(world, homeAssistant: false) { daemon in
+            try await daemon.pair(world.light, as: "living-room")
+            _ = try await daemon.client.devices(timeout: Self.timeout)
+            let retained = try await daemon.client.retained(matching: ["homeassistant/#"], timeout: Self.timeout)
+            #expect(retained.map(\.topic) == [ghost])
+        }
         #expect(try world.ledgerTopics() == [ghost])
         await world.close()
     }
@@ -295,4 +245,27 @@ struct HADiscoveryBrokerTests {
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension RunningDaemon {
+    fileprivate func pair(_ identity: DeviceIdentity, as name: String) async throws {
+        try await pair(devId: identity.devId, localKey: identity.localKey, as: name)
+    }
+
+    /// The discovery config on `topic`, retained or published once it is decided.
+    fileprivate func config(_ topic: String) async throws -> JSONValue {
+        let stream = try await client.subscribe([topic])
+        for await message in stream where !message.payload.isEmpty {
+            return try #require(message.json, "the config on \(topic) is JSON")
+        }
+        throw TestFailure("the connection ended before a config appeared on \(topic)")
+    }
+
+    /// The next live (not retained) message on `stream` that satisfies `condition`.
+    fileprivate func next(
+        _ stream: AsyncStream<BridgeMessage>, _ condition: (BridgeMessage) -> Bool
+    ) async -> BridgeMessage? {
+        for await message in stream where !message.retained && condition(message) { return message }
+        return nil
+    }
 }

@@ -3,6 +3,7 @@ import Gateway
 import Testing
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 /// The discovery payload of every shipped profile, compared with a fixture reviewed by hand
 /// (`Fixtures/homeassistant/<profile>.json`). A mismatch prints one line per differing
@@ -10,11 +11,8 @@ import TuyaWire
 /// the fixtures; review the diff before committing it.
 @Suite("Home Assistant discovery payloads")
 struct HADiscoveryFixtureTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/homeassistant")
-    static let library = ProfileLibrary.load(directories: [root.appendingPathComponent("devices")])
+    static let fixtures = URL(fileURLWithPath: Repository.path("Tests/GatewayTests/Fixtures/homeassistant"))
+    static let library = Repository.shippedProfiles
     static let discovery = HADiscovery(
         settings: .init(prefix: "homeassistant", version: "1.2.3"), topics: BridgeTopics(base: "youll"))
     static let shippedProfiles = [

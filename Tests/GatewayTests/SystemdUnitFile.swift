@@ -1,4 +1,5 @@
 import Foundation
+import YoullTestSupport
 
 /// Reads a systemd unit or sysusers file from scripts/systemd the way systemd.syntax(7) does:
 /// `[Section]` headers, `Key=value` lines, `#`/`;` comments, a trailing backslash continuing a
@@ -14,8 +15,7 @@ struct SystemdUnitFile {
 
     /// The checkout's `scripts/systemd/<name>`, found from this source file.
     static func scriptURL(_ name: String) -> URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/systemd/\(name)")
+        URL(fileURLWithPath: Repository.path("scripts/systemd/\(name)"))
     }
 
     init(contentsOf url: URL) throws {

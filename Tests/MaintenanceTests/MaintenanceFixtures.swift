@@ -26,15 +26,13 @@ enum Fixtures {
 
     /// The repository's `devices/` folder.
     static var devicesDirectory: URL {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("devices")
+        Repository.devicesDirectory
     }
 
     /// The shipped layout-M diffuser: refill on water_shortage, clean at 40 h of mist or 14
     /// days, replace-wick at 500 h or 180 days.
     static func modernDiffuser() throws -> DeviceProfile {
-        let library = ProfileLibrary.load(directories: [devicesDirectory])
+        let library = Repository.shippedProfiles
         return try #require(library.profile(id: "aroma-diffuser-modern"))
     }
 

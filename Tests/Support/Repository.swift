@@ -1,4 +1,5 @@
 import Foundation
+import TuyaCore
 
 /// Where the checkout is, for tests that read its files (`devices/`, `udev/`, scripts,
 /// Python helpers). Found once from this file's own path.
@@ -11,6 +12,9 @@ public enum Repository {
 
     /// The shipped device profiles.
     public static var devicesDirectory: URL { root.appendingPathComponent("devices") }
+
+    /// The shipped profiles, loaded once for the whole test process.
+    public static let shippedProfiles: ProfileLibrary = ProfileLibrary.load(directories: [devicesDirectory])
 
     /// A file or directory in the checkout, by its path relative to the root.
     public static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }

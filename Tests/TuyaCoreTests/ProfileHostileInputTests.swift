@@ -1,6 +1,8 @@
 import Testing
 
 @testable import TuyaCore
+import DeviceSimulator
+import YoullTestSupport
 
 /// Profiles can come from a user folder: hostile text must end in a `ProfileError`, never a trap or a hang.
 @Suite("Profile loading of hostile YAML")
@@ -84,7 +86,7 @@ struct ProfileHostileInputTests {
 
     @Test("binary garbage of many shapes ends in a ProfileError", arguments: 0..<64)
     func garbage(seed: Int) {
-        var generator = SplitMix64(seed: UInt64(seed))
+        var generator = SeededGenerator(seed: UInt64(seed))
         let length = Int(generator.next() % 2048) + 1
         let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         let text = String(decoding: bytes, as: UTF8.self)
@@ -129,20 +131,5 @@ struct ProfileHostileInputTests {
     @Test("a mapping used as a mapping key is rejected")
     func complexKey() {
         expectError("? { a: 1 }\n: x\n", reason: "mapping keys must be plain words")
-    }
-}
-
-/// A small deterministic generator so the garbage cases are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

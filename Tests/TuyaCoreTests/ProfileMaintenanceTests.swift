@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TuyaCore
+import YoullTestSupport
 
 /// The text, timing and reset parts of `maintenance:` rules: `body`, `steps`,
 /// `due_soon_at`, `reset_dp` and `reset_value`, and the rules every shipped diffuser carries.
@@ -196,7 +197,7 @@ struct ProfileMaintenanceTests {
 
     @Test("every shipped diffuser has refill, clean and replace-wick with a body and steps")
     func shippedDiffuserRules() {
-        let library = ProfileLibrary.load(directories: [F.devicesDirectory])
+        let library = Repository.shippedProfiles
         #expect(library.errors.isEmpty, "\(library.errors)")
         let diffusers = library.all.filter { $0.category == .diffuser }
         #expect(

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 
 @testable import TuyaCore
+import YoullTestSupport
 
 @Suite("Shipped profiles in devices/")
 struct ProfileShippedTests {
-    let library = ProfileLibrary.load(directories: [ProfileFixture.devicesDirectory])
+    let library = Repository.shippedProfiles
 
     @Test("every shipped profile loads without errors")
     func allLoad() {

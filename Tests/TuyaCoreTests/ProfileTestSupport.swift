@@ -2,17 +2,14 @@ import Foundation
 import Testing
 
 @testable import TuyaCore
+import YoullTestSupport
 
 /// Shared fixtures for the profile tests: a small valid profile to mutate, and helpers
 /// that check a rejection names the right key path and reason.
 enum ProfileFixture {
     /// The repository's `devices/` folder, found from this file's path.
     static var devicesDirectory: URL {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // TuyaCoreTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // repository root
-            .appendingPathComponent("devices")
+        Repository.devicesDirectory
     }
 
     /// A valid diffuser profile using most of the schema; tests replace one piece of it.

@@ -1,5 +1,7 @@
 import Testing
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("AES-128 ECB/CBC and padding")
 struct AESTests {

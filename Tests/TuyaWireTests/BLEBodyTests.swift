@@ -1,5 +1,6 @@
 import Testing
 import TuyaWire
+import YoullTestSupport
 
 @Suite("BLE command bodies (TUYA.md §1.6, §1.7)")
 struct BLEBodyTests {
@@ -165,16 +166,16 @@ struct BLEBodyTests {
 
     @Test("the v4 write response is 6 bytes with the echoed sn and status")
     func writeResponse() throws {
-        let response = try BLEDataPointWriteV4Response(bytes: bleBytes("00 01020304 01"))
+        let response = try BLEDataPointWriteV4Response(bytes: hexBytes("00 01020304 01"))
         #expect(response.sn == 0x0102_0304 && !response.isSuccess)
-        #expect(response.encoded == bleBytes("00 01020304 01"))
-        #expect(throws: WireError.self) { try BLEDataPointWriteV4Response(bytes: bleBytes("00 01020304")) }
-        #expect(throws: WireError.self) { try BLEDataPointWriteV4Response(bytes: bleBytes("01 01020304 00")) }
+        #expect(response.encoded == hexBytes("00 01020304 01"))
+        #expect(throws: WireError.self) { try BLEDataPointWriteV4Response(bytes: hexBytes("00 01020304")) }
+        #expect(throws: WireError.self) { try BLEDataPointWriteV4Response(bytes: hexBytes("01 01020304 00")) }
     }
 
     @Test("a timed v4 report (0x8007) with the no-ack bit decodes, wants no ack and round-trips")
     func reportV4Timed() throws {
-        let bytes = bleBytes("00 00000009 81 02 01 65536f00 01 01 0001 01")
+        let bytes = hexBytes("00 00000009 81 02 01 65536f00 01 01 0001 01")
         let report = try BLEDataPointReportV4(bytes: bytes, command: .dpReportV4WithTime)
         #expect(report.time == .seconds(0x6553_6F00))
         #expect(!report.wantsAck && report.mode == 2)
@@ -189,18 +190,18 @@ struct BLEBodyTests {
 
     @Test("v3 reports decode without time (0x8001) and with ms-string or seconds time (0x8003)")
     func reportV3() throws {
-        let plain = try BLEDataPointReportV3(bytes: bleBytes("69 01 01 01"), command: .dpReportV3)
+        let plain = try BLEDataPointReportV3(bytes: hexBytes("69 01 01 01"), command: .dpReportV3)
         #expect(plain.time == nil && plain.dataPoints == [.bool(bleDP(105), true)])
-        let msBytes = [0] + Array("1700000000123".utf8) + bleBytes("69 01 01 00")
+        let msBytes = [0] + Array("1700000000123".utf8) + hexBytes("69 01 01 00")
         let ms = try BLEDataPointReportV3(bytes: msBytes, command: .dpReportV3WithTime)
         #expect(ms.time == .milliseconds(1_700_000_000_123))
         #expect(try ms.encoded() == msBytes)
         let seconds = try BLEDataPointReportV3(
-            bytes: bleBytes("01 6553f100 0b 02 04 00000057"), command: .dpReportV3WithTime)
+            bytes: hexBytes("01 6553f100 0b 02 04 00000057"), command: .dpReportV3WithTime)
         #expect(seconds.time?.unixMilliseconds == 1_700_000_000_000)
         #expect(seconds.dataPoints.first?.intValue == 87)
         #expect(throws: WireError.self) {
-            try BLEDataPointReportV3(bytes: bleBytes("02 00"), command: .dpReportV3WithTime)
+            try BLEDataPointReportV3(bytes: hexBytes("02 00"), command: .dpReportV3WithTime)
         }
         #expect(throws: WireError.self) { try BLEDataPointReportV3(bytes: [], command: .dpReportV4) }
         #expect(throws: WireError.self) { try BLEReportTime.milliseconds(-1).encoded() }

@@ -1,12 +1,13 @@
 import Testing
 import TuyaWire
+import YoullTestSupport
 
 @Suite("BLE command frame (TUYA.md §1.5)")
 struct BLECommandFrameTests {
     @Test("the device-info request with sn 1 has the TUYA.md header and CRC 0x9269")
     func crcExample() throws {
         let frame = try BLECommandFrame(sn: 1, command: .deviceInfo)
-        #expect(frame.encoded == bleBytes("00000001 00000000 0000 0000 9269"))
+        #expect(frame.encoded == hexBytes("00000001 00000000 0000 0000 9269"))
     }
 
     @Test("a frame round-trips through its padded encoding")

@@ -1,38 +1,39 @@
 import Testing
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 @Suite("BLE data points, KLV (TUYA.md §1.8)")
 struct BLEDataPointTests {
     @Test("DP105 bool true encodes as 69 01 01 01 in a v3 list")
     func boolV3() throws {
         let list = try BLEDataPointList(format: .v3, dataPoints: [.bool(bleDP(105), true)])
-        #expect(list.encoded == bleBytes("69 01 01 01"))
+        #expect(list.encoded == hexBytes("69 01 01 01"))
         #expect(try BLEDataPointList(bytes: list.encoded, format: .v3) == list)
     }
 
     @Test("a v4 write of DP105 true with sn 0x01020304 encodes as in TUYA.md")
     func writeV4() throws {
         let write = BLEDataPointWriteV4(sn: 0x0102_0304, dataPoints: [.bool(bleDP(105), true)])
-        #expect(try write.encoded() == bleBytes("00 01020304 69 01 0001 01"))
+        #expect(try write.encoded() == hexBytes("00 01020304 69 01 0001 01"))
         #expect(try BLEDataPointWriteV4(bytes: write.encoded()) == write)
     }
 
     @Test("DP106 = 60 encodes as 6a 02 0004 0000003c in a v4 list")
     func valueV4() throws {
         let list = try BLEDataPointList(format: .v4, dataPoints: [.value(bleDP(106), 60)])
-        #expect(list.encoded == bleBytes("6a 02 0004 0000003c"))
+        #expect(list.encoded == hexBytes("6a 02 0004 0000003c"))
     }
 
     @Test("the TUYA.md v4 report decodes to DP11 = 87 and acks with 00 01020304 00 00 00")
     func reportV4() throws {
         let report = try BLEDataPointReportV4(
-            bytes: bleBytes("00 01020304 00 00 0b 02 0004 00000057"), command: .dpReportV4)
+            bytes: hexBytes("00 01020304 00 00 0b 02 0004 00000057"), command: .dpReportV4)
         #expect(report.sn == 0x0102_0304)
         #expect(report.dataPoints == [.value(bleDP(11), 87)])
         #expect(report.dataPoints.first?.intValue == 87)
         #expect(report.wantsAck)
-        #expect(report.ack() == bleBytes("00 01020304 00 00 00"))
+        #expect(report.ack() == hexBytes("00 01020304 00 00 00"))
     }
 
     @Test("typed constructors produce the Tuya value bytes")
@@ -67,19 +68,19 @@ struct BLEDataPointTests {
     @Test("decoding rejects DP id 0 and unknown type codes")
     func badIDAndType() {
         #expect(throws: WireError.invalidDataPoint(id: 0, reason: "DP id 0 does not exist")) {
-            try BLEDataPointList(bytes: bleBytes("00 01 01 01"), format: .v3)
+            try BLEDataPointList(bytes: hexBytes("00 01 01 01"), format: .v3)
         }
         #expect(throws: WireError.invalidDataPoint(id: 7, reason: "unknown type code 6")) {
-            try BLEDataPointList(bytes: bleBytes("07 06 01 01"), format: .v3)
+            try BLEDataPointList(bytes: hexBytes("07 06 01 01"), format: .v3)
         }
     }
 
     @Test("decoding rejects a length beyond the buffer")
     func lengthBeyondBuffer() {
         #expect(throws: WireError.truncated(what: "DP list DP7 value", needed: 13, available: 6)) {
-            try BLEDataPointList(bytes: bleBytes("07 00 0a 01 02 03"), format: .v3)
+            try BLEDataPointList(bytes: hexBytes("07 00 0a 01 02 03"), format: .v3)
         }
-        #expect(throws: WireError.self) { try BLEDataPointList(bytes: bleBytes("07 00 ffff 01"), format: .v4) }
+        #expect(throws: WireError.self) { try BLEDataPointList(bytes: hexBytes("07 00 ffff 01"), format: .v4) }
     }
 
     @Test(
@@ -88,7 +89,7 @@ struct BLEDataPointTests {
     func wrongLengthForType(hex: String) {
         guard
             case .invalidDataPoint(1, _) = bleError({ () throws(WireError) in
-                try BLEDataPointList(bytes: bleBytes(hex), format: .v3)
+                try BLEDataPointList(bytes: hexBytes(hex), format: .v3)
             })
         else {
             Issue.record("\(hex) accepted")

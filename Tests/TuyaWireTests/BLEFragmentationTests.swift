@@ -1,5 +1,7 @@
 import Testing
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("BLE fragmentation and reassembly (TUYA.md §1.3)")
 struct BLEFragmentationTests {
@@ -20,7 +22,7 @@ struct BLEFragmentationTests {
 
     @Test("packets never exceed the MTU and reassemble to the frame for many sizes and MTUs")
     func sizesAndMTUs() throws {
-        var generator = BLESeededGenerator(seed: 2)
+        var generator = SeededGenerator(seed: 2)
         for mtu in 8...40 {
             for size in stride(from: 1, through: 300, by: 7) {
                 let frame = generator.bytes(size)
@@ -40,7 +42,7 @@ struct BLEFragmentationTests {
 
     @Test("a frame of more than 128 packets uses two-byte packet numbers and still reassembles")
     func longFrame() throws {
-        let frame = BLESeededGenerator(seed: 3).bytesCopy(3000)
+        let frame = SeededGenerator(seed: 3).bytesCopy(3000)
         let packets = try BLEFragmenter(protocolVersion: 2).packets(for: frame)
         #expect(packets.count > 128)
         #expect(packets[128].prefix(2) == [0x80, 0x01])
@@ -140,7 +142,7 @@ struct BLEFragmentationTests {
     }
 }
 
-extension BLESeededGenerator {
+extension SeededGenerator {
     func bytesCopy(_ count: Int) -> [UInt8] {
         var copy = self
         return copy.bytes(count)

@@ -1,6 +1,8 @@
 import Testing
 import TuyaCore
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 /// Seeded random and mutated inputs through every BLE decoder: none may trap, and
 /// whatever decodes must re-encode to something that decodes to the same value.
@@ -8,15 +10,15 @@ import TuyaWire
 struct BLEFuzzTests {
     static let seeds: [[UInt8]] = {
         var samples: [[UInt8]] = [
-            bleBytes("00 01020304 00 00 0b 02 0004 00000057"),
-            bleBytes("00 01020304 69 01 0001 01"),
-            bleBytes("69 01 01 01 6a 02 04 0000003c"),
-            [0] + Array("1700000000123".utf8) + bleBytes("69 01 01 00"),
+            hexBytes("00 01020304 00 00 0b 02 0004 00000057"),
+            hexBytes("00 01020304 69 01 0001 01"),
+            hexBytes("69 01 01 01 6a 02 04 0000003c"),
+            [0] + Array("1700000000123".utf8) + hexBytes("69 01 01 00"),
             Array("1700000000123".utf8) + [3, 0x20],
             [23, 11, 14, 22, 13, 20, 1, 0, 0],
             BLEBodyTests.deviceInfoBytes(extended: true),
             (try? BLEPairRequest(uuid: "tuya1234abcd5678", loginKeyPrefix: "012345", devId: "dev").encoded) ?? [],
-            bleBytes("00 0014"),
+            hexBytes("00 0014"),
             BLESecurityLayerTests.deviceInfoRequest,
             ZeroPadding.pad((try? BLECommandFrame(sn: 1, command: .dpWriteV4, data: [1, 2, 3]).encoded) ?? []),
         ]
@@ -24,7 +26,7 @@ struct BLEFuzzTests {
         return samples
     }()
 
-    static func mutate(_ input: [UInt8], using generator: inout BLESeededGenerator) -> [UInt8] {
+    static func mutate(_ input: [UInt8], using generator: inout SeededGenerator) -> [UInt8] {
         var bytes = input
         switch Int.random(in: 0..<6, using: &generator) {
         case 0: return generator.bytes(Int.random(in: 0...120, using: &generator))
@@ -45,7 +47,7 @@ struct BLEFuzzTests {
 
     @Test("five thousand random and mutated inputs never trap any decoder, and decoded values round-trip")
     func fuzz() throws {
-        var generator = BLESeededGenerator(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         let keys = try BLEVectors.sessionKeys()
         var reassembler = BLEReassembler(maxFrameLength: 256)
         let spec = DataPointSpec(id: bleDP(11), code: "fault", type: .enumeration, values: ["a", "b"])

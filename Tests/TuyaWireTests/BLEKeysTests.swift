@@ -1,13 +1,14 @@
 import Testing
 import TuyaWire
+import YoullTestSupport
 
 @Suite("BLE keys (TUYA.md §1.4)")
 struct BLEKeysTests {
     @Test("login and session keys match the TUYA.md vectors")
     func vectors() throws {
         let keys = try BLEVectors.sessionKeys()
-        #expect(bleHex(try keys.key(for: .login).bytes) == "d6a9a933c8aafc51e55ac0662b6e4d4a")
-        #expect(bleHex(try keys.key(for: .session).bytes) == "a776a41c02fd75d3831a926549482d93")
+        #expect(hexString(try keys.key(for: .login).bytes) == "d6a9a933c8aafc51e55ac0662b6e4d4a")
+        #expect(hexString(try keys.key(for: .session).bytes) == "a776a41c02fd75d3831a926549482d93")
         #expect(keys.loginFlag == .login)
         #expect(keys.sessionFlag == .session)
     }
@@ -15,12 +16,12 @@ struct BLEKeysTests {
     @Test("sec_key login and session keys match the TUYA.md vectors and use flags 14 and 15")
     func secKeyVectors() throws {
         let keys = try BLEVectors.sessionKeys(secKey: BLEVectors.secKey)
-        #expect(bleHex(try keys.key(for: .secKeyLogin).bytes) == "957b49743a06a938c9246950faadbaa9")
-        #expect(bleHex(try keys.key(for: .secKeySession).bytes) == "316fa9b0eab1ca83b7ffff2e97379659")
+        #expect(hexString(try keys.key(for: .secKeyLogin).bytes) == "957b49743a06a938c9246950faadbaa9")
+        #expect(hexString(try keys.key(for: .secKeySession).bytes) == "316fa9b0eab1ca83b7ffff2e97379659")
         #expect(keys.loginFlag == .secKeyLogin)
         #expect(keys.sessionFlag == .secKeySession)
         // The plain login key stays available for a device that answers with flag 4.
-        #expect(bleHex(try keys.key(for: .login).bytes) == "d6a9a933c8aafc51e55ac0662b6e4d4a")
+        #expect(hexString(try keys.key(for: .login).bytes) == "d6a9a933c8aafc51e55ac0662b6e4d4a")
     }
 
     @Test("session keys need the srand first, and a srand is exactly 6 bytes")

@@ -1,5 +1,7 @@
 import Testing
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 /// Whole-path round trips: command frame → security layer → packets → reassembly →
 /// decryption, as the gateway and a device would run them (TUYA.md §1.3–§1.9).
@@ -7,7 +9,7 @@ import TuyaWire
 struct BLERoundTripTests {
     struct Link {
         var keys: BLEKeys
-        var ivSource = RandomIVSource(generator: BLESeededGenerator(seed: 42))
+        var ivSource = RandomIVSource(generator: SeededGenerator(seed: 42))
         var fragmenter = BLEFragmenter(protocolVersion: 4)
         var reassembler = BLEReassembler()
 
@@ -74,7 +76,7 @@ struct BLERoundTripTests {
         let ack = try reportBack.reply(sn: 5, data: decodedReport.ack())
         let ackBack = try gateway.transmit(ack, flag: .session).1
         #expect(ackBack.ackSN == 17 && ackBack.command == .dpReportV4)
-        #expect(ackBack.data == bleBytes("00 01020304 00 00 00"))
+        #expect(ackBack.data == hexBytes("00 01020304 00 00 00"))
     }
 
     @Test("sec_key connections use flags 14 and 15 end to end")

@@ -1,12 +1,14 @@
 import Testing
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("BLE security layer and frame codec (TUYA.md §1.4)")
 struct BLESecurityLayerTests {
     static let iv = (0..<16).map { UInt8($0) }
     /// Cross-checked with Python `cryptography`: AES-128-CBC(login key of the §1.4
     /// local key, IV 00…0f, zero-padded device-info request with sn 1).
-    static let deviceInfoRequest = bleBytes(
+    static let deviceInfoRequest = hexBytes(
         "04 000102030405060708090a0b0c0d0e0f 35a7c0a89c84145e2ce517b648d9d45a")
 
     @Test("the device-info request encrypts to the cross-checked bytes with the login key")
@@ -89,7 +91,7 @@ struct BLESecurityLayerTests {
         let right = try BLEVectors.sessionKeys()
         var wrong = try BLEKeys(localKey: "fedcba9876543210")
         try wrong.establishSession(srand: BLEVectors.srand)
-        var ivSource = RandomIVSource(generator: BLESeededGenerator(seed: 5))
+        var ivSource = RandomIVSource(generator: SeededGenerator(seed: 5))
         for sn in 1...200 as ClosedRange<UInt32> {
             let data = (0..<Int(sn % 40)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
             let frame = try BLECommandFrame(sn: sn, command: .dpWriteV4, data: data)

@@ -1,5 +1,7 @@
 import Testing
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("BLE varint (TUYA.md §1.3)")
 struct BLEVarintTests {
@@ -47,7 +49,7 @@ struct BLEVarintTests {
 
     @Test("every value round-trips through its encoding")
     func roundTrip() throws {
-        var generator = BLESeededGenerator(seed: 1)
+        var generator = SeededGenerator(seed: 1)
         for _ in 0..<2000 {
             let value = Int.random(in: 0...Varint.maxValue, using: &generator)
             #expect(try Varint(bytes: Varint(value).encoded).value == value)

@@ -1,5 +1,7 @@
 import Testing
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("CRC-32 and CRC-16/MODBUS")
 struct ChecksumTests {

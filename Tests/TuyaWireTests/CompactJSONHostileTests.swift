@@ -1,6 +1,8 @@
 import Testing
 import TuyaCore
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("CompactJSON: hostile and invalid input")
 struct CompactJSONHostileTests {

@@ -1,6 +1,8 @@
 import Testing
 import TuyaCore
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 @Suite("MQTT decoders under random input")
 struct MQTTFuzzTests {

@@ -1,6 +1,8 @@
 import Testing
 import TuyaCore
 import TuyaWire
+import DeviceSimulator
+import YoullTestSupport
 
 /// Adverts built byte by byte from the layouts of protocol/TUYA.md §1.2. Values are the bytes
 /// after the 16-bit UUID or the company id, as `AdvertisingData` hands them over.
@@ -12,7 +14,7 @@ enum TuyaAdvertVectors {
     ///   python3: hashlib.md5(b"tfvqm3gk") → 4fdbd945907ab52c077b65217664394d, then
     ///            cryptography's Cipher(AES(k), CBC(k)).encryptor() over the uuid;
     ///   openssl: printf tuya1234abcd5678 | openssl enc -aes-128-cbc -nopad -K <md5> -iv <md5>.
-    static let encryptedUUID = bleBytes("4ea832b7d4f246d090cde0b32ed308d4")
+    static let encryptedUUID = hexBytes("4ea832b7d4f246d090cde0b32ed308d4")
 
     /// Service data 0xA201: id type 0 (product id), then the 8 ASCII characters.
     static let a201ServiceData: [UInt8] = [0x00] + Array(productID.utf8)
@@ -44,7 +46,7 @@ enum TuyaAdvertVectors {
 struct TuyaAdvertisementTests {
     @Test("the project's AES gives the independently computed encrypted uuid")
     func encryptionMatchesIndependentVector() throws {
-        #expect(MD5Digest.hash(Array("tfvqm3gk".utf8)) == bleBytes("4fdbd945907ab52c077b65217664394d"))
+        #expect(MD5Digest.hash(Array("tfvqm3gk".utf8)) == hexBytes("4fdbd945907ab52c077b65217664394d"))
         #expect(
             try TuyaAdvertisement.encryptUUID(TuyaAdvertVectors.uuid, productID: TuyaAdvertVectors.productID)
                 == TuyaAdvertVectors.encryptedUUID)
@@ -193,7 +195,7 @@ struct TuyaAdvertisementTests {
 
     @Test("five thousand random and mutated adverts never trap the decoder")
     func fuzz() {
-        var generator = BLESeededGenerator(seed: 0xAD5)
+        var generator = SeededGenerator(seed: 0xAD5)
         let seeds = [
             TuyaAdvertVectors.a201(), TuyaAdvertVectors.fd50(bound: false), TuyaAdvertVectors.fd50(bound: true),
         ]

@@ -1,8 +1,8 @@
-import Dispatch
 import Foundation
 import MQTTLink
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 /// A test's own client on the broker: records every message under the base topic and
 /// lets a test wait for the one it expects. Waiting is on real messages from the real
@@ -56,16 +56,20 @@ actor BridgeObserver {
     /// The first message on `topic` from index `after` on that satisfies `condition`.
     func wait(
         for topic: String, after: Int = 0, timeout: Duration = .seconds(20),
-        where condition: @Sendable (Message) -> Bool = { _ in true }
+        where condition: @escaping @Sendable (Message) -> Bool = { _ in true }
     ) async throws -> Message {
-        let deadline = ContinuousClock.now + timeout
-        // Only a bound on a wait for the daemon: a Dispatch timer wakes the waiters once.
-        let timer = DispatchWorkItem { [weak self] in Task { await self?.wakeAll() } }
-        let (seconds, attoseconds) = timeout.components
-        DispatchQueue.global().asyncAfter(
-            deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)),
-            execute: timer)
-        defer { timer.cancel() }
+        do {
+            return try await withDeadline(timeout, "a message on \(topic)") {
+                try await self.next(on: topic, after: after, where: condition)
+            }
+        } catch is DeadlineExceeded {
+            let seen = messages.suffix(8).map { "\($0.topic) \($0.text.prefix(160))" }.joined(separator: "\n  ")
+            throw RigError("no message on \(topic) matching the condition within \(timeout); last messages:\n  \(seen)")
+        }
+    }
+
+    /// Waits for messages until one matches; a cancelled wait (its deadline passed) ends at once.
+    private func next(on topic: String, after: Int, where condition: (Message) -> Bool) async throws -> Message {
         var index = after
         while true {
             while index < messages.count {
@@ -73,12 +77,12 @@ actor BridgeObserver {
                 index += 1
                 if message.topic == topic, condition(message) { return message }
             }
-            guard ContinuousClock.now < deadline else {
-                let seen = messages.suffix(8).map { "\($0.topic) \($0.text.prefix(160))" }.joined(separator: "\n  ")
-                throw RigError(
-                    "no message on \(topic) matching the condition within \(timeout); last messages:\n  \(seen)")
+            try Task.checkCancellation()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { waiters.append($0) }
+            } onCancel: {
+                Task { await self.wakeAll() }
             }
-            await withCheckedContinuation { waiters.append($0) }
         }
     }
 

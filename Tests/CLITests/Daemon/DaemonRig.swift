@@ -4,6 +4,7 @@ import LocalBroker
 import TuyaCore
 import Testing
 import TuyaWire
+import YoullTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -27,8 +28,7 @@ final class DaemonRig {
     private(set) var daemon: ChildProcess?
     private var transaction = 0
 
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     init(extraConfig: String = "") async throws {
         broker = try LocalBroker()
@@ -48,7 +48,7 @@ final class DaemonRig {
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         observer = try await BridgeObserver(url: broker.url)
-        library = ProfileLibrary.load(directories: [Self.repository.appendingPathComponent("devices")])
+        library = Repository.shippedProfiles
     }
 
     /// A test that failed before `shutdown` still leaves no daemon or files behind.

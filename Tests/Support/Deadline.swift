@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+
+/// A wait that did not end in time; names what was awaited.
+public struct DeadlineExceeded: Error, CustomStringConvertible {
+    public var what: String
+    public var description: String { "timed out waiting for \(what)" }
+
+    public init(what: String) { self.what = what }
+}
+
+/// Runs `body` and fails with `DeadlineExceeded` if it has not finished within `seconds` of
+/// real time. The guard is a Dispatch timer, not a sleep: the test never waits for time to
+/// pass, only bounds how long it waits for something to happen. The one deadline of the
+/// test rig: waits on streams, on daemons and on other processes all go through it.
+public func withDeadline<T: Sendable>(
+    _ seconds: Double = 10, _ what: String, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    let gate = DeadlineGate()
+    return try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    if gate.arm(continuation) {
+                        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { gate.release() }
+                    } else {
+                        continuation.resume()
+                    }
+                }
+            } onCancel: {
+                gate.release()
+            }
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw DeadlineExceeded(what: what) }
+        return value
+    }
+}
+
+/// `withDeadline` with the bound as a `Duration`.
+public func withDeadline<T: Sendable>(
+    _ timeout: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    let (seconds, attoseconds) = timeout.components
+    return try await withDeadline(Double(seconds) + Double(attoseconds) / 1e18, what, body)
+}
+
+extension AsyncStream where Element: Sendable {
+    /// The first element matching `predicate`, or a `DeadlineExceeded` after `seconds`.
+    public func first(
+        within seconds: Double = 10, _ what: String, where predicate: @escaping @Sendable (Element) -> Bool
+    ) async throws -> Element {
+        let stream = self
+        return try await withDeadline(seconds, what) {
+            for await element in stream where predicate(element) { return element }
+            throw DeadlineExceeded(what: "\(what) (stream ended)")
+        }
+    }
+}
+
+/// The deadline's timer state, shared between the timer, the cancel handler and the waiter.
+private final class DeadlineGate: Sendable {
+    /// done: cancelled or fired, resume at once; waiter: the armed continuation.
+    private let state = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    /// Keeps `continuation` to resume later; false when the gate was already released.
+    func arm(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
+        state.withLock { state in
+            if state.done { return false }
+            state.waiter = continuation
+            return true
+        }
+    }
+
+    func release() {
+        let waiter = state.withLock { state in
+            state.done = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
