@@ -9,8 +9,8 @@ import Foundation
 /// `HCI_CHANNEL_USER`, which hands this process the whole controller, H4 packet indicators
 /// included, with no BlueZ daemon in between. The kernel grants it only to a process with
 /// CAP_NET_ADMIN, and only while the adapter is down and no one else holds it.
-enum HCIUserChannel {
-    static func open(adapter: String) throws(HCIHostError) -> DescriptorByteStream {
+public enum HCIUserChannel {
+    public static func open(adapter: String) throws(HCIHostError) -> DescriptorByteStream {
         let name = BLETransportSetting.hciUser(adapter: adapter).description
         guard let number = BluetoothAvailability.adapterNumber(adapter) else {
             throw .transport("\(name): '\(adapter)' is not an adapter name like hci0")
@@ -36,7 +36,7 @@ enum HCIUserChannel {
 
     /// The one line `doctor` and the daemon print for a failed socket or bind, naming the fix.
     /// Pure, so every case is tested although this machine can produce only the first.
-    static func failure(_ code: Int32, adapter: String, call: String, missing: [LinuxCapability]) -> String {
+    public static func failure(_ code: Int32, adapter: String, call: String, missing: [LinuxCapability]) -> String {
         let name = "hci-user:\(adapter)"
         switch code {
         case EAFNOSUPPORT, EPROTONOSUPPORT:
