@@ -77,6 +77,10 @@ public final class BumbleRig: Sendable {
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     public let port: Int
