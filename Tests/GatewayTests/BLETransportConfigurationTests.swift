@@ -18,7 +18,8 @@ struct BLETransportConfigurationTests {
         #expect(tcp.description.contains("ble: auto on h4-tcp:127.0.0.1:9000"))
         let serial = try ConfigFixture.parse("ble:\n  transport: h4:/dev/ttyAMA0,921600\n")
         #expect(serial.ble.transport == .h4Serial(path: "/dev/ttyAMA0", baudRate: 921_600))
-        #expect(try ConfigFixture.parse("ble:\n  transport: hci-user:hci1\n").ble.transport == .hciUser(adapter: "hci1"))
+        #expect(
+            try ConfigFixture.parse("ble:\n  transport: hci-user:hci1\n").ble.transport == .hciUser(adapter: "hci1"))
     }
 
     @Test("a wrong transport is refused at its line, naming what is wrong")
