@@ -226,6 +226,19 @@ struct HCIHostCoreLinkTests {
                 == [.completed(operation: 4, nil)], "already gone")
     }
 
+    @Test("a Disconnect the controller never completes is given up after its timeout; the closer is not left waiting")
+    func disconnectUnanswered() {
+        var harness = Self.connected()
+        let started = harness.keep(
+            harness.core.disconnect(operation: 3, handle: 0x40, reason: .remoteUserTerminatedConnection))
+        #expect(started.contains(.startTimer(.disconnect(handle: 0x40), after: .seconds(10))))
+        harness.feed(Harness.status(.disconnect))
+        let actions = harness.keep(harness.core.timerFired(.disconnect(handle: 0x40)))
+        #expect(actions.contains(.completed(operation: 3, nil)))
+        #expect(harness.core.connectedHandles.isEmpty)
+        #expect(harness.keep(harness.core.timerFired(.disconnect(handle: 0x40))).isEmpty, "once")
+    }
+
     @Test("the stream ending fails the attempt under way and ends every link with the reason")
     func controllerGone() {
         var harness = Self.connected()

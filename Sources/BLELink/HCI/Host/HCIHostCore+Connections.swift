@@ -59,8 +59,9 @@ extension HCIHostCore {
         let first = !state.closing
         state.closing = true
         links[handle] = state
-        return first
-            ? issue(HCIDisconnectCommand(handle: handle, reason: reason), for: .disconnect(handle: handle)) : []
+        guard first else { return [] }
+        return [.startTimer(.disconnect(handle: handle), after: configuration.disconnectTimeout)]
+            + issue(HCIDisconnectCommand(handle: handle, reason: reason), for: .disconnect(handle: handle))
     }
 
     // MARK: controller answers
@@ -130,9 +131,10 @@ extension HCIHostCore {
         state.closing = false
         state.closeOperations = []
         links[handle] = state
-        return operations.filter { $0 != Self.nobody }.map {
-            .completed(operation: $0, .commandFailed(.disconnect, status))
-        }
+        return [.cancelTimer(.disconnect(handle: handle))]
+            + operations.filter { $0 != Self.nobody }.map {
+                .completed(operation: $0, .commandFailed(.disconnect, status))
+            }
     }
 
     mutating func disconnectionComplete(_ event: HCIDisconnectionComplete) -> [Action] {
@@ -146,6 +148,16 @@ extension HCIHostCore {
         guard let index = initiations.firstIndex(where: { $0.operation == operation }) else { return [] }
         let initiation = initiations[index]
         return abandon(index, outcome: .connectTimedOut(address: initiation.address, after: initiation.timeout))
+    }
+
+    /// Disconnect sent long ago and no Disconnection Complete: forget the link, so whoever
+    /// closed it is not left waiting.
+    mutating func disconnectUnanswered(_ handle: UInt16) -> [Action] {
+        guard let state = links[handle], state.closing else { return [] }
+        return [
+            .problem("no Disconnection Complete for \(state.link.address) within \(configuration.disconnectTimeout)")
+        ]
+            + endLink(handle, .disconnected(address: state.link.address, reason: .localHostTerminatedConnection))
     }
 
     mutating func cancelGraceEnded(_ operation: Int) -> [Action] {
@@ -224,6 +236,7 @@ extension HCIHostCore {
     mutating func endLink(_ handle: UInt16, _ error: HCIHostError) -> [Action] {
         guard let state = links.removeValue(forKey: handle) else { return [] }
         var actions: [Action] = acl.drop(handle).map { .sendFailed(operation: $0, error) }
+        if state.closing { actions.append(.cancelTimer(.disconnect(handle: handle))) }
         actions.append(.disconnected(handle: handle, error))
         actions += state.closeOperations.filter { $0 != Self.nobody }.map { .completed(operation: $0, nil) }
         return actions + (failure == nil ? pumpACL() : [])

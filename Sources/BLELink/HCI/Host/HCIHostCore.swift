@@ -19,6 +19,9 @@ public struct HCIHostCore: Sendable {
         /// After LE Create Connection Cancel, how long to wait for the controller's LE Connection
         /// Complete before giving the attempt up.
         public var cancelGrace: Duration = .seconds(2)
+        /// How long a Disconnect may wait for the controller's Disconnection Complete before the
+        /// host forgets the link anyway (a controller waits at most a supervision timeout).
+        public var disconnectTimeout: Duration = .seconds(10)
         public var connection = HCIConnectionParameters.tuya
         /// Scan interval and window, units of 0.625 ms (10 ms every 10 ms: listening all the time).
         public var scanInterval: UInt16 = 0x0010
@@ -34,6 +37,7 @@ public struct HCIHostCore: Sendable {
         case command(sequence: Int)
         case connect(operation: Int)
         case cancelGrace(operation: Int)
+        case disconnect(handle: UInt16)
     }
 
     /// A connection made: what the gateway's channel for it needs.
@@ -143,6 +147,8 @@ public struct HCIHostCore: Sendable {
             return connectTimedOut(operation)
         case .cancelGrace(let operation):
             return cancelGraceEnded(operation)
+        case .disconnect(let handle):
+            return disconnectUnanswered(handle)
         }
     }
 
