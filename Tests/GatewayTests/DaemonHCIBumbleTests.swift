@@ -11,9 +11,10 @@ import YoullTestSupport
 /// The whole daemon on `ble.transport: h4-tcp:…`: its own HCI host over TCP to Bumble's
 /// virtual controller, a Bumble peripheral answering the Tuya BLE protocol, a real mosquitto on
 /// a free port, a real SQLite state directory, the bridge API through the real `BridgeClient`.
+/// The device advertises from a public address, as most Tuya devices do.
 @Suite("The daemon on its own HCI host against Bumble", .serialized, .timeLimit(.minutes(2)))
 struct DaemonHCIBumbleTests {
-    static let address = "C4:23:4D:20:26:02"
+    static let address = "DC:23:4D:20:26:02"
     static let uuid = "tuyabumbled00001"
     static let localKey = "b5T!q8Wz#p2Lm4Xr"
     static let devId = "bf3a7c1e90d2b4hci1"
@@ -30,7 +31,7 @@ struct DaemonHCIBumbleTests {
         dps: [
             "1": .bool(false), "2": .bool(false), "3": .enumeration(0), "5": .enumeration(0), "6": .value(0),
             "7": .bool(false), "9": .value(50), "12": .enumeration(0), "101": .enumeration(0),
-        ])
+        ], isPublic: true)
 
     @Test("permit_join finds the device by scanning through the HCI host; device/add binds it; /set is confirmed")
     func scanPairDrive() async throws {
@@ -77,7 +78,7 @@ struct DaemonHCIBumbleTests {
             "device/add",
             [
                 "id": .string(Self.devId), "local_key": .string(Self.localKey), "name": .string("aroma"),
-                "transport": .string("ble"), "address": .string(Self.address), "random_address": .bool(true),
+                "transport": .string("ble"), "address": .string(Self.address),
                 "uuid": .string(Self.uuid), "product_id": .string("if1nolcm"),
             ], timeout: Self.timeout)
         #expect(added.objectValue?["profile"]?.stringValue == "ble-diffuser-dituo")

@@ -7,7 +7,8 @@ Usage: python bumble_tuya_peripheral.py [--legacy-controller] [--acl-length N] [
            --peripheral '{"address": "C4:00:00:00:00:01", "layout": "a201", ...}' ...
 Peripheral keys: address, layout (a201 | fd50), uuid, local_key, dev_id, product_id,
 protocol (3 | 4), dps ({"1": ["bool", true], "2": ["value", 30], "3": ["enum", 1]}),
-bound (bool), gatt ("tuya" | "none": only a battery service, as a device that is not Tuya).
+bound (bool), gatt ("tuya" | "none": only a battery service, as a device that is not Tuya),
+public (bool: advertise from a public address, as most Tuya devices do; else a random static one).
 
 Stdout, one event per line: "ready port=N", then "<address> connected", "<address> disconnected
 reason=0x13", "<address> device-info", "<address> paired", "<address> write 1=true", ...
@@ -116,7 +117,9 @@ class Peripheral:
     def __init__(self, link, spec):
         self.link, self.spec = link, spec
         self.address = spec["address"].upper()
-        self.controller = RigController(f"P-{self.address}", link=link)
+        self.public = bool(spec.get("public", False))
+        public_address = hci.Address(self.address, hci.Address.PUBLIC_DEVICE_ADDRESS) if self.public else None
+        self.controller = RigController(f"P-{self.address}", link=link, public_address=public_address)
         self.device = Device.with_hci(self.address, hci.Address(self.address), self.controller, self.controller)
         self.device.advertising_interval_min = self.device.advertising_interval_max = 50
         dps = {int(dp): (kind, encode_value(kind, value)) for dp, (kind, value) in spec.get("dps", {}).items()}
@@ -141,11 +144,20 @@ class Peripheral:
         await self.device.power_on()
         await self.advertise()
 
+    def route_from_public(self):
+        """LocalLink 0.0.236 sends a device's ACL data from its controller's random address;
+        a device advertising from its public one needs them to be the same."""
+        if self.public:
+            self.controller.random_address = self.controller.public_address
+
     async def advertise(self):
         advert, response = advertising_data(
             self.spec.get("layout", "a201"), self.spec.get("product_id", "abcdefgh"), self.spec["uuid"],
             self.tuya.version, self.tuya.bound)
-        await self.device.start_advertising(advertising_data=advert, scan_response_data=response)
+        own = hci.OwnAddressType.PUBLIC if self.public else hci.OwnAddressType.RANDOM
+        await self.device.start_advertising(
+            advertising_data=advert, scan_response_data=response, own_address_type=own)
+        self.route_from_public()
 
     def on_connection(self, connection):
         self.connection = connection

@@ -30,11 +30,13 @@ public final class BumbleRig: Sendable {
         public var bound: Bool
         /// "tuya", or "none" for a device without the Tuya service.
         public var gatt: String
+        /// Advertises from a public address (most Tuya devices), else a random static one.
+        public var isPublic: Bool
 
         public init(
             address: String, layout: String = "a201", uuid: String = "uuidA201test0001", localKey: String,
             devId: String = "bf00000000000000000001", productID: String = "abcdefgh", protocolVersion: Int = 3,
-            dps: [String: DataPointSeed] = [:], bound: Bool = false, gatt: String = "tuya"
+            dps: [String: DataPointSeed] = [:], bound: Bool = false, gatt: String = "tuya", isPublic: Bool = false
         ) {
             self.address = address
             self.layout = layout
@@ -46,10 +48,12 @@ public final class BumbleRig: Sendable {
             self.dps = dps
             self.bound = bound
             self.gatt = gatt
+            self.isPublic = isPublic
         }
 
         enum CodingKeys: String, CodingKey {
             case address, layout, uuid, dps, bound, gatt
+            case isPublic = "public"
             case localKey = "local_key"
             case devId = "dev_id"
             case productID = "product_id"

@@ -86,6 +86,28 @@ struct BumbleHostTests {
         await host.close()
     }
 
+    @Test("a device advertising from a public address is found as public and connected as public")
+    func publicAddress() async throws {
+        var device = Self.a201
+        device.address = "DC:23:4D:12:34:56"
+        device.isPublic = true
+        let rig = try await BumbleRig.start(peripherals: [device])
+        defer { rig.stop() }
+        let host = try await Self.open(rig)
+        let scanner = HCIScanner(host: host)
+        var heard: DiscoveredDevice?
+        for await found in try await scanner.start() where found.address == device.address {
+            heard = found
+            break
+        }
+        await scanner.stop()
+        #expect(heard?.addressType == .publicDevice)
+        let client = GATTClient.connect(over: try await host.connect(to: device.address, addressType: .publicDevice))
+        #expect(try await client.discoverTuyaService().layout == .a201)
+        await client.close()
+        await host.close()
+    }
+
     @Test("a peripheral without the Tuya service fails discovery clearly, naming the services it has")
     func noTuyaService() async throws {
         var impostor = Self.a201
