@@ -1,5 +1,6 @@
 import BLELink
 import Testing
+import YoullTestSupport
 
 @Suite("H4 stream decoding")
 struct H4StreamDecoderTests {

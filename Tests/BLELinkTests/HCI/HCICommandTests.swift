@@ -1,5 +1,6 @@
 import BLELink
 import Testing
+import YoullTestSupport
 
 /// Each command's bytes against its layout in the Core Specification, Vol 4 Part E §7.
 @Suite("HCI commands")

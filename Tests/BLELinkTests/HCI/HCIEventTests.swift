@@ -1,5 +1,6 @@
 import BLELink
 import Testing
+import YoullTestSupport
 
 /// Events from the layouts of Core Specification Vol 4 Part E §7.7, as H4 event bodies
 /// (event code, parameter length, parameters).

@@ -1,5 +1,6 @@
 import BLELink
 import Testing
+import YoullTestSupport
 
 /// Connections, disconnections and ATT data through the HCI host's state machine.
 @Suite("HCI host core: connections and data")

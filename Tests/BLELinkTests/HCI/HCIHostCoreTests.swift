@@ -1,5 +1,6 @@
 import BLELink
 import Testing
+import YoullTestSupport
 
 /// The HCI host's state machine driven with controller bytes: start-up, command flow, scans
 /// and failures. Connections and data are in `HCIHostCoreLinkTests`.

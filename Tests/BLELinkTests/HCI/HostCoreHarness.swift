@@ -1,4 +1,5 @@
 import BLELink
+import YoullTestSupport
 
 /// Drives `HCIHostCore` as a controller would: events in as H4 bytes, and what the host sent
 /// collected apart from its other actions. Pure; no sockets, no clock.

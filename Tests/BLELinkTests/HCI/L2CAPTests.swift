@@ -1,5 +1,6 @@
 import BLELink
 import Testing
+import YoullTestSupport
 
 /// ACL data packets (Vol 4 Part E §5.4.2) and L2CAP basic frames (Vol 3 Part A §3.1, §7.2).
 @Suite("ACL and L2CAP")
