@@ -1,3 +1,4 @@
+import DeviceSimulator
 import BLELink
 import Testing
 import YoullTestSupport
@@ -51,7 +52,7 @@ struct H4StreamDecoderTests {
 
     @Test("random bytes never trap: they end in packets or an error")
     func garbage() {
-        var generator = SeededGenerator(state: 17)
+        var generator = SeededGenerator(seed: 17)
         for _ in 0..<2_000 {
             var decoder = H4StreamDecoder(limits: .init(maximumACLLength: 300))
             let bytes = generator.bytes(Int.random(in: 0...80, using: &generator))

@@ -1,3 +1,4 @@
+import DeviceSimulator
 import BLELink
 import Testing
 import YoullTestSupport
@@ -82,7 +83,7 @@ struct L2CAPTests {
 
     @Test("random fragments never trap and never hold more than one bounded frame")
     func garbage() {
-        var generator = SeededGenerator(state: 99)
+        var generator = SeededGenerator(seed: 99)
         var reassembler = L2CAPReassembler(handle: 1, maximumPayloadLength: 128)
         for _ in 0..<5_000 {
             let boundary = HCIACLPacket.Boundary(rawValue: UInt8.random(in: 0...3, using: &generator))!
