@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "DeepLinks", targets: ["DeepLinks"]),
         .library(name: "Maintenance", targets: ["Maintenance"]),
         .library(name: "SessionEngine", targets: ["SessionEngine"]),
+        // For the fuzz harnesses of the HCI host's decoders (Fuzz/).
+        .library(name: "BLELink", targets: ["BLELink"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

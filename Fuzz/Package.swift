@@ -15,6 +15,7 @@ let package = Package(
                 .product(name: "TuyaWire", package: "youll-devices"),
                 .product(name: "TuyaCore", package: "youll-devices"),
                 .product(name: "DeepLinks", package: "youll-devices"),
+                .product(name: "BLELink", package: "youll-devices"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
         )

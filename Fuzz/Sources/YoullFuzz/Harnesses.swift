@@ -7,7 +7,7 @@ import TuyaWire
 /// input: a trap, an ASan report or a hang is a finding. Where a decoder accepts the
 /// input, the harness also checks the round trip, so a decoder that "succeeds" with a
 /// wrong value is a finding too.
-let harnesses: [String: @Sendable ([UInt8]) -> Void] = [
+let harnesses: [String: @Sendable ([UInt8]) -> Void] = bleHarnesses.merging([
     "padding-ecb": { bytes in
         _ = try? PKCS7.unpad(bytes)
         _ = try? AESCipher.decryptECB(bytes, key: fuzzKey)
@@ -113,7 +113,7 @@ let harnesses: [String: @Sendable ([UInt8]) -> Void] = [
             break
         }
     },
-]
+]) { ble, _ in ble }
 
 /// Devices, presets and a host that the deeplink seeds name, so fuzzing reaches every gate
 /// and every validation.

@@ -74,6 +74,16 @@ public enum HCIEventParser {
         }
     }
 
+    /// The reports of an LE Advertising Report (`subevent` 0x02) or LE Extended Advertising
+    /// Report (0x0D) event, from the parameters after the subevent code; for the HCI host,
+    /// which reads the event header itself.
+    static func advertisingReports(subevent: UInt8, parameters: some Collection<UInt8>) throws(HCIEventError)
+        -> [AdvertisingReport]
+    {
+        var reader = Reader(Array(parameters))
+        return subevent == leExtendedAdvertisingReport ? try extendedReports(&reader) : try legacyReports(&reader)
+    }
+
     /// LE Advertising Report parameters after the subevent. The specification draws the
     /// fields as parallel arrays, but controllers and the Linux kernel (`hci_le_adv_report_evt`)
     /// lay each report out whole: event type, address type, address, data length, data, RSSI.

@@ -25,23 +25,28 @@ extension DiscoveredDevice {
     }
 }
 
+/// Makes the scanner a pairing window listens with: the radio's (BlueZ, or the gateway's own
+/// HCI host).
+typealias BLEScannerFactory = @Sendable () -> any BLEDeviceScanning
+
 /// A scan for Tuya BLE devices while pairing is permitted: each Tuya device heard is
 /// reported once per window, with its product id, bound flag, signal and matching profile.
 actor BLEPairingScan {
-    private let scanner: BLEScanner
+    private let scanner: any BLEDeviceScanning
     private let library: ProfileLibrary
     private var reported: Set<String> = []
     private var consumer: Task<Void, Never>?
 
-    init(adapter: String, library: ProfileLibrary) {
-        scanner = BLEScanner(adapter: adapter)
+    /// Listens with `scanner`, or without one with BlueZ on `adapter`.
+    init(scanner: (any BLEDeviceScanning)?, adapter: String, library: ProfileLibrary) {
+        self.scanner = scanner ?? BLEScanner(adapter: adapter)
         self.library = library
     }
 
     /// Starts scanning; `found` is called for each Tuya device heard for the first time.
-    func start(found: @escaping @Sendable (TuyaDiscoveredDevice) async -> Void) async throws(BLEUnavailable) {
+    func start(found: @escaping @Sendable (TuyaDiscoveredDevice) async -> Void) async throws {
         reported = []
-        let stream = try await scanner.start()
+        let stream = try await scanner.discoveries()
         consumer = Task { [weak self] in
             for await device in stream { await self?.heard(device, found: found) }
         }

@@ -9,7 +9,7 @@ extension ConfigurationDraft {
     static let sections: [String: [String]] = [
         "mqtt": ["url", "username", "password", "ca_file", "client_cert", "client_key", "client_id", "keepalive"],
         "profiles": ["installed", "user"],
-        "ble": ["enabled", "adapter", "max_connections"],
+        "ble": ["enabled", "adapter", "max_connections", "transport"],
         "home_assistant": ["enabled", "prefix"],
         "metrics": ["enabled", "listen"],
         "devices": ["frame_gap", "confirmation_timeout", "query_interval"],
@@ -80,6 +80,9 @@ extension ConfigurationDraft {
             }
             if let node = section.optional("max_connections") {
                 set(\.ble.maxConnections, try node.int(in: 1...16, what: "connection count"), node)
+            }
+            if let node = section.optional("transport") {
+                set(\.ble.transport, try node.checked(ConfigurationValue.bleTransport), node)
             }
         }
         if let section = try top.optional("home_assistant")?.keys(Self.sections["home_assistant"]!) {

@@ -1,3 +1,4 @@
+import BLELink
 import Foundation
 import MQTTLink
 
@@ -152,6 +153,15 @@ enum ConfigurationValue {
             throw InvalidValue("adapter '\(text.prefix(40))' must be a BlueZ adapter name such as hci0")
         }
         return text
+    }
+
+    /// `bluez | hci-user:hci0 | h4:/dev/ttyAMA0[,115200] | h4-tcp:HOST:PORT | h4-unix:PATH`.
+    static func bleTransport(_ text: String) throws(InvalidValue) -> BLETransportSetting {
+        do {
+            return try BLETransportSetting(parsing: text)
+        } catch {
+            throw InvalidValue(error.description)
+        }
     }
 
     static func clientID(_ text: String) throws(InvalidValue) -> String {

@@ -1,3 +1,5 @@
+import BLELink
+
 /// Everything `youll-devices serve` is configured with, already validated.
 ///
 /// Built by `ConfigurationLoader` from defaults, then the YAML file, then `YOULL_*` environment
@@ -70,6 +72,9 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
         public var adapter: String = "hci0"
         /// Simultaneous LE links; controllers typically manage a handful before links drop.
         public var maxConnections: Int = 3
+        /// How the controller is reached (`ble.transport`): BlueZ on `adapter` (the default), or
+        /// the gateway's own HCI host on an adapter's user channel, a UART, or a TCP/UNIX socket.
+        public var transport: BLETransportSetting = .bluez
 
         public init() {}
     }
@@ -122,7 +127,8 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
 
     public var description: String {
         "GatewayConfiguration(mqtt: \(mqtt), base topic: \(baseTopic), state: \(stateDirectory), "
-            + "profiles: \(profiles.installed) + \(profiles.user), ble: \(ble.mode.rawValue) on \(ble.adapter) "
+            + "profiles: \(profiles.installed) + \(profiles.user), ble: \(ble.mode.rawValue) on "
+            + (ble.transport == .bluez ? ble.adapter : ble.transport.description) + " "
             + "(max \(ble.maxConnections)), home assistant: "
             + (homeAssistant.enabled ? homeAssistant.prefix : "off") + ", metrics: "
             + (metrics.enabled ? "\(metrics.listen)" : "off") + ", log level: \(logLevel.rawValue))"

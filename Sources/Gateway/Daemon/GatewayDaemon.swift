@@ -84,7 +84,8 @@ public struct GatewayDaemon: Service {
         }
         for notice in database.notices { logger.notice("\(notice)") }
 
-        let ble = try checkBluetooth()
+        let ownHost = ownHostLink()
+        let ble = if let ownHost { try await checkOwnHost(ownHost) } else { try checkBluetooth() }
         let library = ProfileLibrary.load(directories: profileDirectories)
         for error in library.errors { logger.warning("profile skipped: \(error)") }
         logger.info(
@@ -99,7 +100,8 @@ public struct GatewayDaemon: Service {
         let radio: BLERadio =
             switch ble {
             case .available(let adapter):
-                self.radio ?? .bluez(adapter: adapter, connectionLimit: configuration.ble.maxConnections)
+                self.radio ?? ownHost.map { .hci($0, connectionLimit: configuration.ble.maxConnections) }
+                    ?? .bluez(adapter: adapter, connectionLimit: configuration.ble.maxConnections)
             case .unavailable(let reason): .unavailable(reason: reason)
             }
         guard let controller = try await startController(library: library, database: database, radio: radio) else {
@@ -120,6 +122,7 @@ public struct GatewayDaemon: Service {
             topics: topics, permitJoinDefault: configuration.permitJoinTimeout,
             backupDirectory: directory.appendingPathComponent("backups"), info: info(bleAdapter: ble.adapter),
             ble: ble)
+        bridgeSettings.bleScanner = radio.makeScanner
         if configuration.homeAssistant.enabled {
             bridgeSettings.homeAssistant = HADiscoveryConfiguration(
                 discovery: .init(prefix: configuration.homeAssistant.prefix, version: version),

@@ -15,6 +15,8 @@ public struct Doctor: Sendable {
     public var isService: Bool
     public var now: @Sendable () -> Date
     public var probeBluetooth: @Sendable (String) throws(BLEUnavailable) -> BluetoothAdapter
+    /// Opens the gateway's own HCI host on `ble.transport` (when not `bluez`) and closes it.
+    public var openController: @Sendable (BLETransportSetting) async -> Result<HCIControllerInfo, HCIHostError>
     public var observeBroker: @Sendable (GatewayConfiguration) async -> BrokerObservation
     public var inspectState: @Sendable (String) -> StateDirectoryInspection
     public var loadProfiles: @Sendable ([URL]) -> ProfileLibrary
@@ -31,6 +33,7 @@ public struct Doctor: Sendable {
         isService = ConfigurationLoader.isService(environment: environment)
         now = { Date() }
         probeBluetooth = { adapter throws(BLEUnavailable) in try BluetoothAvailability.probe(adapter: adapter) }
+        openController = { await DoctorCheck.openController($0) }
         observeBroker = { await BrokerProbe(gateway: $0, timeout: brokerTimeout).observe() }
         inspectState = { StateDirectoryInspection.inspect($0) }
         loadProfiles = { ProfileLibrary.load(directories: $0) }
@@ -62,10 +65,17 @@ public struct Doctor: Sendable {
             checks += DoctorCheck.broker(
                 observation, broker: configuration.mqtt.broker.description, user: configuration.mqtt.username,
                 baseTopic: configuration.baseTopic)
-            checks.append(DoctorCheck.bluetooth(configuration.ble, probe: probeBluetooth))
-            if case .retained(let payload) = observation.bridgeState, DoctorCheck.bridgeStateValue(payload) == "online",
-                let links = DoctorCheck.bleLinks(health: await daemonHealth(configuration))
-            {
+            let daemonOnline =
+                if case .retained(let payload) = observation.bridgeState {
+                    DoctorCheck.bridgeStateValue(payload) == "online"
+                } else { false }
+            if configuration.ble.transport.usesOwnHost, configuration.ble.mode != .off {
+                let opened = daemonOnline ? nil : await openController(configuration.ble.transport)
+                checks.append(DoctorCheck.hciTransport(configuration.ble, opened: opened))
+            } else {
+                checks.append(DoctorCheck.bluetooth(configuration.ble, probe: probeBluetooth))
+            }
+            if daemonOnline, let links = DoctorCheck.bleLinks(health: await daemonHealth(configuration)) {
                 checks.append(links)
             }
             checks.append(

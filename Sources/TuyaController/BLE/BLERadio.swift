@@ -1,3 +1,4 @@
+import BLELink
 import TuyaCore
 
 /// How the controller reaches BLE devices: the adapter's connection slots and a factory
@@ -17,6 +18,8 @@ public struct BLERadio: Sendable {
     public var makeTransport: @Sendable (BLEIdentity) -> any TuyaBLETransport
     /// Problems met by this radio's links, by reason.
     public var failures = BLEFailureTally()
+    /// A scan on this radio's controller, for pairing; nil where none can run (simulated radios).
+    public var makeScanner: (@Sendable () -> any BLEDeviceScanning)?
 
     public init(
         adapter: String?, slots: BLEConnectionSlots = BLEConnectionSlots(),
@@ -38,9 +41,23 @@ public struct BLERadio: Sendable {
 
     /// A radio through BlueZ on the adapter: each device over an L2CAP LE socket.
     public static func bluez(adapter: String, connectionLimit: Int = 3) -> BLERadio {
-        BLERadio(adapter: adapter, slots: BLEConnectionSlots(limit: connectionLimit)) { identity in
+        var radio = BLERadio(adapter: adapter, slots: BLEConnectionSlots(limit: connectionLimit)) { identity in
             GATTTuyaTransport.l2cap(address: identity.address, randomAddress: identity.randomAddress)
         }
+        radio.makeScanner = { BLEScanner(adapter: adapter) }
+        return radio
+    }
+
+    /// A radio through the gateway's own HCI host (`ble.transport: hci-user:… | h4:… |
+    /// h4-tcp:…`): each device over an ATT channel of the host's connection to it, scans through
+    /// the host. The host is opened when first needed and again after the controller went away.
+    public static func hci(_ link: HCIControllerLink, connectionLimit: Int = 3) -> BLERadio {
+        var radio = BLERadio(adapter: link.setting.description, slots: BLEConnectionSlots(limit: connectionLimit)) {
+            identity in
+            GATTTuyaTransport.hci(link, address: identity.address, randomAddress: identity.randomAddress)
+        }
+        radio.makeScanner = { link.scanner() }
+        return radio
     }
 }
 

@@ -30,6 +30,17 @@ public final class GATTTuyaTransport: TuyaBLETransport {
         }
     }
 
+    /// A transport to a device through the gateway's own HCI host (an ATT channel on the host's
+    /// LE connection; the attempt gives up after `timeout`).
+    public static func hci(
+        _ link: HCIControllerLink, address: String, randomAddress: Bool, timeout: Duration = .seconds(10)
+    ) -> GATTTuyaTransport {
+        GATTTuyaTransport {
+            try await link.connect(
+                to: address, addressType: randomAddress ? .randomDevice : .publicDevice, timeout: timeout)
+        }
+    }
+
     public func connect() async throws {
         await disconnect()
         let channel = try await openChannel()

@@ -123,7 +123,7 @@ extension BridgeServer {
 
     private func startBLEScan(adapter: String) async throws {
         await bleScan?.stop()
-        let scan = BLEPairingScan(adapter: adapter, library: library)
+        let scan = BLEPairingScan(scanner: settings.bleScanner?(), adapter: adapter, library: library)
         do {
             try await scan.start { [weak self] device in
                 await self?.emit("device_found", device.eventData)

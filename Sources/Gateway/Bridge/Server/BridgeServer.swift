@@ -29,6 +29,8 @@ public actor BridgeServer {
         public var maximumConcurrentRequests = 64
         /// Whether BLE can be used, and why not.
         public var ble: BLESupport = .unavailable(reason: "BLE is not set up")
+        /// The scan a pairing window listens with (the radio's); nil: BlueZ on the adapter.
+        var bleScanner: BLEScannerFactory?
         /// Home Assistant discovery; nil when `home_assistant.enabled` is off.
         public var homeAssistant: HADiscoveryConfiguration?
         /// How often `bridge/health` is published (also after every connection).

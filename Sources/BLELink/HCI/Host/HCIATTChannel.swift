@@ -1,0 +1,112 @@
+import Synchronization
+
+/// The ATT bearer's `ByteChannel` over one connection of an `HCIHost`: each `send` goes out as
+/// an L2CAP frame on channel 4, each frame the device sends on channel 4 is one `receive`. The
+/// ATT bearer and GATT client run on it unchanged.
+///
+/// When the link drops, the PDUs already received are delivered first, then `receive` throws
+/// the reason (`HCIHostError.disconnected`, naming the device and the controller's reason).
+/// `close()` disconnects the link; `receive` then returns nil.
+public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
+    public let address: String
+    public let handle: UInt16
+    private let host: HCIHost
+    private let state = Mutex(State())
+
+    /// PDUs held for a reader that does not keep up; a device sending more is cut off.
+    static let maximumUnread = 4096
+
+    private struct State {
+        var unread: [[UInt8]] = []
+        var readers: [(id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)] = []
+        var ended = false
+        var endError: (any Error)?
+        var nextID = 0
+    }
+
+    init(host: HCIHost, link: HCIHostCore.Link) {
+        self.host = host
+        address = link.address
+        handle = link.handle
+    }
+
+    public var description: String { "BLE link to \(address) (handle 0x\(hex16(handle)))" }
+
+    public func send(_ pdu: [UInt8]) async throws {
+        guard !pdu.isEmpty else { throw ByteChannelError.emptyPDU }
+        if let error = state.withLock({ $0.ended ? ($0.endError ?? ByteChannelError.closed) : nil }) { throw error }
+        try await host.send(pdu, on: handle)
+    }
+
+    public func receive() async throws -> [UInt8]? {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
+                state.withLock { state in
+                    if !state.unread.isEmpty {
+                        continuation.resume(returning: state.unread.removeFirst())
+                    } else if state.ended {
+                        if let error = state.endError {
+                            continuation.resume(throwing: error)
+                        } else {
+                            continuation.resume(returning: nil)
+                        }
+                    } else if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        state.readers.append((id, continuation))
+                    }
+                }
+            }
+        } onCancel: {
+            state.withLock { state in
+                guard let index = state.readers.firstIndex(where: { $0.id == id }) else { return }
+                state.readers.remove(at: index).continuation.resume(throwing: CancellationError())
+            }
+        }
+    }
+
+    /// Disconnects the link (Remote User Terminated Connection) and waits for the controller.
+    public func close() async {
+        end(nil)
+        await host.disconnect(handle: handle)
+    }
+
+    /// A PDU from the device (called by the host, in order).
+    func deliver(_ pdu: [UInt8]) {
+        let overflow = state.withLock { state -> Bool in
+            guard !state.ended else { return false }
+            if !state.readers.isEmpty {
+                state.readers.removeFirst().continuation.resume(returning: pdu)
+                return false
+            }
+            state.unread.append(pdu)
+            return state.unread.count > Self.maximumUnread
+        }
+        if overflow {
+            end(ByteChannelError.oversizedPDU(size: Self.maximumUnread, maximum: Self.maximumUnread))
+            Task { await host.disconnect(handle: handle, reason: .remoteLowResources) }
+        }
+    }
+
+    /// The link is gone: readers get the PDUs already here, then `error` (nil: end of file).
+    func end(_ error: (any Error)?) {
+        state.withLock { state in
+            guard !state.ended else { return }
+            state.ended = true
+            state.endError = error
+            if error == nil { state.unread.removeAll() }
+            for reader in state.readers {
+                if let error {
+                    reader.continuation.resume(throwing: error)
+                } else {
+                    reader.continuation.resume(returning: nil)
+                }
+            }
+            state.readers.removeAll()
+        }
+    }
+}
