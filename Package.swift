@@ -192,7 +192,10 @@ let package = Package(
         .testTarget(
             name: "MaintenanceTests", dependencies: ["Maintenance", "TuyaCore", "DeepLinks", "YoullTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore"], swiftSettings: strict),
+        // YoullTestSupport and LocalBroker: the LAN tests run tinytuya from the private venv as a child process.
+        .testTarget(
+            name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore", "YoullTestSupport", "LocalBroker"],
+            swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
         .testTarget(
             name: "DeviceSimulatorTests",
