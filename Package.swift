@@ -226,7 +226,9 @@ let package = Package(
             dependencies: ["Maintenance", "TuyaCore", "DeepLinks", "YoullTestSupport", "Timing"],
             swiftSettings: strict),
         .testTarget(
-            name: "TuyaWireTests", dependencies: ["TuyaWire", "TuyaCore", "YoullTestSupport", "DeviceSimulator"],
+            // LocalBroker: the LAN tests run tinytuya from the private venv as a child process.
+            name: "TuyaWireTests",
+            dependencies: ["TuyaWire", "TuyaCore", "YoullTestSupport", "DeviceSimulator", "LocalBroker"],
             swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
         .testTarget(

@@ -2,6 +2,7 @@ import Foundation
 
 /// youll-bench: the project's in-process benchmarks, run by scripts/bench in release mode.
 /// Prints `BENCH <name> <value> <unit>` lines. Usage: youll-bench wire [--seconds N] [--body JSON]
+/// or youll-bench lan [--seconds N] [--body JSON]
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 /// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
 /// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench links [--seconds N]
@@ -60,6 +61,13 @@ case "wire":
         FileHandle.standardError.write(Data("youll-bench: \(error)\n".utf8))
         exit(1)
     }
+case "lan":
+    do {
+        try LANBenchmarks(options: options).run()
+    } catch {
+        FileHandle.standardError.write(Data("youll-bench: lan: \(error)\n".utf8))
+        exit(1)
+    }
 case "mqtt":
     do {
         try await MQTTBenchmarks(options: mqttOptions).run()
@@ -92,6 +100,6 @@ case "session":
     }
 default:
     FileHandle.standardError.write(
-        Data("youll-bench: unknown suite \(suite) (known: wire, mqtt, serve, ble, links, session)\n".utf8))
+        Data("youll-bench: unknown suite \(suite) (known: wire, lan, mqtt, serve, ble, links, session)\n".utf8))
     exit(2)
 }

@@ -33,6 +33,12 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownSecurityFlag(UInt8)
     /// A data point that cannot be encoded or decoded.
     case invalidDataPoint(id: Int, reason: String)
+    /// An HMAC-SHA256 trailer (LAN 3.4) or AES-GCM tag (LAN 3.5, discovery) did not verify:
+    /// the frame was sealed with another key, or changed on the way (protocol/TUYA.md §2.2).
+    case authenticationFailed(what: String)
+    /// A LAN 3.4/3.5 data frame was asked for before the session-key handshake finished
+    /// (protocol/TUYA.md §2.4).
+    case sessionNotEstablished(String)
     /// Anything else structurally wrong, with what and where.
     case malformed(String)
 
@@ -66,6 +72,10 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
             "unknown security flag \(flag)"
         case .invalidDataPoint(let id, let reason):
             "invalid DP \(id): \(reason)"
+        case .authenticationFailed(let what):
+            "\(what) does not verify (wrong key, or the frame was altered)"
+        case .sessionNotEstablished(let detail):
+            "no session key yet: \(detail) (finish the 3.4/3.5 handshake first)"
         case .malformed(let detail):
             "malformed frame: \(detail)"
         }

@@ -5,21 +5,21 @@ import ArgumentParser
 struct WireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wire",
-        abstract: "Decode and encode Tuya MQTT and BLE frames.",
+        abstract: "Decode and encode Tuya MQTT, LAN and BLE frames.",
         subcommands: [Decode.self, Encode.self]
     )
 
     struct Decode: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decode a frame given as hex.",
-            subcommands: [MQTTDecode.self, BLEDecode.self]
+            subcommands: [MQTTDecode.self, LANDecode.self, BLEDecode.self]
         )
     }
 
     struct Encode: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Encode a frame and print it as hex.",
-            subcommands: [MQTTEncode.self, BLEEncode.self]
+            subcommands: [MQTTEncode.self, LANEncode.self, BLEEncode.self]
         )
     }
 }

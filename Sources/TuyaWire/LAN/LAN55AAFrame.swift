@@ -1,0 +1,122 @@
+import Crypto
+
+/// The 55AA frame of Tuya LAN protocol 3.1–3.4 (protocol/TUYA.md §2.2, TT `message_helper.py`):
+///
+/// ```
+/// 00 00 55 AA · seqno (4) · cmd (4) · length (4) · [retcode (4), device → client] · payload
+///             · CRC-32 (4) or HMAC-SHA256 (32) · 00 00 AA 55
+/// ```
+///
+/// `length` counts from the retcode (or first payload byte) through the suffix. The CRC-32
+/// (zlib) and the HMAC (3.4, keyed by the session key, or the real local key during the
+/// handshake) both cover everything from the prefix to the end of the payload.
+public enum LAN55AAFrame {
+    public static let prefix: [UInt8] = [0x00, 0x00, 0x55, 0xAA]
+    public static let suffix: [UInt8] = [0x00, 0x00, 0xAA, 0x55]
+    /// Prefix, seqno, cmd and length.
+    public static let headerSize = 16
+
+    /// How the frame's trailer protects it.
+    public enum Integrity: Sendable, Hashable {
+        /// 3.1–3.3: zlib CRC-32.
+        case crc32
+        /// 3.4: HMAC-SHA256 under this key.
+        case hmac(AESKey)
+
+        /// Checksum plus suffix.
+        var trailerSize: Int {
+            switch self {
+            case .crc32: 8
+            case .hmac: 36
+            }
+        }
+    }
+
+    /// A whole frame. `retcode` is written only when given (frames from a device).
+    public static func encode(
+        sequence: UInt32, command: LANCommand, retcode: UInt32? = nil, payload: [UInt8], integrity: Integrity
+    ) -> [UInt8] {
+        let body = (retcode == nil ? 0 : 4) + payload.count
+        var frame: [UInt8] = []
+        frame.reserveCapacity(headerSize + body + integrity.trailerSize)
+        frame.append(contentsOf: prefix)
+        BigEndian.append(sequence, to: &frame)
+        BigEndian.append(command.rawValue, to: &frame)
+        BigEndian.append(UInt32(body + integrity.trailerSize), to: &frame)
+        if let retcode { BigEndian.append(retcode, to: &frame) }
+        frame.append(contentsOf: payload)
+        switch integrity {
+        case .crc32:
+            BigEndian.append(CRC32.checksum(frame), to: &frame)
+        case .hmac(let key):
+            frame.append(contentsOf: HMAC<SHA256>.authenticationCode(for: frame, using: key.symmetric))
+        }
+        frame.append(contentsOf: suffix)
+        return frame
+    }
+
+    /// The total size a frame announces in its header, once 16 bytes are there; nil when
+    /// the bytes do not start with the 55AA prefix.
+    static func announcedSize(_ bytes: ArraySlice<UInt8>) -> Int? {
+        guard bytes.count >= headerSize, bytes.starts(with: prefix) else { return nil }
+        return headerSize + Int(BigEndian.read(bytes, at: bytes.startIndex + 12))
+    }
+
+    /// Decodes exactly one frame and checks its suffix and checksum. An HMAC that does not
+    /// verify throws `authenticationFailed`: the caller knows whether that means a wrong
+    /// key (during the handshake) or an altered frame.
+    public static func decode(
+        _ bytes: [UInt8], direction: LANDirection, integrity: Integrity, maxSize: Int = LANFrame.defaultMaxSize
+    ) throws(WireError) -> LANFrame {
+        guard bytes.count <= maxSize else {
+            throw .lengthOutOfRange(field: "LAN 55AA frame size", value: bytes.count, limit: maxSize)
+        }
+        guard bytes.count >= headerSize else {
+            throw .truncated(what: "LAN 55AA header", needed: headerSize, available: bytes.count)
+        }
+        guard bytes.starts(with: prefix) else {
+            throw .malformed("LAN frame does not start with 00 00 55 AA")
+        }
+        let length = Int(BigEndian.read(bytes, at: 12))
+        guard length == bytes.count - headerSize else {
+            if length > bytes.count - headerSize {
+                throw .truncated(what: "LAN 55AA frame", needed: headerSize + length, available: bytes.count)
+            }
+            throw .malformed(
+                "LAN 55AA length field says \(length) bytes, \(bytes.count - headerSize) follow the header")
+        }
+        guard length >= integrity.trailerSize else {
+            throw .lengthOutOfRange(field: "LAN 55AA length", value: length, limit: integrity.trailerSize)
+        }
+        guard bytes[(bytes.count - 4)...].elementsEqual(suffix) else {
+            throw .malformed("LAN 55AA frame does not end with 00 00 AA 55")
+        }
+        let checkedEnd = bytes.count - integrity.trailerSize
+        try verify(bytes, checkedEnd: checkedEnd, integrity: integrity)
+        var payloadStart = headerSize
+        var retcode: UInt32?
+        if direction == .fromDevice, checkedEnd - headerSize >= 4 {
+            retcode = BigEndian.read(bytes, at: headerSize)
+            payloadStart += 4
+        }
+        return LANFrame(
+            format: .prefix55AA, sequence: BigEndian.read(bytes, at: 4),
+            command: LANCommand(rawValue: BigEndian.read(bytes, at: 8)), retcode: retcode,
+            payload: Array(bytes[payloadStart..<checkedEnd]))
+    }
+
+    private static func verify(_ bytes: [UInt8], checkedEnd: Int, integrity: Integrity) throws(WireError) {
+        switch integrity {
+        case .crc32:
+            let expected = BigEndian.read(bytes, at: checkedEnd)
+            let actual = CRC32.checksum(bytes[..<checkedEnd])
+            guard expected == actual else {
+                throw .checksumMismatch(what: "LAN 55AA CRC-32", expected: expected, actual: actual)
+            }
+        case .hmac(let key):
+            let valid = HMAC<SHA256>.isValidAuthenticationCode(
+                bytes[checkedEnd..<(checkedEnd + 32)], authenticating: bytes[..<checkedEnd], using: key.symmetric)
+            guard valid else { throw .authenticationFailed(what: "LAN 3.4 frame HMAC-SHA256") }
+        }
+    }
+}

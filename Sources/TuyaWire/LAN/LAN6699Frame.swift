@@ -1,0 +1,112 @@
+import Crypto
+
+/// The 6699 frame of Tuya LAN protocol 3.5 and of 3.5 discovery (protocol/TUYA.md §2.2,
+/// TT `message_helper.py`):
+///
+/// ```
+/// 00 00 66 99 · reserved 00 00 · seqno (4) · cmd (4) · length (4) · nonce (12)
+///             · AES-128-GCM ciphertext · tag (16) · 00 00 99 66
+/// ```
+///
+/// `length` counts nonce, ciphertext and tag. The additional authenticated data is the
+/// 14 bytes after the prefix (reserved ‖ seqno ‖ cmd ‖ length). Frames from a device
+/// carry their 4-byte retcode as the first plaintext bytes. GCM does not pad.
+public enum LAN6699Frame {
+    public static let prefix: [UInt8] = [0x00, 0x00, 0x66, 0x99]
+    public static let suffix: [UInt8] = [0x00, 0x00, 0x99, 0x66]
+    /// Prefix, reserved, seqno, cmd and length.
+    public static let headerSize = 18
+    public static let nonceSize = 12
+    public static let tagSize = 16
+    /// Header, nonce, tag and suffix around the ciphertext.
+    public static let overhead = headerSize + nonceSize + tagSize + 4
+
+    /// A whole frame. `nonce` must be 12 bytes and never repeat under one key: the caller
+    /// draws it from its random source.
+    public static func encode(
+        sequence: UInt32, command: LANCommand, retcode: UInt32? = nil, payload: [UInt8], key: AESKey,
+        nonce: [UInt8]
+    ) throws(WireError) -> [UInt8] {
+        guard nonce.count == nonceSize else {
+            throw .invalidKey("a 6699 frame nonce is \(nonceSize) bytes, got \(nonce.count)")
+        }
+        var plaintext: [UInt8] = []
+        plaintext.reserveCapacity(payload.count + 4)
+        if let retcode { BigEndian.append(retcode, to: &plaintext) }
+        plaintext.append(contentsOf: payload)
+
+        var frame: [UInt8] = []
+        frame.reserveCapacity(overhead + plaintext.count)
+        frame.append(contentsOf: prefix)
+        frame.append(contentsOf: [0, 0])
+        BigEndian.append(sequence, to: &frame)
+        BigEndian.append(command.rawValue, to: &frame)
+        BigEndian.append(UInt32(nonceSize + plaintext.count + tagSize), to: &frame)
+        let sealed = try GCM.seal(plaintext, key: key, nonce: nonce, authenticating: frame[4..<headerSize])
+        frame.append(contentsOf: nonce)
+        frame.append(contentsOf: sealed.ciphertext)
+        frame.append(contentsOf: sealed.tag)
+        frame.append(contentsOf: suffix)
+        return frame
+    }
+
+    /// The total size a frame announces in its header, once 18 bytes are there; nil when
+    /// the bytes do not start with the 6699 prefix.
+    static func announcedSize(_ bytes: ArraySlice<UInt8>) -> Int? {
+        guard bytes.count >= headerSize, bytes.starts(with: prefix) else { return nil }
+        return headerSize + Int(BigEndian.read(bytes, at: bytes.startIndex + 14)) + 4
+    }
+
+    /// Decodes and opens exactly one frame. A tag that does not verify throws
+    /// `authenticationFailed`; a frame from a device too short for its retcode is malformed.
+    public static func decode(
+        _ bytes: [UInt8], direction: LANDirection, key: AESKey, maxSize: Int = LANFrame.defaultMaxSize
+    ) throws(WireError) -> LANFrame {
+        let header = try checkLayout(bytes, maxSize: maxSize)
+        let plaintext = try GCM.open(
+            ciphertext: bytes[(headerSize + nonceSize)..<(bytes.count - 4 - tagSize)],
+            tag: bytes[(bytes.count - 4 - tagSize)..<(bytes.count - 4)], key: key,
+            nonce: bytes[headerSize..<(headerSize + nonceSize)], authenticating: bytes[4..<headerSize])
+        var retcode: UInt32?
+        var payload = plaintext[...]
+        if direction == .fromDevice {
+            guard plaintext.count >= 4 else {
+                throw .truncated(what: "LAN 6699 retcode", needed: 4, available: plaintext.count)
+            }
+            retcode = BigEndian.read(plaintext, at: 0)
+            payload = plaintext[4...]
+        }
+        return LANFrame(
+            format: .prefix6699, sequence: header.sequence, command: header.command, retcode: retcode,
+            payload: Array(payload))
+    }
+
+    /// Size, prefix, length field and suffix of a 6699 frame; returns its clear header.
+    static func checkLayout(_ bytes: [UInt8], maxSize: Int) throws(WireError) -> (
+        sequence: UInt32, command: LANCommand
+    ) {
+        guard bytes.count <= maxSize else {
+            throw .lengthOutOfRange(field: "LAN 6699 frame size", value: bytes.count, limit: maxSize)
+        }
+        guard bytes.count >= headerSize else {
+            throw .truncated(what: "LAN 6699 header", needed: headerSize, available: bytes.count)
+        }
+        guard bytes.starts(with: prefix) else {
+            throw .malformed("LAN frame does not start with 00 00 66 99")
+        }
+        let length = Int(BigEndian.read(bytes, at: 14))
+        guard length == bytes.count - headerSize - 4 else {
+            if length > bytes.count - headerSize - 4 {
+                throw .truncated(what: "LAN 6699 frame", needed: headerSize + length + 4, available: bytes.count)
+            }
+            throw .malformed("LAN 6699 length field says \(length) bytes, \(bytes.count - headerSize - 4) follow")
+        }
+        guard length >= nonceSize + tagSize else {
+            throw .lengthOutOfRange(field: "LAN 6699 length", value: length, limit: nonceSize + tagSize)
+        }
+        guard bytes[(bytes.count - 4)...].elementsEqual(suffix) else {
+            throw .malformed("LAN 6699 frame does not end with 00 00 99 66")
+        }
+        return (BigEndian.read(bytes, at: 6), LANCommand(rawValue: BigEndian.read(bytes, at: 10)))
+    }
+}

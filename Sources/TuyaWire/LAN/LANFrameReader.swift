@@ -1,0 +1,91 @@
+/// Cuts a TCP byte stream into whole Tuya LAN frames (55AA and 6699), the way a device's
+/// bytes arrive: split anywhere, several frames in one read (protocol/TUYA.md §2.2).
+///
+/// Bounded and self-healing: a frame may announce at most `maxFrameSize` bytes, and bytes
+/// that are not a frame are dropped up to the next prefix. Each such drop is reported
+/// once as a thrown `WireError`; the reader stays usable and the next call carries on
+/// after the dropped bytes. It never holds more than one frame plus one read.
+///
+/// ```swift
+/// reader.append(bytes)
+/// while let frame = try reader.next() { … }   // a whole frame, prefix to suffix
+/// ```
+public struct LANFrameReader: Sendable {
+    public let maxFrameSize: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    /// Smallest possible frames: a 55AA frame with no payload and a CRC, a 6699 frame
+    /// with an empty ciphertext.
+    private static let minimum55AA = LAN55AAFrame.headerSize + 8
+    private static let minimum6699 = LAN6699Frame.overhead
+
+    public init(maxFrameSize: Int = LANFrame.defaultMaxSize) {
+        self.maxFrameSize = maxFrameSize
+    }
+
+    /// Bytes waiting for the rest of their frame.
+    public var bufferedCount: Int { buffer.count - start }
+
+    public mutating func append(_ bytes: some Sequence<UInt8>) {
+        if start > 0, start >= buffer.count / 2 {
+            buffer.removeSubrange(0..<start)
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Forgets everything buffered (a new connection).
+    public mutating func reset() {
+        buffer.removeAll(keepingCapacity: true)
+        start = 0
+    }
+
+    /// The next whole frame, nil when more bytes are needed. Throws after dropping bytes
+    /// that cannot start a frame: garbage before a prefix, a length over `maxFrameSize` or
+    /// under the smallest frame, or a frame whose suffix is wrong.
+    public mutating func next() throws(WireError) -> [UInt8]? {
+        let pending = buffer[start...]
+        guard pending.count >= 4 else { return nil }
+        let is55AA = pending.starts(with: LAN55AAFrame.prefix)
+        let is6699 = !is55AA && pending.starts(with: LAN6699Frame.prefix)
+        guard is55AA || is6699 else { throw skipGarbage() }
+        let announced = is55AA ? LAN55AAFrame.announcedSize(pending) : LAN6699Frame.announcedSize(pending)
+        guard let size = announced else { return nil }
+        let minimum = is55AA ? Self.minimum55AA : Self.minimum6699
+        guard size >= minimum, size <= maxFrameSize else {
+            start += 1
+            throw .lengthOutOfRange(
+                field: "LAN frame size", value: size, limit: size < minimum ? minimum : maxFrameSize)
+        }
+        guard pending.count >= size else { return nil }
+        let frameEnd = start + size
+        let suffix = is55AA ? LAN55AAFrame.suffix : LAN6699Frame.suffix
+        guard buffer[(frameEnd - 4)..<frameEnd].elementsEqual(suffix) else {
+            start += 1
+            throw .malformed("a LAN frame of \(size) bytes does not end with its suffix; resynchronising")
+        }
+        let frame = Array(buffer[start..<frameEnd])
+        start = frameEnd
+        return frame
+    }
+
+    /// Drops bytes up to the next possible prefix (keeping a tail that may be the start
+    /// of one) and says how many went.
+    private mutating func skipGarbage() -> WireError {
+        var index = start + 1
+        while index + 4 <= buffer.count {
+            if buffer[index] == 0, buffer[index + 1] == 0,
+                (buffer[index + 2] == 0x55 && buffer[index + 3] == 0xAA)
+                    || (buffer[index + 2] == 0x66 && buffer[index + 3] == 0x99)
+            {
+                break
+            }
+            index += 1
+        }
+        index = min(index, max(start + 1, buffer.count - 3))
+        let dropped = index - start
+        start = index
+        return .malformed("skipped \(dropped) bytes that are not a LAN frame")
+    }
+}

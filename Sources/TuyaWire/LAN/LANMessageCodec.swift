@@ -1,0 +1,153 @@
+/// The payload rules of each Tuya LAN protocol version, on top of the 55AA and 6699
+/// frames (protocol/TUYA.md §2.3, TT `XenonDevice._encode_message` / `_decode_payload`):
+///
+/// | Version | Payload on the wire |
+/// |---|---|
+/// | 3.1 | CONTROL: `"3.1"` ‖ MD5 signature (16 hex chars) ‖ base64(AES-ECB(localKey, PKCS7(json))); everything else plaintext JSON |
+/// | 3.2/3.3 | AES-ECB(localKey, PKCS7(json)), with the version header in clear in front when the command carries one |
+/// | 3.4 | AES-ECB(key, PKCS7(header ‖ json)), HMAC-SHA256(key) trailer |
+/// | 3.5 | AES-GCM(key) over header ‖ json in a 6699 frame |
+///
+/// `key` is the local key for 3.1–3.3 and for the handshake messages of 3.4/3.5, and the
+/// session key for 3.4/3.5 data. An empty payload (a bare acknowledgement) is sent as no
+/// bytes at all in every version, as devices do.
+///
+/// On decoding, a 15-byte version or source header at the start of the payload is taken
+/// off and returned in `LANMessage.header`. A 3.1–3.3 frame whose CRC is intact but whose
+/// payload does not decrypt to JSON or text throws `keyMismatch`; a 3.4/3.5 frame whose
+/// HMAC or tag does not verify throws `authenticationFailed`.
+public struct LANMessageCodec: Sendable, Hashable {
+    public let version: LANProtocolVersion
+    public let maxFrameSize: Int
+
+    public init(version: LANProtocolVersion, maxFrameSize: Int = LANFrame.defaultMaxSize) {
+        self.version = version
+        self.maxFrameSize = maxFrameSize
+    }
+
+    /// A whole frame for `message`. A non-empty payload of a command that carries the
+    /// version header gets `message.header`, or the all-zero header when that is nil.
+    /// 3.5 needs a fresh 12-byte `nonce` for every frame.
+    public func encode(_ message: LANMessage, key: AESKey, nonce: [UInt8]? = nil) throws(WireError) -> [UInt8] {
+        let header = headerBytes(for: message)
+        let payload = message.payload
+        switch version {
+        case .v3_1:
+            let wire =
+                message.command == .control && !payload.isEmpty
+                ? try LANLegacySignature.seal(payload, key: key) : payload
+            return LAN55AAFrame.encode(
+                sequence: message.sequence, command: message.command, retcode: message.retcode, payload: wire,
+                integrity: .crc32)
+        case .v3_2, .v3_3:
+            let wire = payload.isEmpty ? [] : header + (try AESCipher.encryptECB(PKCS7.pad(payload), key: key))
+            return LAN55AAFrame.encode(
+                sequence: message.sequence, command: message.command, retcode: message.retcode, payload: wire,
+                integrity: .crc32)
+        case .v3_4:
+            let wire = payload.isEmpty ? [] : try AESCipher.encryptECB(PKCS7.pad(header + payload), key: key)
+            return LAN55AAFrame.encode(
+                sequence: message.sequence, command: message.command, retcode: message.retcode, payload: wire,
+                integrity: .hmac(key))
+        case .v3_5:
+            guard let nonce else { throw .invalidKey("a 3.5 frame needs a 12-byte nonce") }
+            return try LAN6699Frame.encode(
+                sequence: message.sequence, command: message.command, retcode: message.retcode,
+                payload: payload.isEmpty ? [] : header + payload, key: key, nonce: nonce)
+        }
+    }
+
+    /// Decodes one whole frame (as `LANFrameReader` cuts them) sealed with `key`.
+    public func decode(_ bytes: [UInt8], key: AESKey, direction: LANDirection) throws(WireError) -> LANMessage {
+        switch version {
+        case .v3_1:
+            let frame = try LAN55AAFrame.decode(bytes, direction: direction, integrity: .crc32, maxSize: maxFrameSize)
+            let payload = try LANLegacySignature.open(frame.payload, key: key)
+            return LANMessage(
+                command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: payload)
+        case .v3_2, .v3_3:
+            let frame = try LAN55AAFrame.decode(bytes, direction: direction, integrity: .crc32, maxSize: maxFrameSize)
+            return try openECBWithClearHeader(frame, key: key)
+        case .v3_4:
+            let frame = try LAN55AAFrame.decode(
+                bytes, direction: direction, integrity: .hmac(key), maxSize: maxFrameSize)
+            var plaintext: [UInt8] = []
+            if !frame.payload.isEmpty {
+                do throws(WireError) {
+                    plaintext = try PKCS7.unpad(AESCipher.decryptECB(frame.payload, key: key))
+                } catch {
+                    throw .malformed("3.4 payload of \(frame.payload.count) bytes does not decrypt: \(error)")
+                }
+            }
+            return message(from: frame, plaintext: plaintext[...])
+        case .v3_5:
+            let frame = try LAN6699Frame.decode(bytes, direction: direction, key: key, maxSize: maxFrameSize)
+            return message(from: frame, plaintext: frame.payload[...])
+        }
+    }
+
+    private func headerBytes(for message: LANMessage) -> [UInt8] {
+        guard message.command.carriesVersionHeader, !message.payload.isEmpty else { return [] }
+        return (message.header ?? LANVersionHeader(version: version)).encoded
+    }
+
+    /// Splits a decrypted 3.4/3.5 payload into its header and body. Handshake payloads
+    /// are nonces and HMACs: they are never searched for a header.
+    private func message(from frame: LANFrame, plaintext: ArraySlice<UInt8>) -> LANMessage {
+        var body = plaintext
+        var header: LANVersionHeader?
+        if !frame.command.isHandshake, let found = LANVersionHeader(body, version: version) {
+            header = found
+            body = body.dropFirst(LANVersionHeader.size)
+        }
+        return LANMessage(
+            command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: Array(body),
+            header: header)
+    }
+
+    /// 3.2/3.3: an optional clear header, then ECB ciphertext. A payload 15 bytes over
+    /// whole blocks has a header under another version's digits (a device22 device that
+    /// calls itself 3.2, TT `_decode_payload`); it is dropped as well.
+    private func openECBWithClearHeader(_ frame: LANFrame, key: AESKey) throws(WireError) -> LANMessage {
+        var ciphertext = frame.payload[...]
+        var header: LANVersionHeader?
+        if let found = LANVersionHeader(ciphertext, version: version) {
+            header = found
+            ciphertext = ciphertext.dropFirst(LANVersionHeader.size)
+        } else if ciphertext.count % 16 == LANVersionHeader.size {
+            ciphertext = ciphertext.dropFirst(LANVersionHeader.size)
+        }
+        guard !ciphertext.isEmpty else {
+            return LANMessage(command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: [])
+        }
+        let body = try Self.decryptBody(Array(ciphertext), key: key, version: version)
+        return LANMessage(
+            command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: body, header: header)
+    }
+
+    /// Decrypts an ECB body whose frame checksum already passed, so every failure means
+    /// the key is wrong. With a wrong key the padding still looks valid about once in 256
+    /// frames, so the body must also be a JSON object or plain text (devices answer some
+    /// requests with text such as "json obj data unvalid").
+    static func decryptBody(_ ciphertext: [UInt8], key: AESKey, version: LANProtocolVersion) throws(WireError)
+        -> [UInt8]
+    {
+        guard ciphertext.count % 16 == 0 else {
+            throw .malformed("\(version) ciphertext of \(ciphertext.count) bytes is not whole 16-byte blocks")
+        }
+        let body: [UInt8]
+        do throws(WireError) {
+            body = try PKCS7.unpad(AESCipher.decryptECB(ciphertext, key: key))
+        } catch {
+            throw .keyMismatch("LAN \(version) payload does not decrypt with the local key")
+        }
+        guard MQTTFrame.looksLikeJSONObject(body) || isPlainText(body) else {
+            throw .keyMismatch("LAN \(version) payload is not JSON after decryption")
+        }
+        return body
+    }
+
+    private static func isPlainText(_ body: [UInt8]) -> Bool {
+        !body.isEmpty && body.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+}
