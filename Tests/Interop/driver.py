@@ -92,13 +92,31 @@ async def start_processes(run, options, directory):
             simulated[kind] = await kind.start(context)
         except Exception as error:  # noqa: BLE001 - the kind's failure, the rest goes on
             report.fail(f"start.{kind.name}_devices", str(error))
-    await run.gateway.start()
+    await start_gateway(run, simulated)
     for kind, devices in simulated.items():
         for kind_of in ("light", "diffuser"):
             same = [d for d in devices if d.is_light == (kind_of == "light")]
             for number, device in enumerate(same, 1):
                 device.label = f"{kind.name}-{kind_of}-{number}"
     return context, simulated, ha_started
+
+
+async def start_gateway(run, simulated):
+    """Starts the gateway; if it refuses what a device kind added to its configuration, that
+    is the kind's failure: the run goes on without those kinds' devices."""
+    if not run.gateway.extra_config:
+        await run.gateway.start()
+        return
+    try:
+        await run.gateway.start()
+    except RuntimeError as error:
+        added = sorted(run.gateway.extra_config)
+        run.report.fail(f"start.gateway_with_{'_'.join(added)}_config", str(error))
+        await run.gateway.stop()
+        run.gateway.extra_config = {}
+        for kind in [k for k in simulated if k.configures_gateway]:
+            del simulated[kind]
+        await run.gateway.start()
 
 
 async def set_up_home_assistant(run):

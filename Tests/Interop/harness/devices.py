@@ -73,6 +73,8 @@ class DeviceKind:
     # False: the kind's devices are discovered and restarted with the others but not
     # driven, renamed or removed (see the slow MQTT devices).
     exercised = True
+    # True when `configure` adds to the gateway's configuration.
+    configures_gateway = False
 
     async def unavailable_reason(self, context):
         """None when this kind can run in this checkout, else why not (printed, not a failure)."""
@@ -246,6 +248,7 @@ class BLEKind(DeviceKind):
     Pairing goes through `device/add` with `transport: ble` (what `pair ble` sends)."""
 
     name = "ble"
+    configures_gateway = True
     script = os.path.join("Tests", "Python", "bumble_tuya_peripheral.py")
 
     def __init__(self, lights=0, diffusers=1):

@@ -57,16 +57,21 @@ class Gateway:
         started = time.time()
         self.starts.append(started)
         await self.processes.start("gateway", [self.binary, "serve", "--config", self.config_path], env=self.environment())
-        online = await self.recorder.wait_for(
-            lambda m: m.topic == "youll/bridge/state" and b'"online"' in m.payload and not m.retained,
-            timeout=timeout,
-            since=started,
-        )
-        if online is None:
-            child = self.processes.children.get("gateway")
-            tail = child.log_tail() if child else ""
-            raise RuntimeError(f"the gateway did not publish online within {timeout:.0f} s; its log ends:\n{tail}")
-        return started
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            online = await self.recorder.wait_for(
+                lambda m: m.topic == "youll/bridge/state" and b'"online"' in m.payload and not m.retained,
+                timeout=0.5,
+                since=started,
+            )
+            if online is not None:
+                return started
+            if not self.running:
+                break
+        child = self.processes.children.get("gateway")
+        tail = child.log_tail() if child else ""
+        what = "exited" if not self.running else f"did not publish online within {timeout:.0f} s"
+        raise RuntimeError(f"the gateway {what}; its log ends:\n{tail}")
 
     async def stop(self):
         """SIGTERM, as systemd stops it; returns the exit status."""
