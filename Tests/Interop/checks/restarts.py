@@ -268,6 +268,12 @@ async def restart_home_assistant(run, change_while_down):
     report.check("ha_restart.states_follow_the_gateway", not wrong, "; ".join(wrong))
     await asyncio.sleep(SETTLE_SECONDS)
     history = await _history(run, entities, started)
+    # The flap check below reads this history: it must hold what the new start recorded.
+    report.check(
+        "ha_restart.history_recorded",
+        sum(len(v) for v in history.values()) >= len(entities),
+        f"Home Assistant's history holds {sum(len(v) for v in history.values())} states of {len(entities)} entities since the start",
+    )
     await check_no_flaps(run, "ha_restart", started, entities, sequences=history)
 
 
