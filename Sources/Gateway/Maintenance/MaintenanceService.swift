@@ -40,7 +40,7 @@ public actor MaintenanceService {
     private let now: @Sendable () -> Date
     private let settings: Settings
     private let logger: Logger
-    private var publisher: (any MaintenancePublisher)?
+    private let publisher: (any MaintenancePublisher)?
 
     private var tracker: MaintenanceTracker
     private var names: [DeviceID: String] = [:]
@@ -51,12 +51,15 @@ public actor MaintenanceService {
     /// The tail of the chain that performs updates one after another, in the order they were made.
     private var performing: Task<Void, Never>?
 
+    /// - Parameter publisher: where alerts and reminder lists are published (the bridge).
     public init(
         controller: any Registry, library: ProfileLibrary, store: SQLiteMaintenanceStore, webhook: WebhookDelivery?,
-        settings: Settings = Settings(), clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+        publisher: (any MaintenancePublisher)? = nil, settings: Settings = Settings(),
+        clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger
     ) {
         self.controller = controller
+        self.publisher = publisher
         self.library = library
         self.store = store
         self.webhook = webhook
@@ -65,11 +68,6 @@ public actor MaintenanceService {
         self.now = now
         self.logger = logger
         self.tracker = MaintenanceTracker(policy: settings.policy)
-    }
-
-    /// Where alerts and reminder lists are published (the bridge); set before `run()`.
-    public func setPublisher(_ publisher: any MaintenancePublisher) {
-        self.publisher = publisher
     }
 
     /// Loads the stored states, registers the paired devices, then follows the controller's

@@ -7,26 +7,7 @@ extension BridgeTopics {
     public func maintenance(_ name: String) -> String { base + "/" + name + "/maintenance" }
 }
 
-extension BridgeServer: MaintenancePublisher {
-    /// Connects the maintenance service that answers `maintenance/…` and provides the
-    /// route context of `deeplink/resolve`.
-    public func attach(maintenance service: MaintenanceService) {
-        maintenance = service
-    }
-
-    public func publishMaintenanceAlert(_ alert: MaintenanceAlert, deviceName: String) async {
-        await emit(
-            "maintenance_alert", device: alert.device, ["alert": MaintenanceJSON.alert(alert, deviceName: deviceName)])
-    }
-
-    public func publishMaintenanceReminders(_ reminders: JSONValue, deviceName: String) async {
-        if case .array(let list) = reminders, list.isEmpty {
-            clearRetained(topics.maintenance(deviceName))
-        } else {
-            enqueue(topics.maintenance(deviceName), reminders, retain: true)
-        }
-    }
-
+extension BridgeServer {
     /// Performs `maintenance/…` and `deeplink/resolve`.
     func performMaintenance(_ request: MaintenanceRequest) async throws -> [String: JSONValue] {
         if case .resolveLink(let url) = request { return try await resolveLink(url) }
@@ -67,7 +48,7 @@ extension BridgeServer: MaintenancePublisher {
     private func resolveLink(_ url: String) async throws -> [String: JSONValue] {
         let context = await routeContext()
         let (json, resolved) = DeepLinkJSON.resolve(url, context: context)
-        settings.metrics.recordRouteResolution(json["resolution"]?.stringValue ?? "error")
+        metrics.recordRouteResolution(json["resolution"]?.stringValue ?? "error")
         guard resolved, var fields = json.objectValue else {
             let message = json.objectValue?["message"]?.stringValue ?? "the link cannot be resolved"
             throw BridgeFailure(message: "url: \(message)", data: json.objectValue ?? [:])
@@ -96,5 +77,20 @@ extension BridgeServer: MaintenancePublisher {
             }
         }
         return context
+    }
+}
+
+extension BridgePublisher: MaintenancePublisher {
+    public func publishMaintenanceAlert(_ alert: MaintenanceAlert, deviceName: String) async {
+        await emit(
+            "maintenance_alert", device: alert.device, ["alert": MaintenanceJSON.alert(alert, deviceName: deviceName)])
+    }
+
+    public func publishMaintenanceReminders(_ reminders: JSONValue, deviceName: String) async {
+        if case .array(let list) = reminders, list.isEmpty {
+            clearRetained(topics.maintenance(deviceName))
+        } else {
+            publish(topics.maintenance(deviceName), reminders, retain: true)
+        }
     }
 }

@@ -7,26 +7,18 @@ extension BridgeTopics {
     public var session: String { base + "/bridge/session" }
 }
 
-extension BridgeServer {
-    /// Hands the `session/*` verbs to the timer.
-    public func attachSessions(_ service: SessionService) {
-        sessions = service
-    }
-
-    /// What the session service announces, published by this bridge: events on
-    /// `bridge/event` (and the event log), the status on the retained `bridge/session`.
-    public nonisolated var sessionAnnouncer: SessionAnnouncer {
+extension BridgePublisher {
+    /// What the session service announces, published here: events on `bridge/event` (and
+    /// the event log), the status on the retained `bridge/session`, cue lateness in metrics.
+    public var sessionAnnouncer: SessionAnnouncer {
         SessionAnnouncer(
             event: { [weak self] type, data in await self?.emit(type, data) },
-            status: { [weak self] status in await self?.publishSessionStatus(status) },
-            cue: { [metrics = settings.metrics] record in metrics.recordCue(lateness: record.lateness) })
+            status: { [weak self] status in self?.publishSessionStatus(status) },
+            cue: { [metrics] record in metrics.recordCue(lateness: record.lateness) })
     }
+}
 
-    func publishSessionStatus(_ status: JSONValue) {
-        lastSessionStatus = status
-        enqueue(topics.session, status, retain: true)
-    }
-
+extension BridgeServer {
     func performSession(_ request: SessionBridgeRequest) async throws -> [String: JSONValue] {
         guard let sessions else { throw BridgeFailure(message: "the timer is not running in this gateway") }
         do throws(SessionServiceError) {
