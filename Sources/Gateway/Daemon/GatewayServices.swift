@@ -3,6 +3,7 @@ import Logging
 import MQTTLink
 import Maintenance
 import ServiceLifecycle
+import SessionEngine
 import Storage
 import Timing
 import TuyaController
@@ -70,6 +71,8 @@ struct GatewayServices {
             topics: topics, permitJoinDefault: configuration.permitJoinTimeout,
             backupDirectory: stateDirectory.appendingPathComponent("backups"),
             info: daemon.info(bleAdapter: ble.adapter), ble: ble)
+        settings.presets = configuration.timer.presetNames
+        settings.universalLinkHosts = Set(configuration.universalLinkHosts)
         if configuration.homeAssistant.enabled {
             settings.homeAssistant = HADiscoveryConfiguration(
                 discovery: .init(prefix: configuration.homeAssistant.prefix, version: daemon.version),
@@ -102,25 +105,23 @@ struct GatewayServices {
         }
         var settings = MaintenanceService.Settings()
         settings.universalLinkHosts = Set(configuration.universalLinkHosts)
+        settings.presets = configuration.timer.presetNames
         return MaintenanceService(
             controller: controller, library: library, store: store, webhook: webhook, publisher: publisher,
             settings: settings, logger: logger)
     }
 
-    /// The timer: sessions stored in SQLite, announced on the bridge; maintenance alerts
-    /// wait while a session runs (also one resumed at start).
+    /// The timer: sessions stored in SQLite, announced on the bridge, driving the devices of
+    /// the Tuya module's controller; maintenance alerts wait while a session runs (also one
+    /// resumed at start).
     private func makeSessions(publisher: BridgePublisher, maintenance: MaintenanceService?) -> SessionService {
         let logger = logger
-        let library = library
         let store = SQLiteSessionStore(database: database, warn: { logger.warning("\($0)") })
-        // Ramps step no faster than each device's profile allows frames.
-        var settings = SessionService.Settings(configuration.timer)
-        settings.frameGap = { device in
-            library.profile(id: device.profileID).map { .milliseconds(max(1, $0.frameGapMilliseconds)) }
-        }
+        let tuya: any TuyaModuleInterface = controller
         return SessionService(
-            controller: controller, store: store, settings: settings, announcer: publisher.sessionAnnouncer,
-            logger: logger,
+            tuyaController: tuya.tuyaController, store: store,
+            settings: SessionService.Settings(configuration.timer, library: library),
+            announce: { await publisher.announce($0) }, log: { logger.log($0) },
             onActiveChange: { running in
                 guard let maintenance else { return }
                 Task { await maintenance.setSessionRunning(running) }

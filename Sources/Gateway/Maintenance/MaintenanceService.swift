@@ -21,9 +21,9 @@ public actor MaintenanceService {
         public var tickInterval: Duration = .seconds(60)
         /// Configured https hosts for universal links (`deep_links.universal_link_hosts`).
         public var universalLinkHosts: Set<String> = []
-        /// Timer preset names a `youll://timer?preset=` link may name, until the session
-        /// engine provides its own.
-        public var presets: Set<String> = ["calm", "focus", "sleep"]
+        /// Timer preset names a `youll://timer?preset=` link may name (the daemon passes
+        /// `timer.presetNames`: the built-ins and the configured ones).
+        public var presets: Set<String> = GatewayConfiguration.Timer().presetNames
         public var policy = ReminderPolicy()
 
         public init() {}
@@ -157,16 +157,10 @@ public actor MaintenanceService {
     /// What links resolve against now: paired devices with their profiles' maintenance
     /// types, the presets, whether a session runs, the universal-link hosts.
     public func routeContext() async -> RouteContext {
-        var context = RouteContext(
-            presets: settings.presets, sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts)
-        for device in await controller.devices() {
-            if let profile = library.profile(id: device.profileID) {
-                context.pair(device.id, profile: profile)
-            } else {
-                context.pairedDevices[device.id] = []
-            }
-        }
-        return context
+        .gateway(
+            devices: await controller.devices().map { ($0.id, $0.profileID) }, library: library,
+            presets: settings.presets,
+            sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts)
     }
 
     public func name(of device: DeviceID) -> String { names[device] ?? device.rawValue }

@@ -68,15 +68,10 @@ extension BridgeServer {
 
     private func routeContext() async -> RouteContext {
         if let maintenance { return await maintenance.routeContext() }
-        var context = RouteContext(presets: ["calm", "focus", "sleep"])
-        for device in await controller.devices() {
-            if let profile = library.profile(id: device.profileID) {
-                context.pair(device.id, profile: profile)
-            } else {
-                context.pairedDevices[device.id] = []
-            }
-        }
-        return context
+        return .gateway(
+            devices: await controller.devices().map { ($0.id, $0.profileID) }, library: library,
+            presets: settings.presets,
+            sessionRunning: await sessions?.isActive ?? false, universalLinkHosts: settings.universalLinkHosts)
     }
 }
 

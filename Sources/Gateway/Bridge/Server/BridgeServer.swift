@@ -6,6 +6,7 @@ import Timing
 import TuyaController
 import TuyaCore
 import TuyaWire
+import SessionEngine
 
 /// The daemon's MQTT bridge API (README "The MQTT bridge API"): answers requests, turns
 /// `/set` and `/get` into controller calls, and publishes the bridge's and every device's
@@ -36,6 +37,10 @@ public actor BridgeServer {
         public var homeAssistant: HADiscoveryConfiguration?
         /// How often `bridge/health` is published (also after every connection).
         public var healthInterval: Duration = .seconds(60)
+        /// Timer presets a `youll://timer?preset=` link may name (`timer.presetNames`).
+        public var presets: Set<String> = GatewayConfiguration.Timer().presetNames
+        /// Hosts of universal links (`deep_links.universal_link_hosts`).
+        public var universalLinkHosts: Set<String> = []
 
         public init(
             topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue],

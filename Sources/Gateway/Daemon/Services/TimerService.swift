@@ -1,4 +1,5 @@
 import Logging
+import SessionEngine
 import ServiceLifecycle
 
 /// The timer in the daemon's service group: once the bridge is up it resumes the session
@@ -19,7 +20,7 @@ struct TimerService: Service {
             return
         }
         await sessions.recover()
-        if await !sessions.isActive { publisher.publishSessionStatus(SessionStatusPayload.idle) }
+        if await !sessions.isActive { publisher.publishSessionStatus(SessionStatusPayload.idle.json) }
         ready.succeed()
         await shutdownRequested("timer", logger: logger)
         await sessions.suspend()
