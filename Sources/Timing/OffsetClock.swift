@@ -22,3 +22,12 @@ public struct OffsetClock: Sendable {
         )
     }
 }
+
+extension Duration {
+    /// Whole milliseconds (rounded toward zero): how stored records and the bridge's
+    /// `*_ms` fields count time.
+    public var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -29,6 +29,10 @@ struct OpenCommandTests {
           user: /nonexistent
         deep_links:
           universal_link_hosts: [links.example.com]
+        timer:
+          presets:
+            evening:
+              diffuser: {mist: true}
         """.write(to: config, atomically: true, encoding: .utf8)
         return (config.path, state)
     }
@@ -57,6 +61,26 @@ struct OpenCommandTests {
         }
         // Read-only: the database file is untouched.
         #expect(try Data(contentsOf: state.appendingPathComponent("state.sqlite")) == before)
+    }
+
+    @Test(
+        "a timer link may name a preset from the config's timer.presets as well as a built-in one; others are refused")
+    func configuredPreset() async throws {
+        let (config, state) = try await Self.scratch()
+        defer { try? FileManager.default.removeItem(at: state.deletingLastPathComponent()) }
+        for preset in ["evening", "calm"] {
+            let result = try await CLIRunner.run([
+                "open", "--dry-run", "--json", "--config", config, "youll://timer?preset=\(preset)&minutes=10",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try Self.json(result.stdout)
+            #expect(object["resolution"] as? String == "proceed", "\(preset): \(object)")
+            #expect((object["destination"] as? [String: Any])?["preset"] as? String == preset)
+        }
+        let unknown = try await CLIRunner.run([
+            "open", "--dry-run", "--json", "--config", config, "youll://timer?preset=zen&minutes=10",
+        ])
+        #expect(try Self.json(unknown.stdout)["field"] as? String == "preset", "\(unknown.stdout)")
     }
 
     @Test("an unpaired device is a gate that names the pair command; a type the profile lacks is a field error")

@@ -15,10 +15,6 @@ import YoullTestSupport
 struct BridgeHealthTests {
     static let timeout = Duration.seconds(20)
 
-    static var profilesDirectory: URL {
-        Repository.devicesDirectory
-    }
-
     @Test("the bridge publishes its health when it connects and again each time a minute passes on its clock")
     func everyMinute() async throws {
         let broker = try LocalBroker()
@@ -26,7 +22,8 @@ struct BridgeHealthTests {
         defer { try? FileManager.default.removeItem(at: state) }
         let database = try GatewayDatabase.open(directory: state)
         var configuration = GatewayConfiguration(
-            stateDirectory: state.path, profiles: .init(installed: Self.profilesDirectory.path, user: "/nonexistent"))
+            stateDirectory: state.path,
+            profiles: .init(installed: Repository.devicesDirectory.path, user: "/nonexistent"))
         configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
         configuration.metrics.enabled = false
         let library = Repository.shippedProfiles
@@ -38,15 +35,18 @@ struct BridgeHealthTests {
         try await controller.start()
         let topics = BridgeTopics(base: "youll")
         let clock = ManualClock()
+        let logger = Logger(label: "bridge-health-test")
+        let bridgeClient = try MQTTClient(
+            configuration: configuration.mqttLinkConfiguration(lastWill: BridgeServer.lastWill(topics: topics)))
         let bridge = BridgeServer(
             settings: .init(
                 topics: topics, permitJoinDefault: .seconds(60),
                 backupDirectory: state.appendingPathComponent("backups"),
                 info: [:]),
-            client: try MQTTClient(
-                configuration: configuration.mqttLinkConfiguration(lastWill: BridgeServer.lastWill(topics: topics))),
-            controller: controller, database: database, library: library, logger: Logger(label: "bridge-health-test"),
-            clock: clock)
+            client: bridgeClient,
+            publisher: BridgePublisher(
+                topics: topics, client: bridgeClient, database: database, metrics: GatewayMetrics(), logger: logger),
+            controller: controller, database: database, library: library, logger: logger, clock: clock)
         let client = try BridgeClient(configuration: configuration)
         try await client.connect(timeout: Self.timeout)
         var health = try await client.subscribe([topics.health]).makeAsyncIterator()

@@ -1,6 +1,5 @@
 import Foundation
 import Gateway
-import Logging
 import SessionEngine
 import Storage
 import Testing
@@ -32,11 +31,8 @@ struct SessionServiceTests {
             database = try GatewayDatabase.open(directory: directory)
             store = SQLiteSessionStore(database: database)
             controller = FakeController(devices: [SessionServiceTests.lamp, SessionServiceTests.aroma])
-            var logger = Logger(label: "session-service-test")
-            logger.logLevel = .critical
             service = SessionService(
-                controller: controller, store: store, clock: ManualClock(), logger: logger,
-                now: { SessionServiceTests.now })
+                tuyaController: controller, store: store, clock: ManualClock(), now: { SessionServiceTests.now })
         }
 
         func remove() { try? FileManager.default.removeItem(at: directory) }

@@ -46,7 +46,7 @@ struct TimerConfigurationTests {
         let sleep = try #require(timer.presets.last)
         #expect(sleep.diffuser == nil)
         #expect(sleep.restoreAfterwards)
-        let settings = SessionService.Settings(timer)
+        let settings = SessionService.Settings(timer, library: ProfileLibrary())
         #expect(settings.defaultPreset == "evening" && !settings.keepsHistory && !settings.awardsBadges)
     }
 

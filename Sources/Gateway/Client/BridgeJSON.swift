@@ -2,8 +2,9 @@ import Foundation
 import TuyaCore
 import TuyaWire
 
-/// JSON for the bridge API's payloads, read with `CompactJSON` like every other payload the
-/// gateway handles.
+/// JSON for the bridge API's payloads: `Codable` payload types become `JSONValue` through
+/// `JSONValueEncoder` and leave as `CompactJSON` bytes; payloads are read with `CompactJSON`
+/// like every other payload the gateway handles.
 ///
 /// `CompactJSON` caps input at 64 KiB, which a Tuya frame never reaches but a retained
 /// `bridge/devices` of a few hundred devices does; larger payloads (up to
@@ -50,5 +51,21 @@ public enum BridgeJSON {
         case .array: "an array"
         case .object: "an object"
         }
+    }
+
+    /// A `Codable` payload as the value the bridge publishes. Every payload type encodes
+    /// (its fields are strings, numbers and lists); a failure is a programming error.
+    public static func value(_ payload: some Encodable) -> JSONValue {
+        do {
+            return try JSONValueEncoder().encode(payload)
+        } catch {
+            assertionFailure("\(type(of: payload)) does not encode: \(error)")
+            return .null
+        }
+    }
+
+    /// A `Codable` payload's members, for a response's or an event's `data`.
+    public static func object(_ payload: some Encodable) -> [String: JSONValue] {
+        value(payload).objectValue ?? [:]
     }
 }

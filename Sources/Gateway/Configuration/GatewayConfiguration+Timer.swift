@@ -30,11 +30,15 @@ extension GatewayConfiguration {
 }
 
 extension SessionService.Settings {
-    /// The session settings the config file's `timer:` section asks for.
-    public init(_ timer: GatewayConfiguration.Timer) {
+    /// The session settings the config file's `timer:` section asks for, with ramps stepped
+    /// no faster than each device's profile allows frames.
+    public init(_ timer: GatewayConfiguration.Timer, library: ProfileLibrary) {
         self.init(
             presets: timer.presets, defaultPreset: timer.defaultPreset, awardsBadges: timer.badges,
-            keepsHistory: timer.history)
+            keepsHistory: timer.history,
+            frameGap: { device in
+                library.profile(id: device.profileID).map { .milliseconds(max(1, $0.frameGapMilliseconds)) }
+            })
     }
 }
 

@@ -21,9 +21,9 @@ public actor MaintenanceService {
         public var tickInterval: Duration = .seconds(60)
         /// Configured https hosts for universal links (`deep_links.universal_link_hosts`).
         public var universalLinkHosts: Set<String> = []
-        /// Timer preset names a `youll://timer?preset=` link may name, until the session
-        /// engine provides its own.
-        public var presets: Set<String> = ["calm", "focus", "sleep"]
+        /// Timer preset names a `youll://timer?preset=` link may name (the daemon passes
+        /// `timer.presetNames`: the built-ins and the configured ones).
+        public var presets: Set<String> = GatewayConfiguration.Timer().presetNames
         public var policy = ReminderPolicy()
 
         public init() {}
@@ -40,7 +40,7 @@ public actor MaintenanceService {
     private let now: @Sendable () -> Date
     private let settings: Settings
     private let logger: Logger
-    private var publisher: (any MaintenancePublisher)?
+    private let publisher: (any MaintenancePublisher)?
 
     private var tracker: MaintenanceTracker
     private var names: [DeviceID: String] = [:]
@@ -51,12 +51,15 @@ public actor MaintenanceService {
     /// The tail of the chain that performs updates one after another, in the order they were made.
     private var performing: Task<Void, Never>?
 
+    /// - Parameter publisher: where alerts and reminder lists are published (the bridge).
     public init(
         controller: any Registry, library: ProfileLibrary, store: SQLiteMaintenanceStore, webhook: WebhookDelivery?,
-        settings: Settings = Settings(), clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+        publisher: (any MaintenancePublisher)? = nil, settings: Settings = Settings(),
+        clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger
     ) {
         self.controller = controller
+        self.publisher = publisher
         self.library = library
         self.store = store
         self.webhook = webhook
@@ -65,11 +68,6 @@ public actor MaintenanceService {
         self.now = now
         self.logger = logger
         self.tracker = MaintenanceTracker(policy: settings.policy)
-    }
-
-    /// Where alerts and reminder lists are published (the bridge); set before `run()`.
-    public func setPublisher(_ publisher: any MaintenancePublisher) {
-        self.publisher = publisher
     }
 
     /// Loads the stored states, registers the paired devices, then follows the controller's
@@ -159,16 +157,10 @@ public actor MaintenanceService {
     /// What links resolve against now: paired devices with their profiles' maintenance
     /// types, the presets, whether a session runs, the universal-link hosts.
     public func routeContext() async -> RouteContext {
-        var context = RouteContext(
-            presets: settings.presets, sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts)
-        for device in await controller.devices() {
-            if let profile = library.profile(id: device.profileID) {
-                context.pair(device.id, profile: profile)
-            } else {
-                context.pairedDevices[device.id] = []
-            }
-        }
-        return context
+        .gateway(
+            devices: await controller.devices().map { ($0.id, $0.profileID) }, library: library,
+            presets: settings.presets,
+            sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts)
     }
 
     public func name(of device: DeviceID) -> String { names[device] ?? device.rawValue }

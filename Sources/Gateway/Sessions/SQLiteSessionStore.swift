@@ -1,11 +1,12 @@
 import Foundation
 import SessionEngine
 import Storage
+import Timing
 import TuyaCore
 
 /// `SessionStore` over the gateway's SQLite database: the engine's records become
 /// `StoredSession` rows whose `detail` JSON holds the configuration, the resolved stages
-/// and the states captured at the start (`SessionDetailCodec`).
+/// and the states captured at the start (`StoredSessionDetail`).
 ///
 /// A damaged row (hand-edited, or written by a broken build) is never a crash: loading it
 /// by id throws a `SessionDetailError` naming the field; the lists (`activeSessions`,
@@ -27,37 +28,36 @@ public struct SQLiteSessionStore: SessionStore {
             StoredSession(
                 id: record.id.rawValue, preset: record.presetName, state: record.state.rawValue,
                 startedAt: record.startedAt, endedAt: record.endedAt,
-                elapsedMilliseconds: SessionDetailCodec.milliseconds(record.elapsed),
-                endingStartedMilliseconds: record.endingStartedAt.map(SessionDetailCodec.milliseconds),
-                devices: record.devices, detail: SessionDetailCodec.detail(of: record)))
+                elapsedMilliseconds: record.elapsed.wholeMilliseconds,
+                endingStartedMilliseconds: record.endingStartedAt?.wholeMilliseconds,
+                devices: record.devices, detail: BridgeJSON.value(StoredSessionDetail(record))))
     }
 
     public func update(
         _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
     ) async throws {
         try await database.updateSession(
-            id.rawValue, state: state.rawValue, elapsedMilliseconds: SessionDetailCodec.milliseconds(elapsed),
-            endingStartedMilliseconds: endingStartedAt.map(SessionDetailCodec.milliseconds), endedAt: endedAt)
+            id.rawValue, state: state.rawValue, elapsedMilliseconds: elapsed.wholeMilliseconds,
+            endingStartedMilliseconds: endingStartedAt?.wholeMilliseconds, endedAt: endedAt)
     }
 
     public func record(_ cue: CueRecord, in session: SessionID) async throws {
         try await database.recordCue(
             StoredCue(
-                index: cue.cueIndex, kind: SessionDetailCodec.kind(cue.kind), device: cue.deviceID,
-                plannedMilliseconds: SessionDetailCodec.milliseconds(cue.planned),
-                actualMilliseconds: SessionDetailCodec.milliseconds(cue.actual),
-                outcome: SessionDetailCodec.outcome(cue.outcome)),
+                index: cue.cueIndex, kind: cue.kind.rawValue, device: cue.deviceID,
+                plannedMilliseconds: cue.planned.wholeMilliseconds, actualMilliseconds: cue.actual.wholeMilliseconds,
+                outcome: cue.outcome.rawValue),
             session: session.rawValue)
     }
 
     public func cueLog(of session: SessionID) async throws -> [CueRecord] {
         try await database.cues(ofSession: session.rawValue).map { (stored: StoredCue) throws(SessionDetailError) in
-            guard let kind = SessionDetailCodec.kind(parsing: stored.kind) else {
+            guard let kind = SessionCue.Kind(rawValue: stored.kind) else {
                 throw SessionDetailError(
                     session: session.rawValue, field: "cue \(stored.index).kind",
                     reason: "\"\(stored.kind.prefix(40))\" is not a cue kind")
             }
-            guard let outcome = SessionDetailCodec.outcome(parsing: stored.outcome) else {
+            guard let outcome = CueOutcome(rawValue: stored.outcome) else {
                 throw SessionDetailError(
                     session: session.rawValue, field: "cue \(stored.index).outcome",
                     reason: "\"\(stored.outcome.prefix(40))\" is not a cue outcome")
@@ -109,11 +109,13 @@ public struct SQLiteSessionStore: SessionStore {
         guard let state = SessionState(rawValue: row.state) else {
             throw SessionDetailError(session: row.id, field: "state", reason: "\"\(row.state.prefix(32))\" is unknown")
         }
-        let detail = try SessionDetailCodec.detail(row.detail, session: row.id)
+        let detail = try StoredSessionDetail.read(row.detail, session: row.id)
         return SessionRecord(
-            id: id, presetName: row.preset, configuration: detail.configuration, session: detail.session,
+            id: id, presetName: row.preset, configuration: detail.configuration.configuration,
+            session: detail.session.session,
             devices: row.devices, state: state, startedAt: row.startedAt, endedAt: row.endedAt,
             elapsed: .milliseconds(row.elapsedMilliseconds),
-            endingStartedAt: row.endingStartedMilliseconds.map { .milliseconds($0) }, captured: detail.captured)
+            endingStartedAt: row.endingStartedMilliseconds.map { .milliseconds($0) },
+            captured: detail.captured?.states ?? [:])
     }
 }

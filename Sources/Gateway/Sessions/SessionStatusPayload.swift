@@ -1,70 +1,106 @@
-import Foundation
 import SessionEngine
 import TuyaCore
 
 /// The JSON of `<base>/bridge/session` (retained), `session/status` and the CLI's
-/// `timer status --json`: times in seconds with a tenth, devices by friendly name.
-public enum SessionStatusPayload {
-    /// What the topic holds when no session runs.
-    public static let idle: JSONValue = .object(["state": .string("idle")])
+/// `timer status --json`: times in seconds with a tenth, devices by friendly name;
+/// `{"state":"idle"}` when no session runs.
+public enum SessionStatusPayload: Codable, Hashable, Sendable {
+    case idle
+    case active(Active)
 
-    public static func json(_ status: SessionStatus, names: [DeviceID: String]) -> JSONValue {
-        var fields: [String: JSONValue] = [
-            "id": .string(status.id.rawValue), "preset": .string(status.presetName),
-            "state": .string(status.state.rawValue), "elapsed_seconds": seconds(status.elapsed),
-            "remaining_seconds": status.remaining.map(seconds) ?? .null,
-            "next_bell_seconds": status.nextBell.map(seconds) ?? .null,
-            "cues_fired": .integer(Int64(status.firedCues)), "cues_skipped": .integer(Int64(status.skippedCues)),
-            "cues_total": .integer(Int64(status.totalCues)),
-        ]
-        switch status.phase {
-        case .warmUp: fields["phase"] = .string("warm_up")
-        case .stage(let index, let name):
-            fields["phase"] = .string("stage")
-            fields["stage"] = .string(name)
-            fields["stage_index"] = .integer(Int64(index))
-        case .ending: fields["phase"] = .string("ending")
-        case .finished: fields["phase"] = .string("finished")
+    /// A running or paused session.
+    public struct Active: Codable, Hashable, Sendable {
+        var id: String
+        var preset: String
+        var state: SessionState
+        var phase: String
+        var stage: String?
+        var stageIndex: Int?
+        var elapsedSeconds: SessionSeconds
+        @NullWhenAbsent var remainingSeconds: SessionSeconds?
+        @NullWhenAbsent var nextBellSeconds: SessionSeconds?
+        var cuesFired: Int
+        var cuesSkipped: Int
+        var cuesTotal: Int
+        var devices: [Device]
+
+        enum CodingKeys: String, CodingKey {
+            case id, preset, state, phase, stage, devices
+            case stageIndex = "stage_index"
+            case elapsedSeconds = "elapsed_seconds"
+            case remainingSeconds = "remaining_seconds"
+            case nextBellSeconds = "next_bell_seconds"
+            case cuesFired = "cues_fired"
+            case cuesSkipped = "cues_skipped"
+            case cuesTotal = "cues_total"
         }
-        fields["devices"] = .array(
-            status.devices.keys.sorted().map { id in
+    }
+
+    /// What became of one device's cues so far.
+    public struct Device: Codable, Hashable, Sendable {
+        var id: String
+        var friendlyName: String
+        var sent: Int
+        var confirmed: Int
+        var skipped: Int
+
+        enum CodingKeys: String, CodingKey {
+            case id, sent, confirmed, skipped
+            case friendlyName = "friendly_name"
+        }
+    }
+
+    public init(_ status: SessionStatus?, names: [DeviceID: String]) {
+        guard let status else {
+            self = .idle
+            return
+        }
+        var active = Active(
+            id: status.id.rawValue, preset: status.presetName, state: status.state, phase: "",
+            elapsedSeconds: SessionSeconds(status.elapsed), remainingSeconds: status.remaining.map(SessionSeconds.init),
+            nextBellSeconds: status.nextBell.map(SessionSeconds.init), cuesFired: status.firedCues,
+            cuesSkipped: status.skippedCues, cuesTotal: status.totalCues,
+            devices: status.devices.keys.sorted().map { id in
                 let outcome = status.devices[id] ?? DeviceOutcome()
-                return .object([
-                    "id": .string(id.rawValue), "friendly_name": .string(names[id] ?? id.rawValue),
-                    "sent": .integer(Int64(outcome.sent)), "confirmed": .integer(Int64(outcome.confirmed)),
-                    "skipped": .integer(Int64(outcome.skipped)),
-                ])
+                return Device(
+                    id: id.rawValue, friendlyName: names[id] ?? id.rawValue, sent: outcome.sent,
+                    confirmed: outcome.confirmed, skipped: outcome.skipped)
             })
-        return .object(fields)
+        switch status.phase {
+        case .warmUp: active.phase = "warm_up"
+        case .stage(let index, let name):
+            active.phase = "stage"
+            active.stage = name
+            active.stageIndex = index
+        case .ending: active.phase = "ending"
+        case .finished: active.phase = "finished"
+        }
+        self = .active(active)
     }
 
-    /// A duration in seconds, to a tenth.
-    static func seconds(_ duration: Duration) -> JSONValue {
-        let milliseconds = SessionDetailCodec.milliseconds(duration)
-        return .double((Double(milliseconds) / 100).rounded() / 10)
+    private enum IdleKeys: String, CodingKey {
+        case state
     }
 
-    /// One cue as `session_cue` carries it.
-    static func cue(_ record: CueRecord, session: SessionID, names: [DeviceID: String]) -> [String: JSONValue] {
-        [
-            "id": .string(session.rawValue), "index": .integer(Int64(record.cueIndex)),
-            "kind": .string(SessionDetailCodec.kind(record.kind)), "description": .string(record.kind.description),
-            "device": record.deviceID.map { .string(names[$0] ?? $0.rawValue) } ?? .null,
-            "planned_seconds": seconds(record.planned), "actual_seconds": seconds(record.actual),
-            "lateness_ms": .integer(SessionDetailCodec.milliseconds(record.lateness)),
-            "outcome": .string(record.outcome.description),
-        ]
+    public init(from decoder: any Decoder) throws {
+        let idle = try decoder.container(keyedBy: IdleKeys.self)
+        if try idle.decode(String.self, forKey: .state) == "idle" {
+            self = .idle
+        } else {
+            self = .active(try Active(from: decoder))
+        }
     }
 
-    /// A finished session in `session/history`.
-    static func history(_ record: SessionRecord) -> JSONValue {
-        .object([
-            "id": .string(record.id.rawValue), "preset": .string(record.presetName),
-            "state": .string(record.state.rawValue),
-            "started_at": .string(ISO8601DateFormatter().string(from: record.startedAt)),
-            "ended_at": record.endedAt.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
-            "elapsed_seconds": seconds(record.elapsed),
-            "devices": .array(record.devices.map { .string($0.rawValue) }),
-        ])
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .idle:
+            var container = encoder.container(keyedBy: IdleKeys.self)
+            try container.encode("idle", forKey: .state)
+        case .active(let active):
+            try active.encode(to: encoder)
+        }
     }
+
+    /// As the bridge publishes it.
+    public var json: JSONValue { BridgeJSON.value(self) }
 }

@@ -126,26 +126,22 @@ enum DeepLinkOpener {
     /// Resolves in-process: the context is the local state database's paired devices (read
     /// without writing, empty when there is none) with the configured profiles and hosts.
     static func dryRun(_ url: String, configuration: GatewayConfiguration) -> (JSONValue, Bool) {
-        var context = RouteContext(
-            presets: ["calm", "focus", "sleep"], universalLinkHosts: Set(configuration.universalLinkHosts))
+        var devices: [(id: DeviceID, profileID: String)] = []
+        var library = ProfileLibrary()
         let directory = URL(fileURLWithPath: configuration.stateDirectory)
         do {
-            let devices = try GatewayDatabase.pairedDevicesReadOnly(directory: directory)
+            devices = try GatewayDatabase.pairedDevicesReadOnly(directory: directory).map { ($0.id, $0.profileID) }
             if !devices.isEmpty {
-                let library = ProfileLibrary.load(
+                library = ProfileLibrary.load(
                     directories: ProfileDirectories.daemon(
                         installed: configuration.profiles.installed, user: configuration.profiles.user))
-                for device in devices {
-                    if let profile = library.profile(id: device.profileID) {
-                        context.pair(device.id, profile: profile)
-                    } else {
-                        context.pairedDevices[device.id] = []
-                    }
-                }
             }
         } catch {
             printNote("resolving without paired devices: the state database could not be read (\(error))")
         }
+        let context = RouteContext.gateway(
+            devices: devices, library: library, presets: configuration.timer.presetNames,
+            universalLinkHosts: Set(configuration.universalLinkHosts))
         return DeepLinkJSON.resolve(url, context: context)
     }
 

@@ -49,7 +49,7 @@ enum TimerFollow {
             interrupt.cancel()
             signal(SIGINT, SIG_DFL)
         }
-        var status: JSONValue = SessionStatusPayload.idle
+        var status: JSONValue = SessionStatusPayload.idle.json
         var receivedAt = ContinuousClock.now
         func draw() {
             var shown = status

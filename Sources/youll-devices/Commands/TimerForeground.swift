@@ -56,35 +56,39 @@ struct TimerForeground {
         try await controller.start()
         await waitForDevices(controller, limit: try options.waitLimit(default: 5))
 
-        var logger = Logger(label: "youll-devices") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .error
+        var errorLog = Logger(label: "youll-devices") { StreamLogHandler.standardError(label: $0) }
+        errorLog.logLevel = .error
+        let logger = errorLog
         let (endings, ended) = AsyncStream.makeStream(of: Void.self)
         let live = TimerFollow.isLive && !options.json
         let json = options.json
         let service = SessionService(
-            controller: controller, store: SQLiteSessionStore(database: database),
-            settings: sessionSettings(configuration, library: library),
-            announcer: SessionAnnouncer(
-                event: { type, data in
-                    if json {
-                        printJSONLine(.object(["type": .string(type), "data": .object(data)]))
-                    } else if type == "session_cue" {
-                        print((live ? "\r\u{1B}[K" : "") + TimerLine.cue(data))
-                    } else if type == "session_ended" {
-                        let elapsed = TimerLine.clock(TimerLine.seconds(data["elapsed_seconds"]) ?? 0)
-                        print(
-                            (live ? "\r\u{1B}[K" : "")
-                                + "session \(data["state"]?.stringValue ?? "ended") after \(elapsed)")
-                    }
+            tuyaController: controller, store: SQLiteSessionStore(database: database),
+            settings: SessionService.Settings(configuration.timer, library: library),
+            announce: { announcement in
+                if case .status(let status, let names) = announcement {
+                    guard live, let status else { return }
+                    print(
+                        "\r\u{1B}[K" + TimerLine.render(SessionStatusPayload(status, names: names).json), terminator: ""
+                    )
                     flushStandardOutput()
-                    if type == "session_ended" { ended.yield() }
-                },
-                status: { status in
-                    guard live, status != SessionStatusPayload.idle else { return }
-                    print("\r\u{1B}[K" + TimerLine.render(status), terminator: "")
-                    flushStandardOutput()
-                }),
-            logger: logger)
+                    return
+                }
+                guard let (type, data) = SessionEventPayload.event(for: announcement) else { return }
+                if json {
+                    printJSONLine(.object(["type": .string(type), "data": .object(data)]))
+                } else if type == "session_cue" {
+                    print((live ? "\r\u{1B}[K" : "") + TimerLine.cue(data))
+                } else if type == "session_ended" {
+                    let elapsed = TimerLine.clock(TimerLine.seconds(data["elapsed_seconds"]) ?? 0)
+                    print(
+                        (live ? "\r\u{1B}[K" : "") + "session \(data["state"]?.stringValue ?? "ended") after \(elapsed)"
+                    )
+                }
+                flushStandardOutput()
+                if type == "session_ended" { ended.yield() }
+            },
+            log: { logger.log($0) })
         do {
             _ = try await service.start(request)
         } catch {
@@ -105,17 +109,6 @@ struct TimerForeground {
         // The end state's commands settle before the controller goes.
         try? await Task.sleep(for: .milliseconds(500))
         await controller.stop()
-    }
-
-    /// The config file's `timer:` section, with ramps stepped at each device's frame gap.
-    private func sessionSettings(_ configuration: GatewayConfiguration, library: ProfileLibrary)
-        -> SessionService.Settings
-    {
-        var settings = SessionService.Settings(configuration.timer)
-        settings.frameGap = { device in
-            library.profile(id: device.profileID).map { .milliseconds(max(1, $0.frameGapMilliseconds)) }
-        }
-        return settings
     }
 
     /// Gives paired devices a moment to connect, so the start scene reaches them at once

@@ -22,11 +22,11 @@ extension BridgeServer {
         var sentAt: ContinuousClock.Instant?
         do {
             let command = try await parseCommand(payload, for: device)
-            settings.metrics.commandsSent.increment()
+            metrics.commandsSent.increment()
             let start = ContinuousClock.now
             sentAt = start
             let state = try await controller.send(command, to: device.id)
-            settings.metrics.recordCommand(.confirmed, latency: .now - start)
+            metrics.recordCommand(.confirmed, latency: .now - start)
             // Saved before the answer, so a confirmed command survives a crash that follows it.
             await persistConfirmed(device.id)
             if transaction != nil {
@@ -39,10 +39,10 @@ extension BridgeServer {
                     transaction: transaction)
             }
         } catch {
-            commandsFailed += 1
+            counters.commandsFailed += 1
             if let sentAt {
                 let timedOut = if case ControllerError.confirmationTimeout = error { true } else { false }
-                settings.metrics.recordCommand(timedOut ? .timedOut : .failed, latency: .now - sentAt)
+                metrics.recordCommand(timedOut ? .timedOut : .failed, latency: .now - sentAt)
             }
             let message = Self.describe(error)
             logger.notice("command for \(device.name) failed: \(message)")
@@ -79,10 +79,6 @@ extension BridgeServer {
         guard let device = devices.first(where: { $0.name == name }) ?? devices.first(where: { $0.id.rawValue == name })
         else { return }
         try? await controller.refresh(device.id)
-        if let reported = await controller.reportedDataPoints(of: device.id), !reported.isEmpty,
-            let state = await controller.confirmedState(of: device.id)
-        {
-            enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true)
-        }
+        if let state = await reportedState(of: device.id) { enqueueState(state, of: device) }
     }
 }

@@ -22,10 +22,11 @@ extension BridgeServer {
             reminders = counts
         }
         // The active session as `bridge/session` shows it; nil when none runs.
-        let session = await sessions?.isActive == true ? lastSessionStatus : nil
+        let session = await sessions?.isActive == true ? publisher.sessionStatus : nil
         return GatewayHealth(
-            uptime: uptime, residentMemory: ProcessMemory.residentBytes(), messagesIn: messagesIn,
-            messagesOut: messagesOut, devices: GatewayHealth.count(devices), bleConnected: ble.connected.count,
+            uptime: uptime, residentMemory: ProcessMemory.residentBytes(), messagesIn: counters.messagesIn,
+            messagesOut: publisher.messagesOut, devices: GatewayHealth.count(devices),
+            bleConnected: ble.connected.count,
             bleWaiting: ble.waiting.count, bleLimit: ble.limit, bleFailures: ble.failures,
             deviceBus: controller.deviceBusStatistics, session: session,
             reminders: reminders)
@@ -34,7 +35,7 @@ extension BridgeServer {
     /// Publishes `<base>/bridge/health` (retained) and brings the Prometheus gauges up to date.
     func publishHealth() async {
         let health = await healthSnapshot()
-        settings.metrics.record(health)
+        metrics.record(health)
         enqueue(topics.health, health.json, retain: true)
     }
 
@@ -55,6 +56,6 @@ extension BridgeServer {
 extension BridgeServer {
     /// Brings the Prometheus gauges up to date (called before each scrape).
     public func refreshMetrics() async {
-        settings.metrics.record(await healthSnapshot())
+        metrics.record(await healthSnapshot())
     }
 }

@@ -9,16 +9,16 @@ extension BridgeServer {
     /// Enqueues the discovery plan for `devices`. Does not suspend, so `republishAll` keeps
     /// its order. With Home Assistant switched off it does nothing, and clears nothing.
     func enqueueDiscovery(_ devices: [TuyaDevice], republish: Bool) {
-        guard var publisher = discoveryPublisher else { return }
-        let plan = publisher.plan(devices: devices, library: library, republish: republish)
-        discoveryPublisher = publisher
+        guard var discovery = discoveryPublisher else { return }
+        let plan = discovery.plan(devices: devices, library: library, republish: republish)
+        discoveryPublisher = discovery
         // Clears first, so a reader that sees the new configs no longer sees the old ones.
         for topic in plan.clear {
             logger.info("clearing Home Assistant discovery \(topic): no such device any more")
-            clearRetained(topic)
+            publisher.clearRetained(topic)
         }
         for publication in plan.publish {
-            outbox.send(topic: publication.topic, payload: publication.payload, retain: true)
+            publisher.send(publication.topic, publication.payload, retain: true)
         }
         guard !plan.clear.isEmpty else { return }
         // The ledger forgets a cleared topic only once the clear has left the outbox, so a
@@ -27,7 +27,7 @@ extension BridgeServer {
     }
 
     private func commitDiscoveryLedger() async {
-        await outbox.flush(timeout: .seconds(5))
+        await publisher.outbox.flush(timeout: .seconds(5))
         discoveryPublisher?.commitLedger()
     }
 

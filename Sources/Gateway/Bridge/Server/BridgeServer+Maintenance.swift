@@ -7,26 +7,7 @@ extension BridgeTopics {
     public func maintenance(_ name: String) -> String { base + "/" + name + "/maintenance" }
 }
 
-extension BridgeServer: MaintenancePublisher {
-    /// Connects the maintenance service that answers `maintenance/…` and provides the
-    /// route context of `deeplink/resolve`.
-    public func attach(maintenance service: MaintenanceService) {
-        maintenance = service
-    }
-
-    public func publishMaintenanceAlert(_ alert: MaintenanceAlert, deviceName: String) async {
-        await emit(
-            "maintenance_alert", device: alert.device, ["alert": MaintenanceJSON.alert(alert, deviceName: deviceName)])
-    }
-
-    public func publishMaintenanceReminders(_ reminders: JSONValue, deviceName: String) async {
-        if case .array(let list) = reminders, list.isEmpty {
-            clearRetained(topics.maintenance(deviceName))
-        } else {
-            enqueue(topics.maintenance(deviceName), reminders, retain: true)
-        }
-    }
-
+extension BridgeServer {
     /// Performs `maintenance/…` and `deeplink/resolve`.
     func performMaintenance(_ request: MaintenanceRequest) async throws -> [String: JSONValue] {
         if case .resolveLink(let url) = request { return try await resolveLink(url) }
@@ -67,7 +48,7 @@ extension BridgeServer: MaintenancePublisher {
     private func resolveLink(_ url: String) async throws -> [String: JSONValue] {
         let context = await routeContext()
         let (json, resolved) = DeepLinkJSON.resolve(url, context: context)
-        settings.metrics.recordRouteResolution(json["resolution"]?.stringValue ?? "error")
+        metrics.recordRouteResolution(json["resolution"]?.stringValue ?? "error")
         guard resolved, var fields = json.objectValue else {
             let message = json.objectValue?["message"]?.stringValue ?? "the link cannot be resolved"
             throw BridgeFailure(message: "url: \(message)", data: json.objectValue ?? [:])
@@ -87,14 +68,24 @@ extension BridgeServer: MaintenancePublisher {
 
     private func routeContext() async -> RouteContext {
         if let maintenance { return await maintenance.routeContext() }
-        var context = RouteContext(presets: ["calm", "focus", "sleep"])
-        for device in await controller.devices() {
-            if let profile = library.profile(id: device.profileID) {
-                context.pair(device.id, profile: profile)
-            } else {
-                context.pairedDevices[device.id] = []
-            }
+        return .gateway(
+            devices: await controller.devices().map { ($0.id, $0.profileID) }, library: library,
+            presets: settings.presets,
+            sessionRunning: await sessions?.isActive ?? false, universalLinkHosts: settings.universalLinkHosts)
+    }
+}
+
+extension BridgePublisher: MaintenancePublisher {
+    public func publishMaintenanceAlert(_ alert: MaintenanceAlert, deviceName: String) async {
+        await emit(
+            "maintenance_alert", device: alert.device, ["alert": MaintenanceJSON.alert(alert, deviceName: deviceName)])
+    }
+
+    public func publishMaintenanceReminders(_ reminders: JSONValue, deviceName: String) async {
+        if case .array(let list) = reminders, list.isEmpty {
+            clearRetained(topics.maintenance(deviceName))
+        } else {
+            publish(topics.maintenance(deviceName), reminders, retain: true)
         }
-        return context
     }
 }

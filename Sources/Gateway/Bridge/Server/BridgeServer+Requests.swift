@@ -4,12 +4,6 @@ import TuyaController
 import TuyaCore
 import TuyaWire
 
-/// A request that could not be carried out, with the message the response carries.
-struct BridgeFailure: Error {
-    var message: String
-    var data: [String: JSONValue] = [:]
-}
-
 extension BridgeServer {
     /// Parses and performs one request, and answers it on `bridge/response/<verb>`.
     func answer(verb: String, payload: [UInt8]) async {
@@ -88,8 +82,8 @@ extension BridgeServer {
     /// `device_found`; BLE: a scan reports Tuya adverts as `device_found` with `transport: ble`.
     /// Asking for BLE alone where BLE cannot work is an error naming why.
     private func permitJoin(open: Bool, seconds: Int?, transport: Transport?) async throws -> [String: JSONValue] {
-        permitJoinTask?.cancel()
-        permitJoinTask = nil
+        permitJoinTimer?.cancel()
+        permitJoinTimer = nil
         guard open else {
             await closePermitJoin()
             return ["value": .bool(false)]
@@ -98,9 +92,9 @@ extension BridgeServer {
             throw BridgeFailure(message: "transport: BLE cannot be used: \(reason)")
         }
         let duration = seconds.map { Duration.seconds($0) } ?? settings.permitJoinDefault
-        let time = duration.components.seconds
-        permitJoinEnd = ContinuousClock.now + duration
-        var data: [String: JSONValue] = ["value": .bool(true), "time": .integer(time)]
+        pairingWindow.open(for: duration, now: time.now())
+        let secondsOpen = duration.components.seconds
+        var data: [String: JSONValue] = ["value": .bool(true), "time": .integer(secondsOpen)]
         if transport != .ble { await controller.openPairingWindow() }
         if transport != .mqtt {
             switch settings.ble {
@@ -111,13 +105,13 @@ extension BridgeServer {
             }
         }
         let clock = clock
-        permitJoinTask = Task { [weak self] in
+        permitJoinTimer = Task { [weak self] in
             do { try await clock.sleep(for: duration) } catch { return }
             await self?.closePermitJoin()
         }
-        logger.info("pairing permitted for \(time) s (\(transport?.rawValue ?? "mqtt and ble"))")
+        logger.info("pairing permitted for \(secondsOpen) s (\(transport?.rawValue ?? "mqtt and ble"))")
         await emit("permit_join_changed", data)
-        await publishInfo()
+        publishInfo()
         return data
     }
 
@@ -135,15 +129,14 @@ extension BridgeServer {
     }
 
     func closePermitJoin() async {
-        guard permitJoinEnd != nil else { return }
-        permitJoinEnd = nil
-        permitJoinTask = nil
+        guard pairingWindow.close() else { return }
+        permitJoinTimer = nil
         await controller.closePairingWindow()
         await bleScan?.stop()
         bleScan = nil
         logger.info("pairing window closed")
         await emit("permit_join_changed", ["value": .bool(false)])
-        await publishInfo()
+        publishInfo()
     }
 
     private func addDevice(_ add: BridgeRequest.DeviceAdd) async throws -> [String: JSONValue] {
@@ -223,9 +216,9 @@ extension BridgeServer {
         // Home Assistant's entities go first: an entity still subscribed when its state
         // topic is cleared reads the empty payload as broken JSON and logs template errors.
         await publishDevices()
-        await outbox.flush(timeout: .seconds(5))
-        clearRetained(topics.device(device.name))
-        clearRetained(topics.availability(device.name))
+        await publisher.outbox.flush(timeout: .seconds(5))
+        publisher.clearRetained(topics.device(device.name))
+        publisher.clearRetained(topics.availability(device.name))
         let data: [String: JSONValue] = ["id": .string(device.id.rawValue), "friendly_name": .string(device.name)]
         logger.info("removed \(device.name) (\(device.id))")
         await emit("device_removed", device: device.id, data)
@@ -249,9 +242,9 @@ extension BridgeServer {
         {
             enqueue(topics.device(renamed.name), DeviceStatePayload.json(state), retain: true)
         }
-        await outbox.flush(timeout: .seconds(5))
-        clearRetained(topics.device(device.name))
-        clearRetained(topics.availability(device.name))
+        await publisher.outbox.flush(timeout: .seconds(5))
+        publisher.clearRetained(topics.device(device.name))
+        publisher.clearRetained(topics.availability(device.name))
         let data: [String: JSONValue] = [
             "id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text),
         ]
@@ -291,7 +284,7 @@ extension BridgeServer {
             "database": .string(databaseHealthy ? "ok" : "failing"),
             "uptime_seconds": .integer(uptime.components.seconds),
             "devices": .object(counts.mapValues { .integer($0) }),
-            "permit_join": .bool(permitJoinEnd != nil),
+            "permit_join": .bool(pairingWindow.isOpen),
             "ble": await bleHealth(devices: devices),
         ]
     }

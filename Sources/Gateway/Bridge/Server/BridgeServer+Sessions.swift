@@ -7,58 +7,46 @@ extension BridgeTopics {
     public var session: String { base + "/bridge/session" }
 }
 
+extension BridgePublisher {
+    /// What the timer announces, published here: events on `bridge/event` (and the event
+    /// log), the status on the retained `bridge/session`, cue lateness in the metrics.
+    public func announce(_ announcement: SessionAnnouncement) async {
+        switch announcement {
+        case .status(let status, let names):
+            publishSessionStatus(SessionStatusPayload(status, names: names).json)
+        case .cue(let record, _, _):
+            metrics.recordCue(lateness: record.lateness)
+        default:
+            break
+        }
+        if let event = SessionEventPayload.event(for: announcement) { await emit(event.type, event.data) }
+    }
+}
+
 extension BridgeServer {
-    /// Hands the `session/*` verbs to the timer.
-    public func attachSessions(_ service: SessionService) {
-        sessions = service
-    }
-
-    /// What the session service announces, published by this bridge: events on
-    /// `bridge/event` (and the event log), the status on the retained `bridge/session`.
-    public nonisolated var sessionAnnouncer: SessionAnnouncer {
-        SessionAnnouncer(
-            event: { [weak self] type, data in await self?.emit(type, data) },
-            status: { [weak self] status in await self?.publishSessionStatus(status) },
-            cue: { [metrics = settings.metrics] record in metrics.recordCue(lateness: record.lateness) })
-    }
-
-    func publishSessionStatus(_ status: JSONValue) {
-        lastSessionStatus = status
-        enqueue(topics.session, status, retain: true)
-    }
-
     func performSession(_ request: SessionBridgeRequest) async throws -> [String: JSONValue] {
         guard let sessions else { throw BridgeFailure(message: "the timer is not running in this gateway") }
         do throws(SessionServiceError) {
             switch request {
-            case .start(let start):
-                let status = try await sessions.start(start)
-                return await json(status, sessions)
-            case .pause: return await json(try await sessions.pause(), sessions)
-            case .resume: return await json(try await sessions.resume(), sessions)
-            case .stop(let immediately): return await json(try await sessions.stop(immediately: immediately), sessions)
-            case .status: return (await sessions.statusJSON()).objectValue ?? [:]
-            case .history(let limit): return try await historyJSON(sessions.history(limit: limit ?? 20))
+            case .start(let start): return await data(try await sessions.start(start))
+            case .pause: return await data(try await sessions.pause())
+            case .resume: return await data(try await sessions.resume())
+            case .stop(let immediately): return await data(try await sessions.stop(immediately: immediately))
+            case .status:
+                let named = await sessions.namedStatus()
+                return BridgeJSON.object(SessionStatusPayload(named?.status, names: named?.names ?? [:]))
+            case .history(let limit):
+                return BridgeJSON.object(SessionHistoryPayload(try await sessions.history(limit: limit ?? 20)))
             }
         } catch {
             throw BridgeFailure(message: error.description)
         }
     }
 
-    private func json(_ status: SessionStatus, _ sessions: SessionService) async -> [String: JSONValue] {
+    /// A status with the devices named as they are now.
+    private func data(_ status: SessionStatus) async -> [String: JSONValue] {
         let names = Dictionary(
             await controller.devices().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        return SessionStatusPayload.json(status, names: names).objectValue ?? [:]
-    }
-
-    private func historyJSON(_ report: SessionHistoryReport) -> [String: JSONValue] {
-        [
-            "completed_sessions": .integer(Int64(report.summary.completedSessions)),
-            "total_seconds": SessionStatusPayload.seconds(report.summary.totalTime),
-            "current_streak_days": .integer(Int64(report.summary.currentStreak)),
-            "longest_streak_days": .integer(Int64(report.summary.longestStreak)),
-            "badges": .array(Badge.allCases.filter(report.badges.contains).map { .string($0.rawValue) }),
-            "sessions": .array(report.sessions.map(SessionStatusPayload.history)),
-        ]
+        return BridgeJSON.object(SessionStatusPayload(status, names: names))
     }
 }

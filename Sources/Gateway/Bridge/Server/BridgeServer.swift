@@ -2,17 +2,21 @@ import Foundation
 import Logging
 import MQTTLink
 import Storage
+import Timing
 import TuyaController
 import TuyaCore
 import TuyaWire
+import SessionEngine
 
 /// The daemon's MQTT bridge API (README "The MQTT bridge API"): answers requests, turns
 /// `/set` and `/get` into controller calls, and publishes the bridge's and every device's
-/// state, retained, in a fixed order after every connection.
+/// state, retained, in a fixed order after every connection (`RetainedPublishState`).
 ///
-/// Everything it publishes goes through one serial outbox, so messages leave in the order
-/// they were decided: after a reconnect the bridge state, info, devices, availability and
-/// then values, never interleaved with a state change that happened meanwhile.
+/// Everything it publishes goes through the shared `BridgePublisher`, so messages leave in
+/// the order they were decided: after a reconnect the bridge state, info, devices,
+/// availability and then values, never interleaved with a state change that happened
+/// meanwhile. Which requests it takes on is `RequestAdmission`'s call; the pairing window
+/// is a `PermitJoinWindow`.
 ///
 /// It has its own broker connection (with the `offline` last will), separate from the
 /// controller's device bus, so a flood of device frames never delays an API answer.
@@ -35,8 +39,10 @@ public actor BridgeServer {
         public var homeAssistant: HADiscoveryConfiguration?
         /// How often `bridge/health` is published (also after every connection).
         public var healthInterval: Duration = .seconds(60)
-        /// The Prometheus metrics this bridge records into.
-        public var metrics = GatewayMetrics()
+        /// Timer presets a `youll://timer?preset=` link may name (`timer.presetNames`).
+        public var presets: Set<String> = GatewayConfiguration.Timer().presetNames
+        /// Hosts of universal links (`deep_links.universal_link_hosts`).
+        public var universalLinkHosts: Set<String> = []
 
         public init(
             topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue],
@@ -50,68 +56,67 @@ public actor BridgeServer {
         }
     }
 
+    /// What the bridge counts for `health_check` and `bridge/health`.
+    struct Counters: Sendable {
+        var requestsAnswered = 0
+        var commandsFailed = 0
+        var messagesIn = 0
+        var connections = 0
+    }
+
     let settings: Settings
     let client: MQTTClient
+    let publisher: BridgePublisher
     let controller: TuyaController
     let database: GatewayDatabase
     let library: ProfileLibrary
+    /// The maintenance service behind `maintenance/…` and `deeplink/resolve`; nil when disabled.
+    let maintenance: MaintenanceService?
+    /// The timer behind the `session/*` verbs; nil when the gateway runs none.
+    let sessions: SessionService?
     let logger: Logger
     let clock: any Clock<Duration>
-    let outbox: BridgeOutbox
+    /// The bridge's clock as offsets from its start: the pairing window's end.
+    let time: OffsetClock
     private let startedAt = ContinuousClock.now
 
     private var tasks: [Task<Void, Never>] = []
     private var controllerEvents: Task<Void, Never>?
     private var requests: [Int: Task<Void, Never>] = [:]
-    private var nextRequestID = 0
-    private var refusing = false
-    private var connected = false
-    /// Whether the retained topics were republished since this connection came up; until
-    /// then a device's state or availability change waits for that full republish (which
-    /// carries it), so the documented order holds after every connection.
-    private var announced = false
-    /// Devices that changed while the republish was being gathered; sent again after it.
-    private var changedDuringRepublish: Set<DeviceID> = []
-    var permitJoinEnd: ContinuousClock.Instant?
-    var permitJoinTask: Task<Void, Never>?
+    private var admission: RequestAdmission
+    private var retained = RetainedPublishState()
+    var counters = Counters()
+    var pairingWindow = PermitJoinWindow()
+    var permitJoinTimer: Task<Void, Never>?
     /// The BLE scan of the current pairing window, when it includes BLE.
     var bleScan: BLEPairingScan?
-    /// The maintenance service behind `maintenance/…` and `deeplink/resolve`; nil when disabled.
-    var maintenance: MaintenanceService?
-
     /// Home Assistant discovery, when enabled.
     var discoveryPublisher: HADiscoveryPublisher?
 
-    /// The timer behind the `session/*` verbs (BridgeServer+Sessions.swift); nil until attached.
-    var sessions: SessionService?
-    /// The last `bridge/session` published, sent again with the other retained topics after a reconnect.
-    var lastSessionStatus: JSONValue?
-    /// Counters for `health_check`.
-    var requestsAnswered = 0
-    var commandsFailed = 0
-    /// Counters for `bridge/health`: messages received from and published to the broker.
-    var messagesIn = 0
-    var messagesOut = 0
-    private var connections = 0
-
     public init(
-        settings: Settings, client: MQTTClient, controller: TuyaController, database: GatewayDatabase,
-        library: ProfileLibrary, logger: Logger, clock: any Clock<Duration> = ContinuousClock()
+        settings: Settings, client: MQTTClient, publisher: BridgePublisher, controller: TuyaController,
+        database: GatewayDatabase, library: ProfileLibrary, maintenance: MaintenanceService? = nil,
+        sessions: SessionService? = nil, logger: Logger, clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.settings = settings
         self.client = client
+        self.publisher = publisher
         self.controller = controller
         self.database = database
         self.library = library
+        self.maintenance = maintenance
+        self.sessions = sessions
         self.logger = logger
         self.clock = clock
-        outbox = BridgeOutbox(client: client, logger: logger)
+        time = OffsetClock(clock)
+        admission = RequestAdmission(limit: settings.maximumConcurrentRequests)
         discoveryPublisher = settings.homeAssistant.map {
             HADiscoveryPublisher(configuration: $0, topics: settings.topics, logger: logger)
         }
     }
 
     var topics: BridgeTopics { settings.topics }
+    var metrics: GatewayMetrics { publisher.metrics }
 
     /// The last will the bridge's client must be created with: `{"state":"offline"}`, retained.
     public static func lastWill(topics: BridgeTopics) -> MQTTConfiguration.LastWill {
@@ -123,7 +128,7 @@ public actor BridgeServer {
     /// Subscribes to requests, `/set` and `/get`, connects, and starts consuming the
     /// controller's events. Throws the client's error when the first connection fails.
     public func start() async throws {
-        outbox.start()
+        publisher.outbox.start()
         let events = client.events
         tasks.append(
             Task { [weak self] in
@@ -147,7 +152,7 @@ public actor BridgeServer {
 
     /// Stops taking requests and waits (up to `grace`) for those under way to answer.
     public func refuseNewRequests(grace: Duration = .seconds(5)) async {
-        refusing = true
+        admission.refuseNew()
         let pending = Array(requests.values)
         guard !pending.isEmpty else { return }
         let answered = await finishes(within: grace) {
@@ -159,82 +164,81 @@ public actor BridgeServer {
     /// Call after the controller has stopped: records the last state changes it reported,
     /// publishes the bridge's `offline` state, waits for every publish and disconnects.
     public func finish() async {
-        refusing = true
-        permitJoinTask?.cancel()
         await controllerEvents?.value
-        enqueue(topics.state, .object(["state": .string("offline")]), retain: true)
-        await outbox.flush(timeout: .seconds(3))
+        await close()
+    }
+
+    /// Call when `start` failed (the controller may still run): drops the controller's
+    /// events instead of waiting for their end, publishes nothing more, and disconnects.
+    public func abandon() async {
+        controllerEvents?.cancel()
+        await close()
+    }
+
+    private func close() async {
+        admission.refuseNew()
+        permitJoinTimer?.cancel()
+        publisher.publish(topics.state, .object(["state": .string("offline")]), retain: true)
+        await publisher.outbox.flush(timeout: .seconds(3))
         discoveryPublisher?.commitLedger()
-        await outbox.finish()
+        await publisher.outbox.finish()
         for task in tasks { task.cancel() }
         for task in requests.values { task.cancel() }
         await client.close()
     }
 
+    /// A device's state or availability changed: whether it may be published now (else the
+    /// republish under way carries it, and it is sent again right after).
+    func deviceChanged(_ id: DeviceID) -> Bool {
+        retained.deviceChanged(id)
+    }
+
     // MARK: - Publishing
 
     func enqueue(_ topic: String, _ value: JSONValue, retain: Bool = false) {
-        countMessageOut()
-        outbox.send(topic: topic, payload: CompactJSON.encode(value), retain: retain)
-    }
-
-    /// Clears a retained topic (an empty retained payload), e.g. after a rename or removal.
-    func clearRetained(_ topic: String) {
-        countMessageOut()
-        outbox.send(topic: topic, payload: [], retain: true)
+        publisher.publish(topic, value, retain: retain)
     }
 
     /// Publishes on `bridge/event` and appends the event to the database's log.
     func emit(_ type: String, device: DeviceID? = nil, _ data: [String: JSONValue]) async {
-        enqueue(topics.event, .object(["type": .string(type), "data": .object(data)]))
-        do {
-            _ = try await database.appendEvent(type, device: device, detail: .object(data))
-        } catch {
-            logger.warning("could not record the \(type) event: \(error)")
-        }
+        await publisher.emit(type, device: device, data)
     }
 
     /// Everything retained, in the documented order: state, info, devices, Home Assistant
     /// discovery (when enabled), each device's availability, then each device's values.
     func republishAll() async {
         enqueue(topics.state, .object(["state": .string("online")]), retain: true)
-        await publishInfo()
+        publishInfo()
         let devices = await controller.devices()
         var statuses: [DeviceID: ConnectionStatus] = [:]
         var states: [DeviceID: DeviceState] = [:]
         for device in devices {
             statuses[device.id] = await controller.status(of: device.id)
-            if let reported = await controller.reportedDataPoints(of: device.id), !reported.isEmpty {
-                states[device.id] = await controller.confirmedState(of: device.id)
-            }
+            states[device.id] = await reportedState(of: device.id)
         }
         // Enqueued without a suspension in between, so nothing can slip into the sequence.
         enqueueDevices(devices)
         enqueueDiscovery(devices, republish: true)
         for device in devices { enqueueAvailability(device, statuses[device.id]) }
         for device in devices {
-            if let state = states[device.id] {
-                enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true)
-            }
+            if let state = states[device.id] { enqueueState(state, of: device) }
         }
-        if let lastSessionStatus { enqueue(topics.session, lastSessionStatus, retain: true) }
-        announced = connected
-        guard announced else { return }
-        let changed = changedDuringRepublish
-        changedDuringRepublish = []
-        for id in changed.sorted() {
+        publisher.republishSessionStatus()
+        for id in retained.republished() {
             guard let device = await controller.device(id) else { continue }
             enqueueAvailability(device, await controller.status(of: id))
-            let reported = await controller.reportedDataPoints(of: id) ?? [:]
-            if !reported.isEmpty, let state = await controller.confirmedState(of: id) {
-                enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true)
-            }
+            if let state = await reportedState(of: id) { enqueueState(state, of: device) }
         }
     }
 
-    private func countMessageOut() {
-        messagesOut += 1
-        settings.metrics.messagesOut.increment()
+    /// The device's confirmed state, once it has reported anything.
+    func reportedState(of id: DeviceID) async -> DeviceState? {
+        guard let reported = await controller.reportedDataPoints(of: id), !reported.isEmpty else { return nil }
+        return await controller.confirmedState(of: id)
+    }
+
+    func enqueueState(_ state: DeviceState, of device: TuyaDevice) {
+        enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true)
     }
 
     func publishDevices() async {
@@ -256,10 +260,9 @@ public actor BridgeServer {
         enqueue(topics.availability(device.name), .object(fields), retain: true)
     }
 
-    func publishInfo() async {
+    func publishInfo() {
         var info = settings.info
-        if let end = permitJoinEnd {
-            let left = max(0, (end - ContinuousClock.now).components.seconds)
+        if let left = pairingWindow.secondsLeft(now: time.now()) {
             info["permit_join"] = .bool(true)
             info["permit_join_timeout"] = .integer(left)
         } else {
@@ -273,50 +276,49 @@ public actor BridgeServer {
     private func handle(_ event: MQTTEvent) async {
         switch event {
         case .connected:
-            connected = true
-            connections += 1
-            if connections > 1 { settings.metrics.brokerReconnects.increment() }
+            retained.connected()
+            counters.connections += 1
+            if counters.connections > 1 { metrics.brokerReconnects.increment() }
             logger.info("bridge connected to the broker; publishing state, devices, availability and values")
             await republishAll()
             await publishHealth()
         case .disconnected(let reason):
-            connected = false
-            announced = false
+            retained.disconnected()
             logger.warning("bridge lost the broker: \(reason)")
         case .reconnectFailed(let error, let delay):
             logger.warning("broker unreachable (\(error)); retrying in \(delay)")
         case .message(let message):
-            messagesIn += 1
-            settings.metrics.messagesIn.increment()
-            if let birth = isHomeAssistantBirth(topic: message.topic, payload: message.payload) {
-                // A retained `online` is old news: every connection republishes anyway.
-                if birth, !message.retain {
-                    logger.info("Home Assistant is online; republishing discovery and state")
-                    await republishAll()
-                }
-                return
-            }
-            // A retained command would be replayed at every start: only live messages count.
-            guard !message.retain, let incoming = topics.classify(message.topic) else { return }
-            admit(incoming, payload: message.payload)
+            await received(message)
         }
     }
 
-    private func admit(_ incoming: BridgeTopics.Incoming, payload: [UInt8]) {
-        if refusing || requests.count >= settings.maximumConcurrentRequests {
-            let reason = refusing ? "the gateway is shutting down" : "too many requests at once; try again"
-            refuse(incoming, payload: payload, reason: reason)
+    private func received(_ message: MQTTMessage) async {
+        counters.messagesIn += 1
+        metrics.messagesIn.increment()
+        if let birth = isHomeAssistantBirth(topic: message.topic, payload: message.payload) {
+            // A retained `online` is old news: every connection republishes anyway.
+            if birth, !message.retain {
+                logger.info("Home Assistant is online; republishing discovery and state")
+                await republishAll()
+            }
             return
         }
-        nextRequestID += 1
-        let id = nextRequestID
-        requests[id] = Task { [weak self] in
-            await self?.serve(incoming, payload: payload)
-            await self?.requestFinished(id)
+        // A retained command would be replayed at every start: only live messages count.
+        guard !message.retain, let incoming = topics.classify(message.topic) else { return }
+        switch admission.admit() {
+        case .refused(let reason):
+            refuse(incoming, payload: message.payload, reason: reason)
+        case .admitted(let id):
+            let payload = message.payload
+            requests[id] = Task { [weak self] in
+                await self?.serve(incoming, payload: payload)
+                await self?.requestFinished(id)
+            }
         }
     }
 
     private func requestFinished(_ id: Int) {
+        admission.finished(id)
         requests[id] = nil
     }
 
@@ -343,7 +345,7 @@ public actor BridgeServer {
 
     /// Publishes `{status, data, error, transaction}` on `bridge/response/<verb>`.
     func respond(_ verb: String, _ result: BridgeResult, transaction: JSONValue?) {
-        requestsAnswered += 1
+        counters.requestsAnswered += 1
         var fields: [String: JSONValue] = ["data": .object(result.data)]
         switch result.outcome {
         case .ok: fields["status"] = .string("ok")
@@ -355,82 +357,7 @@ public actor BridgeServer {
         enqueue(topics.response(verb), .object(fields))
     }
 
-    // MARK: - Controller events
-
-    private func handle(_ event: ControllerEvent) async {
-        switch event {
-        case .stateChanged(let id, let state):
-            guard let device = await controller.device(id) else { return }
-            // Saved before it is published: what anyone saw confirmed survives a crash.
-            await persistConfirmed(id)
-            if announced {
-                enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true)
-            } else {
-                changedDuringRepublish.insert(id)
-            }
-        case .availabilityChanged(let id, let status):
-            guard let device = await controller.device(id) else { return }
-            if announced { enqueueAvailability(device, status) } else { changedDuringRepublish.insert(id) }
-            // Coming online is routine (1,000 devices at every start); anything else is news.
-            let line: Logger.Message =
-                "\(device.name) (\(id)) is \(status.availability.rawValue)\(status.hint.map { ": \($0)" } ?? "")"
-            if status.availability == .online { logger.debug(line) } else { logger.notice(line) }
-            if status.availability == .authFailed {
-                await emit(
-                    "auth_failed", device: id,
-                    [
-                        "id": .string(id.rawValue), "friendly_name": .string(device.name),
-                        "message": .string(
-                            "frames from \(device.name) do not decrypt with its local key; "
-                                + "rekey it with `youll-devices rekey \(device.name)`"),
-                    ])
-            }
-        case .faultRaised(let id, let faults), .faultCleared(let id, let faults):
-            let raised = if case .faultRaised = event { true } else { false }
-            let name = await controller.device(id)?.name ?? id.rawValue
-            await emit(
-                raised ? "fault_raised" : "fault_cleared", device: id,
-                [
-                    "id": .string(id.rawValue), "friendly_name": .string(name),
-                    "faults": .array(faults.map(JSONValue.string)),
-                ])
-        case .devicePaired:
-            await publishDevices()
-        case .deviceRemoved:
-            await publishDevices()
-        case .candidateFound(let candidate):
-            await emit("device_found", device: candidate.id, ["id": .string(candidate.id.rawValue)])
-        }
-    }
-
-    /// Records the device's reported values as its confirmed state.
-    func persistConfirmed(_ id: DeviceID) async {
-        guard let reported = await controller.reportedDataPoints(of: id), !reported.isEmpty else { return }
-        do {
-            try await database.saveConfirmed(reported, for: id)
-        } catch {
-            logger.error("could not save the confirmed state of \(id): \(error)")
-        }
-    }
-
     /// For `health_check`.
     var uptime: Duration { ContinuousClock.now - startedAt }
-    var isConnected: Bool { connected }
-}
-
-/// The answer to one request: `data`, and `ok` or an error message.
-struct BridgeResult: Sendable {
-    enum Outcome: Sendable {
-        case ok
-        case error(String)
-    }
-
-    var outcome: Outcome
-    var data: [String: JSONValue]
-
-    static func ok(_ data: [String: JSONValue]) -> BridgeResult { BridgeResult(outcome: .ok, data: data) }
-
-    static func failure(verb: String, message: String, data: [String: JSONValue] = [:]) -> BridgeResult {
-        BridgeResult(outcome: .error("\(verb): \(message)"), data: data)
-    }
+    var isConnected: Bool { retained.isConnected }
 }

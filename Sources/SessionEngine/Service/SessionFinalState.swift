@@ -1,4 +1,3 @@
-import SessionEngine
 import TuyaCore
 
 /// What a session leaves each device with when its end effect cannot play out: after a

@@ -1,0 +1,24 @@
+import TuyaCore
+
+/// The answer to one request: `data`, and `ok` or an error message.
+struct BridgeResult: Sendable {
+    enum Outcome: Sendable {
+        case ok
+        case error(String)
+    }
+
+    var outcome: Outcome
+    var data: [String: JSONValue]
+
+    static func ok(_ data: [String: JSONValue]) -> BridgeResult { BridgeResult(outcome: .ok, data: data) }
+
+    static func failure(verb: String, message: String, data: [String: JSONValue] = [:]) -> BridgeResult {
+        BridgeResult(outcome: .error("\(verb): \(message)"), data: data)
+    }
+}
+
+/// A request that could not be carried out, with the message the response carries.
+struct BridgeFailure: Error {
+    var message: String
+    var data: [String: JSONValue] = [:]
+}

@@ -1,0 +1,61 @@
+import Logging
+import TuyaController
+import TuyaCore
+
+extension BridgeServer {
+    /// What the controller reports: values and availability published (in the order
+    /// `RetainedPublishState` allows), faults, pairings and candidates announced.
+    func handle(_ event: ControllerEvent) async {
+        switch event {
+        case .stateChanged(let id, let state):
+            guard let device = await controller.device(id) else { return }
+            // Saved before it is published: what anyone saw confirmed survives a crash.
+            await persistConfirmed(id)
+            if deviceChanged(id) { enqueueState(state, of: device) }
+        case .availabilityChanged(let id, let status):
+            guard let device = await controller.device(id) else { return }
+            if deviceChanged(id) { enqueueAvailability(device, status) }
+            await availabilityChanged(device, status)
+        case .faultRaised(let id, let faults), .faultCleared(let id, let faults):
+            let raised = if case .faultRaised = event { true } else { false }
+            let name = await controller.device(id)?.name ?? id.rawValue
+            await emit(
+                raised ? "fault_raised" : "fault_cleared", device: id,
+                [
+                    "id": .string(id.rawValue), "friendly_name": .string(name),
+                    "faults": .array(faults.map(JSONValue.string)),
+                ])
+        case .devicePaired, .deviceRemoved:
+            await publishDevices()
+        case .candidateFound(let candidate):
+            await emit("device_found", device: candidate.id, ["id": .string(candidate.id.rawValue)])
+        }
+    }
+
+    /// Logs the change (coming online is routine: 1,000 devices at every start) and
+    /// announces a device whose frames do not decrypt.
+    private func availabilityChanged(_ device: TuyaDevice, _ status: ConnectionStatus) async {
+        let line: Logger.Message =
+            "\(device.name) (\(device.id)) is \(status.availability.rawValue)\(status.hint.map { ": \($0)" } ?? "")"
+        if status.availability == .online { logger.debug(line) } else { logger.notice(line) }
+        guard status.availability == .authFailed else { return }
+        await emit(
+            "auth_failed", device: device.id,
+            [
+                "id": .string(device.id.rawValue), "friendly_name": .string(device.name),
+                "message": .string(
+                    "frames from \(device.name) do not decrypt with its local key; "
+                        + "rekey it with `youll-devices rekey \(device.name)`"),
+            ])
+    }
+
+    /// Records the device's reported values as its confirmed state.
+    func persistConfirmed(_ id: DeviceID) async {
+        guard let reported = await controller.reportedDataPoints(of: id), !reported.isEmpty else { return }
+        do {
+            try await database.saveConfirmed(reported, for: id)
+        } catch {
+            logger.error("could not save the confirmed state of \(id): \(error)")
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import BLELink
+import Foundation
+import MQTTLink
+import ServiceLifecycle
+import Storage
+import Timing
+import TuyaController
+import TuyaCore
+
+extension GatewayDaemon {
+    /// `ble.enabled: on` refuses to start without a working adapter; `auto` carries on
+    /// with Wi-Fi devices only and says why; `off` does not look. Returns the adapter's
+    /// description when BLE can be used.
+    func checkBluetooth() throws -> BLESupport {
+        if let radio, configuration.ble.mode != .off {
+            let adapter = radio.adapter ?? "injected"
+            logger.info("BLE through the radio given to the daemon (\(adapter))")
+            return .available(adapter: adapter)
+        }
+        guard configuration.ble.mode != .off else {
+            logger.info("BLE is switched off in the configuration")
+            return .unavailable(reason: "switched off in the configuration (ble.enabled: off)")
+        }
+        do {
+            let adapter = try BluetoothAvailability.probe(adapter: configuration.ble.adapter)
+            logger.info("BLE adapter \(adapter.name) (\(adapter.address)) is available")
+            return .available(adapter: adapter.name)
+        } catch {
+            if configuration.ble.mode == .on {
+                throw GatewayStartError("BLE is required (ble.enabled: on) but cannot be used: \(error)")
+            }
+            logger.notice("BLE unavailable, continuing with Wi-Fi devices only: \(error)")
+            return .unavailable(reason: error.description)
+        }
+    }
+
+    /// Starts the controller, retrying while the broker cannot be reached (it may start
+    /// after the gateway at boot). A broker that refuses the credentials or the TLS
+    /// settings stops the start: retrying cannot fix that. Returns nil when a graceful
+    /// shutdown came first.
+    func startController(library: ProfileLibrary, database: GatewayDatabase, radio: BLERadio) async throws
+        -> TuyaController?
+    {
+        let backoff = Backoff(initial: .seconds(1), maximum: .seconds(30))
+        for attempt in 0... {
+            let controller = try makeController(library: library, database: database, radio: radio)
+            do {
+                try await controller.start()
+                return controller
+            } catch let error as MQTTError where Self.isTransient(error) {
+                let delay = backoff.delay(retry: attempt)
+                logger.warning("broker \(configuration.mqtt) not reachable (\(error)); retrying in \(delay)")
+                hooks.status("waiting for the broker at \(configuration.mqtt)")
+                let shutDown = await cancelWhenGracefulShutdown {
+                    (try? await Task.sleep(for: delay)) == nil
+                }
+                if shutDown || Task.isCancelled || Task.isShuttingDownGracefully { return nil }
+            } catch {
+                throw GatewayStartError("cannot use the broker \(configuration.mqtt): \(error)")
+            }
+        }
+        return nil
+    }
+
+    private func makeController(library: ProfileLibrary, database: GatewayDatabase, radio: BLERadio) throws
+        -> TuyaController
+    {
+        var busConfiguration = configuration.mqttLinkConfiguration()
+        busConfiguration.clientID = configuration.effectiveClientID + "-devices"
+        let bus: MQTTDeviceBus
+        do {
+            bus = try MQTTDeviceBus(configuration: busConfiguration)
+        } catch {
+            throw GatewayStartError("the device bus's MQTT client: \(error)")
+        }
+        var settings = TuyaController.Configuration()
+        settings.confirmationTimeout = configuration.devices.confirmationTimeout
+        settings.queryInterval = configuration.devices.queryInterval
+        return TuyaController(
+            bus: bus, library: library, store: SQLiteDeviceStore(database: database), radio: radio,
+            configuration: settings)
+    }
+
+    static func isTransient(_ error: MQTTError) -> Bool {
+        switch error {
+        case .connectionRefused, .hostNotFound, .network, .timedOut, .connectionLost: true
+        default: false
+        }
+    }
+
+    /// `bridge/info`: what is useful to see, nothing secret (the broker address is shown
+    /// without its password).
+    func info(bleAdapter: String?) -> [String: JSONValue] {
+        [
+            "ble_adapter": bleAdapter.map(JSONValue.string) ?? .null,
+            "version": .string(version),
+            "config": .object([
+                "base_topic": .string(configuration.baseTopic),
+                "mqtt": .string(configuration.mqtt.description),
+                "state_directory": .string(configuration.stateDirectory),
+                "ble": .string(configuration.ble.mode.rawValue),
+                "log_level": .string(configuration.logLevel.rawValue),
+                "permit_join_default_seconds": .integer(configuration.permitJoinTimeout.components.seconds),
+            ]),
+        ]
+    }
+}

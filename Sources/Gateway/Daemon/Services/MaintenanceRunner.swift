@@ -1,0 +1,18 @@
+import Logging
+import ServiceLifecycle
+
+/// Maintenance reminders in the daemon's service group: they run once the bridge that
+/// publishes their alerts is up, until shutdown (the update under way is stored first).
+struct MaintenanceRunner: Service {
+    let maintenance: MaintenanceService
+    let bridgeReady: Readiness
+    let logger: Logger
+
+    func run() async {
+        guard await bridgeReady.waitUnlessStopping() else {
+            await shutdownRequested("maintenance", logger: logger)
+            return
+        }
+        await cancelWhenGracefulShutdown { await maintenance.run() }
+    }
+}

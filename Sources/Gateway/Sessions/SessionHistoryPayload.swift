@@ -1,0 +1,60 @@
+import Foundation
+import SessionEngine
+import TuyaCore
+
+/// `session/history`: totals and streaks over every finished session, the badges earned
+/// (in their fixed order) and the latest sessions.
+struct SessionHistoryPayload: Codable, Hashable {
+    struct Session: Codable, Hashable {
+        var id: String
+        var preset: String
+        var state: SessionState
+        /// ISO 8601, UTC.
+        var startedAt: String
+        @NullWhenAbsent var endedAt: String?
+        var elapsedSeconds: SessionSeconds
+        /// Device ids.
+        var devices: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case id, preset, state, devices
+            case startedAt = "started_at"
+            case endedAt = "ended_at"
+            case elapsedSeconds = "elapsed_seconds"
+        }
+
+        init(_ record: SessionRecord) {
+            id = record.id.rawValue
+            preset = record.presetName
+            state = record.state
+            startedAt = ISO8601DateFormatter().string(from: record.startedAt)
+            endedAt = record.endedAt.map { ISO8601DateFormatter().string(from: $0) }
+            elapsedSeconds = SessionSeconds(record.elapsed)
+            devices = record.devices.map(\.rawValue)
+        }
+    }
+
+    var completedSessions: Int
+    var totalSeconds: SessionSeconds
+    var currentStreakDays: Int
+    var longestStreakDays: Int
+    var badges: [Badge]
+    var sessions: [Session]
+
+    enum CodingKeys: String, CodingKey {
+        case badges, sessions
+        case completedSessions = "completed_sessions"
+        case totalSeconds = "total_seconds"
+        case currentStreakDays = "current_streak_days"
+        case longestStreakDays = "longest_streak_days"
+    }
+
+    init(_ report: SessionHistoryReport) {
+        completedSessions = report.summary.completedSessions
+        totalSeconds = SessionSeconds(report.summary.totalTime)
+        currentStreakDays = report.summary.currentStreak
+        longestStreakDays = report.summary.longestStreak
+        badges = Badge.allCases.filter(report.badges.contains)
+        sessions = report.sessions.map(Session.init)
+    }
+}

@@ -1,0 +1,131 @@
+import TuyaCore
+
+extension SessionService {
+    /// Plays `record` with a new runner, following its events, and makes it the active session.
+    func launch(
+        _ record: SessionRecord, timeline: SessionTimeline, names: [DeviceID: String],
+        resuming point: SessionRunner.ResumePoint?
+    ) async throws(SessionServiceError) -> SessionStatus {
+        let runner = SessionRunner(id: record.id, timeline: timeline, controller: controller, clock: clock)
+        let events = await runner.events()
+        let id = record.id
+        var session = Tracked(record: record, runner: runner, timeline: timeline, names: names)
+        session.resumed = point != nil
+        session.consumer = Task { [weak self] in
+            for await event in events { await self?.handle(event, of: id) }
+            await self?.eventsEnded(id)
+        }
+        tracked[id] = session
+        activeID = id
+        suspended = false
+        activeChange(true)
+        do {
+            try await runner.start(resuming: point)
+        } catch {
+            session.consumer?.cancel()
+            tracked[id] = nil
+            activeID = nil
+            activeChange(false)
+            try? await store.update(id, state: .interrupted, elapsed: .zero, endingStartedAt: nil, endedAt: now())
+            throw .invalid(error)
+        }
+        return await runner.status()
+    }
+
+    private func handle(_ event: SessionEvent, of id: SessionID) async {
+        guard !suspended, let session = tracked[id] else { return }
+        do {
+            switch event {
+            case .started(let status, let captured):
+                tracked[id]?.record.captured = captured
+                if let record = tracked[id]?.record { try await store.save(record) }
+                let length = session.timeline.session.isOpenEnded ? nil : session.timeline.end
+                await tell(
+                    .started(
+                        status, devices: session.record.devices, names: session.names, resumed: session.resumed,
+                        length: length))
+                await announceStatus(of: id)
+            case .phaseChanged:
+                await announceStatus(of: id)
+            case .cueFired(let cue):
+                try await store.record(cue, in: id)
+                try await store.update(
+                    id, state: .running, elapsed: cue.actual, endingStartedAt: tracked[id]?.record.endingStartedAt,
+                    endedAt: nil)
+                await tell(.cue(cue, session: id, names: session.names))
+                await announceStatus(of: id)
+            case .cueSettled(let cue):
+                try await store.record(cue, in: id)
+            case .paused(let elapsed), .resumed(let elapsed):
+                try await pausedOrResumed(id, paused: event == .paused(elapsed: elapsed), elapsed: elapsed)
+            case .ended(let state, let elapsed):
+                try await ended(id, state: state, elapsed: elapsed)
+            }
+        } catch {
+            log(.init(level: .error, message: "session \(id): could not record \(event): \(error)"))
+        }
+    }
+
+    private func pausedOrResumed(_ id: SessionID, paused: Bool, elapsed: Duration) async throws {
+        try await store.update(
+            id, state: paused ? .paused : .running, elapsed: elapsed,
+            endingStartedAt: tracked[id]?.record.endingStartedAt, endedAt: nil)
+        await tell(paused ? .paused(id, elapsed: elapsed) : .resumed(id, elapsed: elapsed))
+        await announceStatus(of: id)
+    }
+
+    /// A timed session stopped early ends `stopped`; an open-ended one, which only ends by
+    /// hand, `completed`. Badges go out before the end, so whoever reacts to it reads a
+    /// history that has them.
+    private func ended(_ id: SessionID, state: SessionState, elapsed: Duration) async throws {
+        guard let session = tracked[id] else { return }
+        let final: SessionState =
+            state == .completed && session.stopRequested && !session.timeline.session.isOpenEnded ? .stopped : state
+        if activeID == id {
+            activeID = nil
+            activeChange(false)
+        }
+        try await store.update(
+            id, state: final, elapsed: elapsed, endingStartedAt: session.record.endingStartedAt, endedAt: now())
+        log(.init(level: .info, message: "session \(id) \(final.rawValue) after \(elapsed.sessionSeconds) s"))
+        if final == .completed, settings.awardsBadges { try await awardBadges() }
+        await tell(.ended(id, preset: session.record.presetName, state: final, elapsed: elapsed))
+        if activeID == nil { await tell(.status(nil, names: [:])) }
+    }
+
+    private func awardBadges() async throws {
+        let all = try await store.history(limit: nil)
+        let history = SessionHistory(sessions: all.map(\.summary), timeZone: settings.timeZone, now: now())
+        let new = history.newBadges(alreadyEarned: try await store.earnedBadges())
+        guard !new.isEmpty else { return }
+        try await store.saveBadges(new, earnedAt: now())
+        for badge in new { await tell(.badgeEarned(badge)) }
+    }
+
+    private func eventsEnded(_ id: SessionID) {
+        guard tracked[id] != nil, activeID != id else { return }
+        tracked[id] = nil
+    }
+
+    private func announceStatus(of id: SessionID) async {
+        guard activeID == id, let session = tracked[id] else { return }
+        await tell(.status(await session.runner.status(), names: session.names))
+    }
+
+    /// Sends each device its end state, without waiting: an offline device keeps it as its
+    /// desired state and catches up when it returns.
+    func applyFinalState(of timeline: SessionTimeline, captured: [DeviceID: DeviceState]) {
+        let commands = SessionFinalState.commands(of: timeline, captured: captured)
+        let controller = controller
+        let log = log
+        for (device, command) in commands.sorted(by: { $0.key < $1.key }) {
+            Task {
+                do {
+                    try await controller.send(command, to: device)
+                } catch {
+                    log(.init(level: .notice, message: "end state for \(device) not confirmed yet: \(error)"))
+                }
+            }
+        }
+    }
+}

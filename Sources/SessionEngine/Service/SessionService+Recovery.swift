@@ -1,0 +1,100 @@
+import Foundation
+import TuyaCore
+
+extension SessionService {
+    /// At daemon start: resumes the session that was running or paused when the daemon
+    /// stopped, if its planned end is still ahead; marks the others `interrupted` and
+    /// applies their end state (`SessionRecovery`).
+    public func recover() async {
+        let records: [SessionRecord]
+        do {
+            records = try await store.activeSessions()
+        } catch {
+            log(.init(level: .error, message: "cannot read the sessions to recover: \(error)"))
+            return
+        }
+        for record in records {
+            do {
+                try await recover(record)
+            } catch {
+                log(
+                    .init(
+                        level: .error,
+                        message: "session \(record.id) could not be recovered: \(error); marking it interrupted"))
+                await markInterrupted(record, timeline: nil)
+            }
+        }
+    }
+
+    /// At daemon shutdown: stops playing without ending the session, saves its elapsed
+    /// time and cue log, so the next start resumes it.
+    public func suspend() async {
+        suspended = true
+        guard let id = activeID, let session = tracked[id] else { return }
+        let before = await session.runner.status().state
+        try? await session.runner.stop()
+        let cueLog = await session.runner.cueLog()
+        let elapsed = await session.runner.status().elapsed
+        do {
+            for cue in cueLog { try await store.record(cue, in: id) }
+            try await store.update(
+                id, state: before == .paused ? .paused : .running, elapsed: elapsed,
+                endingStartedAt: session.record.endingStartedAt, endedAt: nil)
+            log(
+                .init(
+                    level: .info,
+                    message: "session \(id) suspended at \(elapsed.sessionSeconds) s; it resumes at the next start"))
+        } catch {
+            log(.init(level: .error, message: "could not save session \(id) for the next start: \(error)"))
+        }
+        session.consumer?.cancel()
+        tracked[id] = nil
+        activeID = nil
+        activeChange(false)
+    }
+
+    private func recover(_ record: SessionRecord) async throws {
+        guard let preset = preset(named: record.presetName) else {
+            throw SessionServiceError.unknownPreset(record.presetName, known: settings.presets.map(\.name))
+        }
+        let devices = await controller.devices().filter { record.devices.contains($0.id) }
+        let timeline = try SessionPlanner(options: settings.planner).plan(
+            record.session, preset: preset, devices: devices)
+        let cueLog = try await store.cueLog(of: record.id)
+        switch SessionRecovery.decide(
+            record, timeline: timeline, cueLog: cueLog, otherActive: activeID != nil, now: now())
+        {
+        case .interrupt:
+            await markInterrupted(record, timeline: timeline)
+        case .resume(let point, let paused):
+            var resumed = record
+            resumed.state = .running
+            log(
+                .init(
+                    level: .info,
+                    message:
+                        "resuming session \(record.id) (\(record.presetName)) at \(record.elapsed.sessionSeconds) s; \(cueLog.count) cues already fired"
+                ))
+            _ = try await launch(resumed, timeline: timeline, names: Self.names(of: devices), resuming: point)
+            if paused, let runner = tracked[record.id]?.runner { try await runner.pause() }
+        }
+    }
+
+    private func markInterrupted(_ record: SessionRecord, timeline: SessionTimeline?) async {
+        do {
+            try await store.update(
+                record.id, state: .interrupted, elapsed: record.elapsed, endingStartedAt: record.endingStartedAt,
+                endedAt: now())
+        } catch {
+            log(.init(level: .error, message: "could not mark session \(record.id) interrupted: \(error)"))
+        }
+        log(
+            .init(
+                level: .notice,
+                message:
+                    "session \(record.id) was interrupted by a restart past its planned end; applying its end state"
+            ))
+        if let timeline { applyFinalState(of: timeline, captured: record.captured) }
+        await tell(.ended(record.id, preset: record.presetName, state: .interrupted, elapsed: record.elapsed))
+    }
+}

@@ -1,0 +1,50 @@
+import Testing
+
+@testable import Gateway
+
+// Pure unit tests: requests admitted and finished by hand.
+@Suite("RequestAdmission")
+struct RequestAdmissionTests {
+    @Test("requests are admitted up to the limit, refused as busy beyond it, and admitted again once one ends")
+    func limit() {
+        var admission = RequestAdmission(limit: 2)
+        let decision1 = admission.admit()
+        #expect(decision1 == .admitted(id: 1))
+        let decision2 = admission.admit()
+        #expect(decision2 == .admitted(id: 2))
+        let decision3 = admission.admit()
+        #expect(decision3 == .refused(reason: "too many requests at once; try again"))
+        admission.finished(1)
+        let decision4 = admission.admit()
+        #expect(decision4 == .admitted(id: 3))
+        #expect(admission.underWay == [2, 3])
+    }
+
+    @Test("after shutdown began every request is refused, even with room to spare")
+    func refusesAtShutdown() {
+        var admission = RequestAdmission(limit: 64)
+        let decision5 = admission.admit()
+        #expect(decision5 == .admitted(id: 1))
+        admission.refuseNew()
+        let decision6 = admission.admit()
+        #expect(decision6 == .refused(reason: "the gateway is shutting down"))
+        admission.finished(1)
+        let decision7 = admission.admit()
+        #expect(decision7 == .refused(reason: "the gateway is shutting down"))
+        #expect(admission.underWay.isEmpty)
+    }
+
+    @Test("a request reported finished twice, or never admitted, changes nothing")
+    func finishedIsIdempotent() {
+        var admission = RequestAdmission(limit: 1)
+        let decision8 = admission.admit()
+        #expect(decision8 == .admitted(id: 1))
+        admission.finished(7)
+        let decision9 = admission.admit()
+        #expect(decision9 == .refused(reason: "too many requests at once; try again"))
+        admission.finished(1)
+        admission.finished(1)
+        let decision10 = admission.admit()
+        #expect(decision10 == .admitted(id: 2))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import SessionEngine
+import TuyaCore
+
+/// A `SessionStore` in memory, for the service's unit tests (the SQLite one is tested in
+/// GatewayTests against a real database).
+actor InMemorySessionStore: SessionStore {
+    struct Missing: Error {}
+
+    private var records: [SessionID: SessionRecord] = [:]
+    private var cues: [SessionID: [Int: CueRecord]] = [:]
+    private var badges: [Badge: Date] = [:]
+
+    private static let going: Set<SessionState> = [.running, .paused, .scheduled]
+
+    func save(_ record: SessionRecord) { records[record.id] = record }
+
+    func update(
+        _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
+    ) throws {
+        guard var record = records[id] else { throw Missing() }
+        record.state = state
+        record.elapsed = elapsed
+        record.endingStartedAt = endingStartedAt
+        record.endedAt = endedAt
+        records[id] = record
+    }
+
+    func record(_ cue: CueRecord, in session: SessionID) { cues[session, default: [:]][cue.cueIndex] = cue }
+
+    func cueLog(of session: SessionID) -> [CueRecord] {
+        (cues[session] ?? [:]).values.sorted { $0.cueIndex < $1.cueIndex }
+    }
+
+    func activeSessions() -> [SessionRecord] {
+        records.values.filter { Self.going.contains($0.state) }.sorted { $0.startedAt < $1.startedAt }
+    }
+
+    func history(limit: Int?) -> [SessionRecord] {
+        let finished = records.values.filter { !Self.going.contains($0.state) }.sorted { $0.startedAt > $1.startedAt }
+        return Array(finished.prefix(limit ?? finished.count))
+    }
+
+    func earnedBadges() -> Set<Badge> { Set(badges.keys) }
+
+    func saveBadges(_ new: [Badge], earnedAt: Date) {
+        for badge in new where badges[badge] == nil { badges[badge] = earnedAt }
+    }
+
+    func session(_ id: SessionID) -> SessionRecord? { records[id] }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import SessionEngine
+import Testing
+import TuyaCore
+import YoullTestSupport
+
+/// The session service as the timer module: an in-memory store, the manual clock, and
+/// the announcements read from a stream as they come.
+@Suite("the timer module: sessions with and without devices, badges on a stream")
+struct TimerModuleTests {
+    static let now = Date(timeIntervalSince1970: 1_790_000_000)
+    static let lamp = TuyaDevice(
+        id: DeviceID("bf0000000000000000lamp")!, name: "lamp", profileID: "rgbcct-bulb-v2", category: .light,
+        transport: .mqtt)
+
+    struct Rig {
+        let clock = ManualClock()
+        let store = InMemorySessionStore()
+        let service: SessionService
+        let announcements: AsyncStream<SessionAnnouncement>
+
+        init(controller: (any TuyaControllerProtocol)?) {
+            let (stream, continuation) = AsyncStream.makeStream(of: SessionAnnouncement.self)
+            announcements = stream
+            service = SessionService(
+                tuyaController: controller, store: store, clock: clock, announce: { continuation.yield($0) },
+                now: { TimerModuleTests.now })
+        }
+
+        /// Moves the clock past every cue once the runner waits for its first: the whole
+        /// session and its end effect play out.
+        func playOut() async {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(3600))
+        }
+
+        /// The announcements up to and including the first that `last` accepts.
+        func announcements(through last: @escaping @Sendable (SessionAnnouncement) -> Bool) async throws
+            -> [SessionAnnouncement]
+        {
+            let stream = announcements
+            return try await withDeadline(10, "the announcements to end") {
+                var seen: [SessionAnnouncement] = []
+                for await announcement in stream {
+                    seen.append(announcement)
+                    if last(announcement) { return seen }
+                }
+                return seen
+            }
+        }
+    }
+
+    static func isIdle(_ announcement: SessionAnnouncement) -> Bool {
+        announcement == .status(nil, names: [:])
+    }
+
+    @Test("without a Tuya controller a session runs on its clock with no devices, completes and earns the first badge")
+    func withoutController() async throws {
+        let rig = Rig(controller: nil)
+        #expect(rig.service.tuyaController == nil)
+        var badges = rig.service.badgeEvents().makeAsyncIterator()
+
+        let started = try await rig.service.start(SessionStartRequest(configuration: .minutes(1)))
+        #expect(started.devices.isEmpty)
+        await rig.playOut()
+        _ = try await rig.announcements(through: Self.isIdle)
+
+        #expect(await badges.next() == .firstSession)
+        #expect(await rig.service.status() == nil)
+        let record = try #require(await rig.store.session(started.id))
+        #expect(record.state == .completed)
+        #expect(record.devices.isEmpty)
+    }
+
+    @Test("a completed session's badge is announced before its end, and the status goes idle last")
+    func badgeBeforeEnd() async throws {
+        let rig = Rig(controller: nil)
+        let started = try await rig.service.start(SessionStartRequest(configuration: .minutes(1)))
+        await rig.playOut()
+        let list = try await rig.announcements(through: Self.isIdle)
+
+        let badge = try #require(list.firstIndex(of: .badgeEarned(.firstSession)))
+        let end = try #require(
+            list.firstIndex { if case .ended(started.id, _, .completed, _) = $0 { true } else { false } })
+        #expect(badge < end && end == list.count - 2)
+        #expect(list.last.map(Self.isIdle) == true)
+    }
+
+    @Test("with the Tuya module's controller the session drives its devices, named as the controller names them")
+    func withController() async throws {
+        let clock = ManualClock()
+        let controller = RecordingController(clock: clock, devices: [Self.lamp])
+        let rig = Rig(controller: controller)
+        _ = try await rig.service.start(SessionStartRequest(preset: "focus", configuration: .minutes(1)))
+        let list = try await rig.announcements { if case .cue = $0 { true } else { false } }
+
+        guard
+            case .started(_, let devices, let names, let resumed, _)? = list.first(where: {
+                if case .started = $0 { true } else { false }
+            })
+        else {
+            Issue.record("no started announcement: \(list)")
+            return
+        }
+        #expect(devices == [Self.lamp.id] && names == [Self.lamp.id: "lamp"] && !resumed)
+        guard case .cue(let cue, _, _)? = list.last else { return }
+        #expect(cue.deviceID == Self.lamp.id && cue.kind == .start)
+        #expect(cue.outcome == .sent, "the lamp is online: its start scene went to the controller")
+        _ = try await rig.service.stop(immediately: true)
+    }
+}
