@@ -1,6 +1,7 @@
 import DeviceSimulator
 import Foundation
 import LocalBroker
+import Synchronization
 import Testing
 import TuyaCore
 import TuyaWire
@@ -9,9 +10,17 @@ import TuyaWire
 /// on a real network, discovery ports picked free. Nothing here collides with a suite
 /// running beside it.
 enum LANFleetFixture {
+    /// 127.x.y.1 with x and y random: never the same twice in this process, and another
+    /// test process picks the same one about once in 57,000 (then binding fails loudly).
+    /// Room for 500 devices after it.
     static func baseAddress() -> String {
-        "127.\(Int.random(in: 20...250)).\(Int.random(in: 1...250)).1"
+        while true {
+            let candidate = "127.\(Int.random(in: 20...250)).\(Int.random(in: 1...250)).1"
+            if handedOut.withLock({ $0.insert(candidate).inserted }) { return candidate }
+        }
     }
+
+    private static let handedOut = Mutex<Set<String>>([])
 
     static func options(
         lights: Int = 3, diffusers: Int = 0, versions: [LANProtocolVersion] = [.v3_3, .v3_4, .v3_5],

@@ -163,6 +163,20 @@ struct SimulatedLANDeviceTests {
         #expect(pair.device.model.state[dp(20)] == .bool(false))
     }
 
+    @Test("past its flood limit the device goes deaf: requests go unanswered until the silence ends")
+    func flooding() throws {
+        let limit = FloodLimit(frames: 2, window: .seconds(1), silence: .seconds(5))
+        var pair = try Pair(version: .v3_4, misbehaviour: Misbehaviour(floodLimit: limit))
+        let connected = pair.connect()
+        #expect(connected)
+        for _ in 0..<3 { try pair.send(.query(version: .v3_4, devId: "x", timestamp: 1)) }
+        #expect(pair.messages.count == 2)
+        #expect(pair.device.model.statistics.framesFlooded == 1)
+        pair.advance(.seconds(6))
+        try pair.send(.query(version: .v3_4, devId: "x", timestamp: 1))
+        #expect(pair.messages.count == 3)
+    }
+
     @Test("going offline goes dark and drops the client; coming back listens again")
     func offline() throws {
         var pair = try Pair(version: .v3_3)
