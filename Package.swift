@@ -92,9 +92,14 @@ let package = Package(
         // over a socketpair), for tests, the demo and benchmarks.
         // Talks to libmosquitto directly, not through MQTTLink: one poll loop drives every
         // simulated device's connection, while MQTTLink runs one thread per connection.
+        // NIO: simulated LAN devices, one event loop thread for every listener and connection.
         .target(
             name: "DeviceSimulator",
-            dependencies: ["TuyaCore", "TuyaWire", "CMosquitto", "BLELink"],
+            dependencies: [
+                "TuyaCore", "TuyaWire", "CMosquitto", "BLELink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -2,13 +2,19 @@ import ArgumentParser
 import DeviceSimulator
 import Dispatch
 import Foundation
+import TuyaWire
 
 /// `youll-devices simulate`: simulated Tuya Wi-Fi lights and diffusers that speak the
-/// real MQTT device protocol to a broker, so the gateway can be tried without hardware.
-/// Writes a tinytuya-style devices.json that `pair import` reads. Runs until Ctrl-C.
+/// real MQTT device protocol to a broker, or with `--lan N` the Tuya LAN protocol
+/// (3.3/3.4/3.5) on TCP 6668 of their own loopback addresses, so the gateway can be tried
+/// without hardware. Writes a tinytuya-style devices.json that `pair import` reads (with
+/// `ip` and `version` for LAN devices). Runs until Ctrl-C.
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "simulate", abstract: "Run simulated Tuya lights and diffusers on an MQTT broker.")
+        commandName: "simulate",
+        abstract: "Run simulated Tuya lights and diffusers on an MQTT broker or the LAN protocol.")
+
+    @OptionGroup var lan: LANSimulateOptions
 
     @Option(name: .long, help: "Number of simulated RGB+CCT lights.")
     var lights: Int = 2
@@ -32,6 +38,10 @@ struct SimulateCommand: AsyncParsableCommand {
     var reportDelayMs: Int = 20
 
     func run() async throws {
+        if lan.lan > 0 {
+            try await runLAN()
+            return
+        }
         guard (0...20_000).contains(lights), (0...20_000).contains(diffusers), lights + diffusers > 0 else {
             FileHandle.standardError.write(
                 Data("error: --lights and --diffusers: 0 to 20000 each, at least one device\n".utf8))
@@ -43,7 +53,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let behaviour = DeviceBehaviour(reportDelay: .milliseconds(reportDelayMs))
         let directories = ProfileDirectories.search(explicit: profiles)
-        let task = Task {
+        try await untilSignalled {
             try await SimulatorFleet.run(
                 lights: lights, diffusers: diffusers, brokerURL: broker, devicesJSONPath: devicesJSON,
                 profileDirectories: directories, seed: seed, behaviour: behaviour
@@ -52,6 +62,35 @@ struct SimulateCommand: AsyncParsableCommand {
                 print("press Ctrl-C to stop")
             }
         }
+    }
+
+    /// `--lan N`: LAN devices only, no broker.
+    private func runLAN() async throws {
+        let options: LANSimulatorOptions
+        do {
+            options = try lan.options(seed: seed, reportDelayMs: reportDelayMs)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let directories = ProfileDirectories.search(explicit: profiles)
+        let path = devicesJSON
+        try await untilSignalled {
+            try await LANSimulatorFleet.run(options: options, devicesJSONPath: path, profileDirectories: directories) {
+                fleet in
+                let versions = Set(fleet.identities.map(\.version.rawValue)).sorted().joined(separator: ", ")
+                // Written straight to the descriptor: a pipe reader (a test, a script) sees it at once.
+                FileHandle.standardOutput.write(
+                    Data(
+                        ("simulating \(fleet.identities.count) LAN devices (\(versions)) from \(options.baseAddress)"
+                            + " on TCP \(options.port); ids, keys, addresses in \(path)\npress Ctrl-C to stop\n").utf8))
+            }
+        }
+    }
+
+    /// Runs `body` until SIGINT or SIGTERM cancels it; an error is one line and exit 1.
+    private func untilSignalled(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        let task = Task { try await body() }
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number)
@@ -66,5 +105,73 @@ struct SimulateCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+}
+
+/// The `simulate --lan` options: how many LAN devices, which protocol versions, and the
+/// loopback addresses and ports they use.
+struct LANSimulateOptions: ParsableArguments {
+    @Option(name: .long, help: "Run this many simulated LAN-protocol devices (no broker) instead of MQTT ones.")
+    var lan: Int = 0
+
+    @Option(name: .long, help: "How many of the LAN devices are diffusers (default: a third); the rest are lights.")
+    var lanDiffusers: Int?
+
+    @Option(name: .long, help: "Protocol versions handed out in turn, e.g. 3.3,3.4,3.5 (default).")
+    var lanVersions: String = "3.3,3.4,3.5"
+
+    @Option(name: .long, help: "The first device's loopback address; the next ones count up from it.")
+    var lanBaseAddress: String = "127.0.10.1"
+
+    @Option(name: .long, help: "The TCP port every LAN device listens on at its own address.")
+    var lanPort: Int = 6668
+
+    @Option(name: .long, help: "Where LAN devices send their discovery broadcasts.")
+    var lanDiscoveryAddress: String = "127.255.255.255"
+
+    @Option(name: .long, help: "UDP port of encrypted broadcasts (6667 on a real network).")
+    var lanDiscoveryPort: Int = 6667
+
+    @Option(name: .long, help: "Seconds between broadcasts (0: only once at start).")
+    var lanBroadcastSeconds: Double = 5
+
+    @Option(name: .long, help: "UDP port where 3.5 devices hear solicitations, on the discovery address (0: off).")
+    var lanSolicitationPort: Int = 7000
+
+    @Option(name: .long, help: "UDP port 3.5 devices answer a solicitation on.")
+    var lanSolicitationReplyPort: Int = 7000
+
+    func options(seed: UInt64, reportDelayMs: Int) throws -> LANSimulatorOptions {
+        guard (1...20_000).contains(lan) else { throw CLIError("--lan: 1 to 20000 devices") }
+        guard (1...65_535).contains(lanPort) else { throw CLIError("--lan-port: 1 to 65535") }
+        let diffusers = lanDiffusers ?? lan / 3
+        guard (0...lan).contains(diffusers) else { throw CLIError("--lan-diffusers: 0 to \(lan)") }
+        var versions: [LANProtocolVersion] = []
+        for text in lanVersions.split(separator: ",") {
+            guard let version = LANProtocolVersion(String(text)) else {
+                throw CLIError("--lan-versions: \"\(text)\" is not one of 3.1, 3.2, 3.3, 3.4, 3.5")
+            }
+            versions.append(version)
+        }
+        guard !versions.isEmpty else { throw CLIError("--lan-versions: give at least one, e.g. 3.3,3.4,3.5") }
+        for (name, port) in [
+            ("--lan-discovery-port", lanDiscoveryPort),
+            ("--lan-solicitation-port", lanSolicitationPort),
+            ("--lan-solicitation-reply-port", lanSolicitationReplyPort),
+        ] where !(0...65_535).contains(port) {
+            throw CLIError("\(name): 0 to 65535")
+        }
+        guard LoopbackAddress(lanBaseAddress) != nil else {
+            throw CLIError("--lan-base-address: \"\(lanBaseAddress)\" is not an address in 127.0.0.0/8")
+        }
+        guard (0...86_400).contains(lanBroadcastSeconds) else { throw CLIError("--lan-broadcast-seconds: 0 to 86400") }
+        guard (0...60_000).contains(reportDelayMs) else { throw CLIError("--report-delay-ms: 0 to 60000") }
+        return LANSimulatorOptions(
+            lights: lan - diffusers, diffusers: diffusers, versions: versions, baseAddress: lanBaseAddress,
+            port: lanPort, discoveryAddress: lanDiscoveryAddress, discoveryPort: lanDiscoveryPort,
+            broadcastInterval: lanBroadcastSeconds > 0 ? .milliseconds(Int64(lanBroadcastSeconds * 1000)) : nil,
+            solicitationAddress: lanSolicitationPort > 0 ? lanDiscoveryAddress : nil,
+            solicitationPort: lanSolicitationPort, solicitationReplyPort: lanSolicitationReplyPort, seed: seed,
+            behaviour: DeviceBehaviour(reportDelay: .milliseconds(reportDelayMs)))
     }
 }

@@ -25,11 +25,22 @@ public struct SimulatedDevice: Sendable {
         case connect
     }
 
-    /// A protocol-4 report: the values it carries and the encrypted frame.
+    /// A protocol-4 report: the values it carries, the encrypted frame and why it was sent.
     public struct Report: Hashable, Sendable {
+        /// What made the device report: a transport that answers queries in their own
+        /// frame (the LAN simulator) tells answers from pushes by it.
+        public enum Cause: Hashable, Sendable {
+            case command
+            case query
+            /// Timer ticks, the tank running dry, a refill.
+            case spontaneous
+            case connected
+        }
+
         public let dataPoints: DataPoints
         public let timestamp: Int64
         public let payload: [UInt8]
+        public let cause: Cause
     }
 
     /// Counters a test or the demo reads to see what the device did with its input.
@@ -72,6 +83,7 @@ public struct SimulatedDevice: Sendable {
     private struct PendingReport: Sendable {
         var due: Duration
         var ids: [DataPointID]
+        var cause: Report.Cause
     }
 
     /// Throws when `localKey` is not 16 characters.
@@ -111,6 +123,18 @@ public struct SimulatedDevice: Sendable {
 
     /// Handles one payload that arrived on `smart/device/in/<devId>`.
     public mutating func receive(_ payload: [UInt8], at time: Duration) -> [Action] {
+        let envelope = (try? MQTTFrame.decode(payload, key: key)).flatMap { try? TuyaEnvelope.decode($0.body).envelope }
+        return handle(envelope, at: time)
+    }
+
+    /// Handles a command or query another transport has already decrypted (the LAN
+    /// simulator), with the same rules, misbehaviour and reports as an MQTT frame.
+    public mutating func receive(envelope: TuyaEnvelope, at time: Duration) -> [Action] {
+        handle(envelope, at: time)
+    }
+
+    /// `envelope` is nil for a frame the device could not decrypt or parse.
+    private mutating func handle(_ envelope: TuyaEnvelope?, at time: Duration) -> [Action] {
         var actions = advance(to: time)
         statistics.framesReceived += 1
         guard isOnline else {
@@ -121,9 +145,7 @@ public struct SimulatedDevice: Sendable {
             statistics.framesFlooded += 1
             return actions
         }
-        guard let frame = try? MQTTFrame.decode(payload, key: key),
-            let (envelope, _) = try? TuyaEnvelope.decode(frame.body)
-        else {
+        guard let envelope else {
             statistics.framesIgnored += 1
             return actions
         }
@@ -136,7 +158,7 @@ public struct SimulatedDevice: Sendable {
                 break
             }
             statistics.commandsApplied += 1
-            schedule(changed)
+            schedule(changed, cause: .command)
         case .query(let requested):
             guard !dropsThisOne() else { break }
             let ids =
@@ -147,7 +169,7 @@ public struct SimulatedDevice: Sendable {
                 break
             }
             statistics.queriesAnswered += 1
-            schedule(ids)
+            schedule(ids, cause: .query)
         default:
             statistics.framesIgnored += 1
         }
@@ -172,7 +194,7 @@ public struct SimulatedDevice: Sendable {
     public mutating func connected(at time: Duration) -> [Action] {
         var actions = advance(to: time)
         guard isOnline else { return actions + [.disconnect] }
-        if let report = makeReport(state.keys.sorted()) { actions.append(report) }
+        if let report = makeReport(state.keys.sorted(), cause: .connected) { actions.append(report) }
         return actions
     }
 
@@ -236,13 +258,13 @@ public struct SimulatedDevice: Sendable {
 
     // MARK: - Reports
 
-    private mutating func schedule(_ ids: [DataPointID]) {
-        pending.append(PendingReport(due: now + behaviour.reportDelay, ids: ids))
+    private mutating func schedule(_ ids: [DataPointID], cause: Report.Cause) {
+        pending.append(PendingReport(due: now + behaviour.reportDelay, ids: ids, cause: cause))
     }
 
     /// Publishes a report outside the command/answer cycle (timer ticks, faults).
     mutating func reportSpontaneously(_ ids: [DataPointID]) -> [Action] {
-        guard !ids.isEmpty, let report = makeReport(ids.sorted()) else { return [] }
+        guard !ids.isEmpty, let report = makeReport(ids.sorted(), cause: .spontaneous) else { return [] }
         return [report]
     }
 
@@ -255,13 +277,13 @@ public struct SimulatedDevice: Sendable {
         }
         while let index = pending.firstIndex(where: { $0.due <= now }) {
             let due = pending.remove(at: index)
-            if let report = makeReport(due.ids) { actions.append(report) }
+            if let report = makeReport(due.ids, cause: due.cause) { actions.append(report) }
         }
         actions += fireDiffuserEvents()
         return actions
     }
 
-    private mutating func makeReport(_ ids: [DataPointID]) -> Action? {
+    private mutating func makeReport(_ ids: [DataPointID], cause: Report.Cause) -> Action? {
         guard isOnline else { return nil }
         var values: DataPoints = [:]
         for id in ids { values[id] = state[id] }
@@ -276,7 +298,7 @@ public struct SimulatedDevice: Sendable {
                 body: body, key: reportKey, sequence: sequence, source: MQTTFrame.deviceSource)
         else { return nil }
         statistics.reportsPublished += 1
-        return .publish(Report(dataPoints: values, timestamp: timestamp, payload: payload))
+        return .publish(Report(dataPoints: values, timestamp: timestamp, payload: payload, cause: cause))
     }
 
     private mutating func moveClock(to time: Duration) {

@@ -3,9 +3,17 @@ import TuyaCore
 
 /// Renders identities as the `devices.json` tinytuya's wizard writes (an array of
 /// objects with `id`, `key`, `name`, `product_id`, `version` and a DP `mapping`), the
-/// file the gateway's pair/import reads. Simulated devices have no IP: they speak MQTT.
+/// file the gateway's pair/import reads. Simulated MQTT devices have no IP; simulated LAN
+/// devices carry their `ip` and protocol `version`, as tinytuya's scanner fills them in.
 enum DevicesJSON {
-    static func render(_ identities: [DeviceIdentity]) -> String {
+    /// Where a LAN device is and which protocol it speaks.
+    struct LANAddress {
+        var ip: String
+        var version: String
+    }
+
+    /// `lan` gives `ip` and `version` by devId; devices not in it get no IP and "3.3".
+    static func render(_ identities: [DeviceIdentity], lan: [String: LANAddress] = [:]) -> String {
         let entries: [[String: Any]] = identities.map { identity in
             let profile = identity.profile
             return [
@@ -16,8 +24,8 @@ enum DevicesJSON {
                 "product_name": profile.name,
                 "category": profile.category.rawValue,
                 "model": profile.model ?? "",
-                "version": "3.3",
-                "ip": "",
+                "version": lan[identity.devId]?.version ?? "3.3",
+                "ip": lan[identity.devId]?.ip ?? "",
                 "mac": "",
                 "uuid": identity.devId,
                 "sub": false,

@@ -32,25 +32,59 @@ public enum LAN55AAFrame {
         }
     }
 
+    /// An integrity check ready to run: the HMAC keyed once (`LANFrameKey`).
+    enum Check: Sendable {
+        case crc32
+        case hmac(HMAC<SHA256>)
+
+        init(_ integrity: Integrity) {
+            switch integrity {
+            case .crc32: self = .crc32
+            case .hmac(let key): self = .hmac(HMAC<SHA256>(key: key.symmetric))
+            }
+        }
+
+        var trailerSize: Int {
+            switch self {
+            case .crc32: 8
+            case .hmac: 36
+            }
+        }
+
+        func code(over bytes: ArraySlice<UInt8>) -> [UInt8] {
+            switch self {
+            case .crc32:
+                var out: [UInt8] = []
+                BigEndian.append(CRC32.checksum(bytes), to: &out)
+                return out
+            case .hmac(let keyed):
+                var mac = keyed
+                bytes.withUnsafeBytes { mac.update(data: $0) }
+                return Array(mac.finalize())
+            }
+        }
+    }
+
     /// A whole frame. `retcode` is written only when given (frames from a device).
     public static func encode(
         sequence: UInt32, command: LANCommand, retcode: UInt32? = nil, payload: [UInt8], integrity: Integrity
     ) -> [UInt8] {
+        encode(sequence: sequence, command: command, retcode: retcode, payload: payload, check: Check(integrity))
+    }
+
+    static func encode(
+        sequence: UInt32, command: LANCommand, retcode: UInt32?, payload: [UInt8], check: Check
+    ) -> [UInt8] {
         let body = (retcode == nil ? 0 : 4) + payload.count
         var frame: [UInt8] = []
-        frame.reserveCapacity(headerSize + body + integrity.trailerSize)
+        frame.reserveCapacity(headerSize + body + check.trailerSize)
         frame.append(contentsOf: prefix)
         BigEndian.append(sequence, to: &frame)
         BigEndian.append(command.rawValue, to: &frame)
-        BigEndian.append(UInt32(body + integrity.trailerSize), to: &frame)
+        BigEndian.append(UInt32(body + check.trailerSize), to: &frame)
         if let retcode { BigEndian.append(retcode, to: &frame) }
         frame.append(contentsOf: payload)
-        switch integrity {
-        case .crc32:
-            BigEndian.append(CRC32.checksum(frame), to: &frame)
-        case .hmac(let key):
-            frame.append(contentsOf: HMAC<SHA256>.authenticationCode(for: frame, using: key.symmetric))
-        }
+        frame.append(contentsOf: check.code(over: frame[...]))
         frame.append(contentsOf: suffix)
         return frame
     }
@@ -67,6 +101,12 @@ public enum LAN55AAFrame {
     /// key (during the handshake) or an altered frame.
     public static func decode(
         _ bytes: [UInt8], direction: LANDirection, integrity: Integrity, maxSize: Int = LANFrame.defaultMaxSize
+    ) throws(WireError) -> LANFrame {
+        try decode(bytes, direction: direction, check: Check(integrity), maxSize: maxSize)
+    }
+
+    static func decode(
+        _ bytes: [UInt8], direction: LANDirection, check integrity: Check, maxSize: Int
     ) throws(WireError) -> LANFrame {
         guard bytes.count <= maxSize else {
             throw .lengthOutOfRange(field: "LAN 55AA frame size", value: bytes.count, limit: maxSize)
@@ -105,7 +145,7 @@ public enum LAN55AAFrame {
             payload: Array(bytes[payloadStart..<checkedEnd]))
     }
 
-    private static func verify(_ bytes: [UInt8], checkedEnd: Int, integrity: Integrity) throws(WireError) {
+    private static func verify(_ bytes: [UInt8], checkedEnd: Int, integrity: Check) throws(WireError) {
         switch integrity {
         case .crc32:
             let expected = BigEndian.read(bytes, at: checkedEnd)
@@ -113,10 +153,12 @@ public enum LAN55AAFrame {
             guard expected == actual else {
                 throw .checksumMismatch(what: "LAN 55AA CRC-32", expected: expected, actual: actual)
             }
-        case .hmac(let key):
-            let valid = HMAC<SHA256>.isValidAuthenticationCode(
-                bytes[checkedEnd..<(checkedEnd + 32)], authenticating: bytes[..<checkedEnd], using: key.symmetric)
-            guard valid else { throw .authenticationFailed(what: "LAN 3.4 frame HMAC-SHA256") }
+        case .hmac:
+            // Compared in constant time: every byte is looked at whatever the first difference.
+            let expected = integrity.code(over: bytes[..<checkedEnd])
+            var difference: UInt8 = 0
+            for index in 0..<32 { difference |= expected[index] ^ bytes[checkedEnd + index] }
+            guard difference == 0 else { throw .authenticationFailed(what: "LAN 3.4 frame HMAC-SHA256") }
         }
     }
 }

@@ -54,6 +54,8 @@ public struct LANClientSession: Sendable {
     /// The sequence number the next frame will carry.
     public private(set) var nextSequence: UInt32
     private let localKey: AESKey
+    private let localFrameKey: LANFrameKey
+    private var sessionFrameKey: LANFrameKey?
     private let sourceID: UInt32?
     private let codec: LANMessageCodec
     private var reader: LANFrameReader
@@ -74,6 +76,7 @@ public struct LANClientSession: Sendable {
     ) {
         self.version = version
         self.localKey = localKey
+        localFrameKey = LANFrameKey(localKey, version: version)
         self.random = LANRandom(random)
         self.sourceID = sourceID
         nextSequence = firstSequence
@@ -89,13 +92,14 @@ public struct LANClientSession: Sendable {
     public mutating func start() -> [UInt8] {
         reader.reset()
         sessionKey = nil
+        sessionFrameKey = nil
         guard version.negotiatesSessionKey else {
             state = .established
             return []
         }
         clientNonce = random.bytes(LANHandshake.nonceSize)
         do throws(WireError) {
-            let frame = try seal(.sessionKeyStart, payload: clientNonce, key: localKey, header: nil)
+            let frame = try seal(.sessionKeyStart, payload: clientNonce, key: localFrameKey, header: nil)
             state = .negotiating
             return frame
         } catch {
@@ -133,7 +137,7 @@ public struct LANClientSession: Sendable {
             throw .sessionNotEstablished("cannot send \(command) while the session is \(state)")
         }
         let header = sourceID.map { LANVersionHeader(version: version, sequence: nextSequence, source: $0) }
-        return try seal(command, payload: json, key: sessionKey ?? localKey, header: header)
+        return try seal(command, payload: json, key: sessionFrameKey ?? localFrameKey, header: header)
     }
 
     /// A request built by `LANRequest`.
@@ -142,11 +146,11 @@ public struct LANClientSession: Sendable {
     }
 
     private mutating func seal(
-        _ command: LANCommand, payload: [UInt8], key: AESKey, header: LANVersionHeader?
+        _ command: LANCommand, payload: [UInt8], key: LANFrameKey, header: LANVersionHeader?
     ) throws(WireError) -> [UInt8] {
         let message = LANMessage(command: command, sequence: nextSequence, payload: payload, header: header)
         let nonce = version.usesGCMFrames ? random.bytes(LAN6699Frame.nonceSize) : nil
-        let frame = try codec.encode(message, key: key, nonce: nonce)
+        let frame = try codec.encode(message, frameKey: key, nonce: nonce)
         nextSequence &+= 1
         return frame
     }
@@ -155,7 +159,7 @@ public struct LANClientSession: Sendable {
     private mutating func finishHandshake(_ frame: [UInt8]) -> [Event] {
         let answer: LANMessage
         do throws(WireError) {
-            answer = try codec.decode(frame, key: localKey, direction: .fromDevice)
+            answer = try codec.decode(frame, frameKey: localFrameKey, direction: .fromDevice)
         } catch {
             if case .authenticationFailed = error {
                 return fail(.keyMismatch("the device's session-key answer does not verify under the local key"))
@@ -176,9 +180,11 @@ public struct LANClientSession: Sendable {
                 fromResponse: answer.payload, localKey: localKey, clientNonce: clientNonce)
             let finish = LANHandshake.finishPayload(localKey: localKey, deviceNonce: deviceNonce)
             do throws(WireError) {
-                let bytes = try seal(.sessionKeyFinish, payload: finish, key: localKey, header: nil)
-                sessionKey = try LANHandshake.sessionKey(
+                let bytes = try seal(.sessionKeyFinish, payload: finish, key: localFrameKey, header: nil)
+                let agreed = try LANHandshake.sessionKey(
                     version: version, localKey: localKey, clientNonce: clientNonce, deviceNonce: deviceNonce)
+                sessionKey = agreed
+                sessionFrameKey = LANFrameKey(agreed, version: version)
                 state = .established
                 return [.send(bytes), .established]
             } catch {
@@ -191,7 +197,9 @@ public struct LANClientSession: Sendable {
 
     private mutating func deliver(_ frame: [UInt8]) -> [Event] {
         do throws(WireError) {
-            return [.message(try codec.decode(frame, key: sessionKey ?? localKey, direction: .fromDevice))]
+            return [
+                .message(try codec.decode(frame, frameKey: sessionFrameKey ?? localFrameKey, direction: .fromDevice))
+            ]
         } catch {
             if case .keyMismatch(let detail) = error { return fail(.keyMismatch(detail)) }
             return fail(.malformed(error))

@@ -34,6 +34,8 @@ public struct LANDeviceSession: Sendable {
     /// The device's own sequence counter: global, independent of the client's numbers.
     public private(set) var nextSequence: UInt32
     private let localKey: AESKey
+    private let localFrameKey: LANFrameKey
+    private var sessionFrameKey: LANFrameKey?
     private let codec: LANMessageCodec
     private var reader: LANFrameReader
     private var random: LANRandom
@@ -47,6 +49,7 @@ public struct LANDeviceSession: Sendable {
     ) {
         self.version = version
         self.localKey = localKey
+        localFrameKey = LANFrameKey(localKey, version: version)
         self.random = LANRandom(random)
         nextSequence = firstSequence
         codec = LANMessageCodec(version: version, maxFrameSize: maxFrameSize)
@@ -90,16 +93,17 @@ public struct LANDeviceSession: Sendable {
         let sourceHeader =
             header
             ?? LANVersionHeader(version: version, sequence: nextSequence, source: LANVersionHeader.deviceSource)
-        return try seal(command, retcode: retcode, payload: json, key: sessionKey ?? localKey, header: sourceHeader)
+        return try seal(
+            command, retcode: retcode, payload: json, key: sessionFrameKey ?? localFrameKey, header: sourceHeader)
     }
 
     private mutating func seal(
-        _ command: LANCommand, retcode: UInt32, payload: [UInt8], key: AESKey, header: LANVersionHeader?
+        _ command: LANCommand, retcode: UInt32, payload: [UInt8], key: LANFrameKey, header: LANVersionHeader?
     ) throws(WireError) -> [UInt8] {
         let message = LANMessage(
             command: command, sequence: nextSequence, retcode: retcode, payload: payload, header: header)
         let nonce = version.usesGCMFrames ? random.bytes(LAN6699Frame.nonceSize) : nil
-        let frame = try codec.encode(message, key: key, nonce: nonce)
+        let frame = try codec.encode(message, frameKey: key, nonce: nonce)
         nextSequence &+= 1
         return frame
     }
@@ -107,7 +111,7 @@ public struct LANDeviceSession: Sendable {
     private mutating func answerStart(_ frame: [UInt8]) -> [Event] {
         var events: [Event] = []
         do throws(WireError) {
-            let start = try codec.decode(frame, key: localKey, direction: .toDevice)
+            let start = try codec.decode(frame, frameKey: localFrameKey, direction: .toDevice)
             guard start.command == .sessionKeyStart, start.payload.count >= LANHandshake.nonceSize else {
                 return [
                     .rejected(
@@ -127,7 +131,7 @@ public struct LANDeviceSession: Sendable {
             localKey: localKey, clientNonce: clientNonce, deviceNonce: deviceNonce)
         do throws(WireError) {
             events.append(
-                .send(try seal(.sessionKeyResponse, retcode: 0, payload: payload, key: localKey, header: nil)))
+                .send(try seal(.sessionKeyResponse, retcode: 0, payload: payload, key: localFrameKey, header: nil)))
             state = .awaitingFinish
             return events
         } catch {
@@ -138,7 +142,7 @@ public struct LANDeviceSession: Sendable {
     private mutating func checkFinish(_ frame: [UInt8]) -> [Event] {
         let finish: LANMessage
         do throws(WireError) {
-            finish = try codec.decode(frame, key: localKey, direction: .toDevice)
+            finish = try codec.decode(frame, frameKey: localFrameKey, direction: .toDevice)
         } catch {
             if case .authenticationFailed = error {
                 return fail(.keyMismatch("the client's SESS_KEY_NEG_FINISH does not verify under the local key"))
@@ -158,8 +162,10 @@ public struct LANDeviceSession: Sendable {
             return fail(.handshakeHMACMismatch)
         }
         do throws(WireError) {
-            sessionKey = try LANHandshake.sessionKey(
+            let agreed = try LANHandshake.sessionKey(
                 version: version, localKey: localKey, clientNonce: clientNonce, deviceNonce: deviceNonce)
+            sessionKey = agreed
+            sessionFrameKey = LANFrameKey(agreed, version: version)
         } catch {
             return fail(.malformed(error))
         }
@@ -169,7 +175,7 @@ public struct LANDeviceSession: Sendable {
 
     private mutating func open(_ frame: [UInt8]) -> [Event] {
         do throws(WireError) {
-            return [.request(try codec.decode(frame, key: sessionKey ?? localKey, direction: .toDevice))]
+            return [.request(try codec.decode(frame, frameKey: sessionFrameKey ?? localFrameKey, direction: .toDevice))]
         } catch {
             switch error {
             case .keyMismatch, .authenticationFailed:

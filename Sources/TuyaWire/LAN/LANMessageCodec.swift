@@ -29,6 +29,16 @@ public struct LANMessageCodec: Sendable, Hashable {
     /// version header gets `message.header`, or the all-zero header when that is nil.
     /// 3.5 needs a fresh 12-byte `nonce` for every frame.
     public func encode(_ message: LANMessage, key: AESKey, nonce: [UInt8]? = nil) throws(WireError) -> [UInt8] {
+        try encode(message, frameKey: LANFrameKey(key, version: version), nonce: nonce)
+    }
+
+    /// Decodes one whole frame (as `LANFrameReader` cuts them) sealed with `key`.
+    public func decode(_ bytes: [UInt8], key: AESKey, direction: LANDirection) throws(WireError) -> LANMessage {
+        try decode(bytes, frameKey: LANFrameKey(key, version: version), direction: direction)
+    }
+
+    func encode(_ message: LANMessage, frameKey: LANFrameKey, nonce: [UInt8]?) throws(WireError) -> [UInt8] {
+        let key = frameKey.key
         let header = headerBytes(for: message)
         let payload = message.payload
         switch version {
@@ -48,7 +58,7 @@ public struct LANMessageCodec: Sendable, Hashable {
             let wire = payload.isEmpty ? [] : try AESCipher.encryptECB(PKCS7.pad(header + payload), key: key)
             return LAN55AAFrame.encode(
                 sequence: message.sequence, command: message.command, retcode: message.retcode, payload: wire,
-                integrity: .hmac(key))
+                check: frameKey.check)
         case .v3_5:
             guard let nonce else { throw .invalidKey("a 3.5 frame needs a 12-byte nonce") }
             return try LAN6699Frame.encode(
@@ -57,8 +67,8 @@ public struct LANMessageCodec: Sendable, Hashable {
         }
     }
 
-    /// Decodes one whole frame (as `LANFrameReader` cuts them) sealed with `key`.
-    public func decode(_ bytes: [UInt8], key: AESKey, direction: LANDirection) throws(WireError) -> LANMessage {
+    func decode(_ bytes: [UInt8], frameKey: LANFrameKey, direction: LANDirection) throws(WireError) -> LANMessage {
+        let key = frameKey.key
         switch version {
         case .v3_1:
             let frame = try LAN55AAFrame.decode(bytes, direction: direction, integrity: .crc32, maxSize: maxFrameSize)
@@ -70,7 +80,7 @@ public struct LANMessageCodec: Sendable, Hashable {
             return try openECBWithClearHeader(frame, key: key)
         case .v3_4:
             let frame = try LAN55AAFrame.decode(
-                bytes, direction: direction, integrity: .hmac(key), maxSize: maxFrameSize)
+                bytes, direction: direction, check: frameKey.check, maxSize: maxFrameSize)
             var plaintext: [UInt8] = []
             if !frame.payload.isEmpty {
                 do throws(WireError) {
