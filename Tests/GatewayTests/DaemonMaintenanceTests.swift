@@ -253,13 +253,6 @@ struct DaemonMaintenanceTests {
     }
 }
 
-extension JSONValue {
-    fileprivate var arrayValue: [JSONValue]? {
-        if case .array(let elements) = self { return elements }
-        return nil
-    }
-}
-
 private func trace(_ text: String) {
     if ProcessInfo.processInfo.environment["YOULL_TEST_LOG"] != nil { print("TRACE \(text)") }
 }

@@ -163,10 +163,3 @@ enum PrettyJSON {
         }
     }
 }
-
-extension JSONValue {
-    fileprivate var arrayValue: [JSONValue]? {
-        if case .array(let elements) = self { return elements }
-        return nil
-    }
-}

@@ -3,7 +3,7 @@ radio link, the central's reachable as H4 over TCP on loopback, and Tuya BLE per
 a full Bumble host with a GATT server on its own controller) that answer the Tuya BLE protocol
 (bumble_tuya_device.py).
 
-Usage: python bumble_tuya_peripheral.py [--legacy-controller] [--acl-length N] [--acl-count N]
+Usage: python bumble_tuya_peripheral.py [--port N] [--legacy-controller] [--acl-length N] [--acl-count N]
            --peripheral '{"address": "C4:00:00:00:00:01", "layout": "a201", ...}' ...
 Peripheral keys: address, layout (a201 | fd50), uuid, local_key, dev_id, product_id,
 protocol (3 | 4), dps ({"1": ["bool", true], "2": ["value", 30], "3": ["enum", 1]}),
@@ -256,11 +256,12 @@ async def main():
     parser.add_argument("--legacy-controller", action="store_true")
     parser.add_argument("--acl-length", type=int, default=27)
     parser.add_argument("--acl-count", type=int, default=8)
+    parser.add_argument("--port", type=int, default=0, help="TCP port for the H4 link (default: any free one)")
     arguments = parser.parse_args()
 
     link = LocalLink()
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
+    listener.bind(("127.0.0.1", arguments.port))
     transport = await open_tcp_server_transport_with_socket(listener)
     central = RigController("central", host_source=transport.source, host_sink=transport.sink, link=link,
                             public_address=hci.Address("00:1B:DC:0F:00:01", hci.Address.PUBLIC_DEVICE_ADDRESS))

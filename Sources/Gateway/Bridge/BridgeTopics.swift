@@ -17,7 +17,15 @@ public struct BridgeTopics: Hashable, Sendable {
     public func response(_ verb: String) -> String { base + "/bridge/response/" + verb }
     public func device(_ name: String) -> String { base + "/" + name }
     public func availability(_ name: String) -> String { base + "/" + name + "/availability" }
+    /// `<base>/<name>/maintenance`: the device's reminders, retained.
+    public func maintenance(_ name: String) -> String { base + "/" + name + "/maintenance" }
     public func set(_ name: String) -> String { base + "/" + name + "/set" }
+
+    /// Every retained topic named after a device: a rename moves all of them and a removal
+    /// clears all of them, so a topic added here is never left behind under an old name.
+    public func retainedDeviceTopics(_ name: String) -> [String] {
+        [device(name), availability(name), maintenance(name)]
+    }
     public func get(_ name: String) -> String { base + "/" + name + "/get" }
 
     /// What an incoming message on the bridge's subscriptions asks for.

@@ -13,8 +13,8 @@ extension HADiscovery {
     ///       "next_due": "2026-05-01T09:00:00Z", …}, …]
     ///
     /// Templates pick the rule's entry with `selectattr` and read fields with `get`, so a
-    /// missing rule or field renders `None` (unknown in Home Assistant) rather than a
-    /// template error.
+    /// missing rule or field, or an empty payload, renders `None` (unknown in Home
+    /// Assistant) rather than a template error.
     ///
     /// The button publishes `{"device":"<name>","type":"<type>"}` on
     /// `<base>/bridge/request/maintenance/done`. It resets the rule's counters, so it is a
@@ -31,7 +31,10 @@ extension HADiscovery {
         var components: [String: JSONValue] = [:]
         for rule in profile.maintenance {
             let key = "maintenance_" + rule.type.replacingOccurrences(of: "-", with: "_")
-            let lookup = "(value_json | selectattr('type', 'eq', '\(rule.type)') | first | default({}, true))"
+            // An empty payload (the topic cleared by a rename or removal) leaves `value_json`
+            // undefined: read it as no reminders, not as a template error.
+            let lookup =
+                "((value_json if value_json is defined else []) | selectattr('type', 'eq', '\(rule.type)') | first | default({}, true))"
             components[key + "_remaining"] = .object([
                 "platform": .string("sensor"),
                 "name": .string("\(rule.title): remaining"),

@@ -59,7 +59,7 @@ public struct HADiscovery: Hashable, Sendable {
     public func configTopic(objectID: String) -> String { settings.prefix + "/device/" + objectID + "/config" }
 
     /// The bridge API topic a device's maintenance reminders are published on, retained.
-    func maintenanceTopic(_ name: String) -> String { topics.device(name) + "/maintenance" }
+    func maintenanceTopic(_ name: String) -> String { topics.maintenance(name) }
 
     // MARK: - Devices
 

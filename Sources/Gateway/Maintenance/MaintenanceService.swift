@@ -138,6 +138,9 @@ public actor MaintenanceService {
         let time = now()
         let update = try tracker.markDone(type: type, device: device, at: time)
         await perform(update)
+        // Done on a reminder that was already fine changes no state, but whoever pressed
+        // the button sees it acknowledged on the retained list all the same.
+        if !update.reminders.contains(where: { $0.key.device == device }) { await publishReminders(of: device) }
         logger.info("maintenance: \(type) of \(name(of: device)) marked done")
         return try tracker.report(type: type, device: device, at: time)
     }
@@ -164,6 +167,21 @@ public actor MaintenanceService {
     }
 
     public func name(of device: DeviceID) -> String { names[device] ?? device.rawValue }
+
+    /// The device was renamed: its reminders are published under the new name from now on,
+    /// starting now (the bridge clears the old name's topics once this reached the broker).
+    public func deviceRenamed(_ device: DeviceID, to name: String) async {
+        guard names[device] != nil else { return }
+        names[device] = name
+        await publishReminders(of: device)
+    }
+
+    /// Publishes every device's reminders again (after the broker forgot what was retained).
+    /// Before the stored states are loaded there is nothing to say: loading publishes them.
+    public func republishReminders() async {
+        guard loaded else { return }
+        for device in names.keys.sorted() { await publishReminders(of: device) }
+    }
 
     // MARK: - Events
 

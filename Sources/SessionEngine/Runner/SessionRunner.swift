@@ -334,7 +334,9 @@ public actor SessionRunner {
         Task {
             let failure: String?
             do {
-                try await controller.send(pending.command, to: device)
+                // A preset value beyond what the device can show goes as the nearest it can.
+                let fitted = await controller.fitted(pending.command, to: device)
+                try await controller.send(fitted.command, to: device)
                 failure = nil
             } catch {
                 // ControllerError's description names the device and the fix; no secrets.

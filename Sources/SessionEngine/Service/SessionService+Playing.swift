@@ -56,6 +56,13 @@ extension SessionService {
                 await announceStatus(of: id)
             case .cueSettled(let cue):
                 try await store.record(cue, in: id)
+                // A cue fired as sent that did not take is said as loudly as it was sent.
+                if cue.outcome.isSkipped {
+                    let device = cue.deviceID.map { session.names[$0] ?? $0.rawValue } ?? "-"
+                    log(.init(level: .notice, message: "session \(id): \(cue.kind) \(device) \(cue.outcome)"))
+                    await tell(.cue(cue, session: id, names: session.names))
+                    await announceStatus(of: id)
+                }
             case .paused(let elapsed), .resumed(let elapsed):
                 try await pausedOrResumed(id, paused: event == .paused(elapsed: elapsed), elapsed: elapsed)
             case .ended(let state, let elapsed):
@@ -121,7 +128,7 @@ extension SessionService {
         for (device, command) in commands.sorted(by: { $0.key < $1.key }) {
             Task {
                 do {
-                    try await controller.send(command, to: device)
+                    try await controller.send(await controller.fitted(command, to: device).command, to: device)
                 } catch {
                     log(.init(level: .notice, message: "end state for \(device) not confirmed yet: \(error)"))
                 }

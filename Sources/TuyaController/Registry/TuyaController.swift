@@ -19,7 +19,7 @@ public actor TuyaController: TuyaControllerProtocol {
     private let bus: any DeviceBus
     private let radio: BLERadio
     private let lan: LANNetwork
-    private let library: ProfileLibrary
+    let library: ProfileLibrary
     private let store: any DeviceStore
     private let configuration: Configuration
     private let linkClock: OffsetClock

@@ -25,4 +25,18 @@ public protocol TuyaControllerProtocol: Sendable {
 
     /// A new subscription to controller events; it ends when the controller stops.
     func events() -> AsyncStream<ControllerEvent>
+
+    /// The command as close as the device can show it (a colour temperature beyond its
+    /// range at the nearest end, a field it has no data point for left out), with what was
+    /// changed. Timer presets go through this; a person's own values are not changed.
+    func fitted(_ command: DeviceCommand, to id: DeviceID) async -> (command: DeviceCommand, adjustments: [String])
+}
+
+extension TuyaControllerProtocol {
+    /// A registry that knows no profiles sends commands as they are.
+    public func fitted(_ command: DeviceCommand, to id: DeviceID) async -> (
+        command: DeviceCommand, adjustments: [String]
+    ) {
+        (command, [])
+    }
 }

@@ -23,6 +23,11 @@ public enum JSONValue: Hashable, Sendable {
         return nil
     }
 
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil

@@ -104,5 +104,4 @@ struct RigError: Error, CustomStringConvertible {
 extension JSONValue {
     subscript(key: String) -> JSONValue? { objectValue?[key] }
     var string: String? { if case .string(let text) = self { text } else { nil } }
-    var arrayValue: [JSONValue]? { if case .array(let items) = self { items } else { nil } }
 }

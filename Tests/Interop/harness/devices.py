@@ -171,8 +171,8 @@ class LANKind(DeviceKind):
 
     name = "lan"
 
-    def __init__(self, lights=1, diffusers=1, seed=2):
-        self.lights, self.diffusers, self.seed = lights, diffusers, seed
+    def __init__(self, lights=1, diffusers=1, seed=2, base_address="127.0.77.1"):
+        self.lights, self.diffusers, self.seed, self.base_address = lights, diffusers, seed, base_address
 
     async def unavailable_reason(self, context):
         if "--lan" not in await context.simulate_help():
@@ -184,7 +184,8 @@ class LANKind(DeviceKind):
         await context.processes.start(
             "simulate-lan",
             [
-                context.binary, "simulate", "--lan", "--lights", str(self.lights), "--diffusers", str(self.diffusers),
+                context.binary, "simulate", "--lan", str(self.lights + self.diffusers),
+                "--lan-diffusers", str(self.diffusers), "--lan-base-address", self.base_address,
                 "--devices-json", path, "--seed", str(self.seed),
                 "--profiles", os.path.join(context.repository, "devices"),
             ],
@@ -239,20 +240,25 @@ async def tinytuya_status(context, device):
 
 class BLEKind(DeviceKind):
     """Tuya BLE peripherals on a Bumble virtual controller that the gateway's userspace HCI
-    host reaches over H4 on TCP.
+    host reaches over H4 on TCP (`ble.transport: h4-tcp:127.0.0.1:PORT`).
 
-    The contract this kind expects of `Tests/Python/bumble_tuya_peripheral.py`:
-    `--hci-tcp-port PORT` (it listens there for the gateway's H4 connection),
-    `--devices-json PATH` (it writes one entry per peripheral: `id`, `key`, `name`,
-    `product_id`, `address`, `uuid`, optional `random_address`), `--lights N --diffusers M`.
-    Pairing goes through `device/add` with `transport: ble` (what `pair ble` sends)."""
+    `Tests/Python/bumble_tuya_peripheral.py` runs the controllers and one full Bumble host per
+    peripheral (`--peripheral JSON`, `--port`); it prints `ready port=N` once it listens and
+    stops when its stdin closes. The peripherals here are the shipped BLE diffuser's product
+    (`ble-diffuser-dituo`, FD50 layout, protocol 4). Pairing goes through `pair ble`, which
+    sends `device/add` with `transport: ble`."""
 
     name = "ble"
     configures_gateway = True
     script = os.path.join("Tests", "Python", "bumble_tuya_peripheral.py")
+    # The diffuser's data points as the peripheral starts: off, no mist, timer off, light off.
+    DPS = {
+        "1": ["bool", False], "2": ["bool", False], "3": ["enum", 0], "5": ["enum", 0], "6": ["value", 0],
+        "7": ["bool", False], "9": ["value", 50], "12": ["enum", 0], "101": ["enum", 0],
+    }
 
-    def __init__(self, lights=0, diffusers=1):
-        self.lights, self.diffusers = lights, diffusers
+    def __init__(self, diffusers=1):
+        self.diffusers = diffusers
         self.port = None
 
     async def unavailable_reason(self, context):
@@ -264,17 +270,34 @@ class BLEKind(DeviceKind):
         self.port = free_port()
         context.gateway.extra_config["ble"] = {"enabled": "on", "transport": f"h4-tcp:127.0.0.1:{self.port}"}
 
+    def peripherals(self):
+        # Made-up but well-formed identities; the key is 16 printable characters as Tuya's are.
+        for number in range(1, self.diffusers + 1):
+            yield {
+                "address": f"DC:23:4D:20:27:{number:02X}", "layout": "fd50", "uuid": f"interopbumble{number:03d}",
+                "local_key": f"iNt3rop!Bumble{number:02d}", "dev_id": f"bfinteropble{number:010d}",
+                "product_id": "if1nolcm", "protocol": 4, "dps": self.DPS, "bound": False, "gatt": "tuya",
+                "public": True,
+            }
+
     async def start(self, context):
+        specs = list(self.peripherals())
+        argv = [context.python_tools, os.path.join(context.repository, self.script), "--port", str(self.port)]
+        for spec in specs:
+            argv += ["--peripheral", json.dumps(spec)]
+        child = await context.processes.start("bumble", argv, stdin_pipe=True)
+        await wait_for_line(child, "ready port=", "bumble")
+        entries = [
+            {
+                "id": spec["dev_id"], "key": spec["local_key"], "name": f"Bumble diffuser {number}",
+                "product_id": spec["product_id"], "address": spec["address"], "uuid": spec["uuid"],
+            }
+            for number, spec in enumerate(specs, 1)
+        ]
         path = os.path.join(context.directory, "devices-ble.json")
-        await context.processes.start(
-            "bumble",
-            [
-                context.python_tools, os.path.join(context.repository, self.script),
-                "--hci-tcp-port", str(self.port), "--devices-json", path,
-                "--lights", str(self.lights), "--diffusers", str(self.diffusers),
-            ],
-        )
-        await wait_for_file(path, "bumble", context)
+        with open(path, "w") as file:
+            json.dump(entries, file)
+        os.chmod(path, 0o600)
         return devices_from_json(self.name, path, context.profiles)
 
     async def pair(self, context, devices):
@@ -293,6 +316,22 @@ class BLEKind(DeviceKind):
             )
             outcomes[device.id] = None if status == 0 else f"pair ble exited {status}: {err.strip()[:300]}"
         return outcomes
+
+
+async def wait_for_line(child, prefix, process_name, timeout=60.0):
+    """Waits until the child's log has a line starting with `prefix`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(child.log_path, errors="replace") as log:
+                if any(line.startswith(prefix) for line in log):
+                    return
+        except OSError:
+            pass
+        if not child.running:
+            raise RuntimeError(f"{process_name} exited before printing {prefix!r}:\n{child.log_tail()}")
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"{process_name} did not print {prefix!r} within {timeout:.0f} s")
 
 
 # The kinds the suite runs, in order. Another kind is a class above and one entry here.

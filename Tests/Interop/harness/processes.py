@@ -53,8 +53,10 @@ class Processes:
         self.children = {}
         os.makedirs(log_directory, exist_ok=True)
 
-    async def start(self, name, argv, env=None, cwd=None, stdout_pipe=False):
-        """Starts `argv`; stderr (and stdout unless piped) go to `<logs>/<name>.log`."""
+    async def start(self, name, argv, env=None, cwd=None, stdout_pipe=False, stdin_pipe=False):
+        """Starts `argv`; stderr (and stdout unless piped) go to `<logs>/<name>.log`. With
+        `stdin_pipe` its stdin stays open until the run ends (for children that stop when
+        their stdin closes)."""
         if name in self.children and self.children[name].running:
             raise RuntimeError(f"{name} is already running")
         log_path = os.path.join(self.log_directory, f"{name}.log")
@@ -62,7 +64,7 @@ class Processes:
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=asyncio.subprocess.PIPE if stdin_pipe else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE if stdout_pipe else log,
                 stderr=log,
                 env=env,

@@ -2,11 +2,6 @@ import DeepLinks
 import Maintenance
 import TuyaCore
 
-extension BridgeTopics {
-    /// `<base>/<name>/maintenance`: the device's reminders, retained.
-    public func maintenance(_ name: String) -> String { base + "/" + name + "/maintenance" }
-}
-
 extension BridgeServer {
     /// Performs `maintenance/…` and `deeplink/resolve`.
     func performMaintenance(_ request: MaintenanceRequest) async throws -> [String: JSONValue] {

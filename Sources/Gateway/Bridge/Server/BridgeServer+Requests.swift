@@ -217,8 +217,7 @@ extension BridgeServer {
         // topic is cleared reads the empty payload as broken JSON and logs template errors.
         await publishDevices()
         await publisher.outbox.flush(timeout: .seconds(5))
-        publisher.clearRetained(topics.device(device.name))
-        publisher.clearRetained(topics.availability(device.name))
+        for topic in topics.retainedDeviceTopics(device.name) { publisher.clearRetained(topic) }
         let data: [String: JSONValue] = ["id": .string(device.id.rawValue), "friendly_name": .string(device.name)]
         logger.info("removed \(device.name) (\(device.id))")
         await emit("device_removed", device: device.id, data)
@@ -235,16 +234,13 @@ extension BridgeServer {
         // The new names first (devices, Home Assistant's configs now on the new topics, the
         // state there), and the old topics cleared only once that reached the broker: Home
         // Assistant, still subscribed to an old topic, would read its clearing as broken JSON.
+        // Every topic of `BridgeTopics.retainedDeviceTopics` is published under the new name.
         await publishDevices()
         enqueueAvailability(renamed, await controller.status(of: device.id))
-        if let reported = await controller.reportedDataPoints(of: device.id), !reported.isEmpty,
-            let state = await controller.confirmedState(of: device.id)
-        {
-            enqueue(topics.device(renamed.name), DeviceStatePayload.json(state), retain: true)
-        }
+        if let state = await reportedState(of: device.id) { enqueueState(state, of: renamed) }
+        await maintenance?.deviceRenamed(device.id, to: renamed.name)
         await publisher.outbox.flush(timeout: .seconds(5))
-        publisher.clearRetained(topics.device(device.name))
-        publisher.clearRetained(topics.availability(device.name))
+        for topic in topics.retainedDeviceTopics(device.name) { publisher.clearRetained(topic) }
         let data: [String: JSONValue] = [
             "id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text),
         ]

@@ -205,7 +205,8 @@ public actor BridgeServer {
     }
 
     /// Everything retained, in the documented order: state, info, devices, Home Assistant
-    /// discovery (when enabled), each device's availability, then each device's values.
+    /// discovery (when enabled), each device's availability (once known), each device's
+    /// values, the timer's session and the maintenance reminders.
     func republishAll() async {
         enqueue(topics.state, .object(["state": .string("online")]), retain: true)
         publishInfo()
@@ -224,6 +225,7 @@ public actor BridgeServer {
             if let state = states[device.id] { enqueueState(state, of: device) }
         }
         publisher.republishSessionStatus()
+        await maintenance?.republishReminders()
         for id in retained.republished() {
             guard let device = await controller.device(id) else { continue }
             enqueueAvailability(device, await controller.status(of: id))
@@ -252,9 +254,14 @@ public actor BridgeServer {
         enqueue(topics.devices, .array(list), retain: true)
     }
 
+    /// Publishes the device's availability, retained, once the gateway knows it. Until the
+    /// device is heard from after a start, whatever was retained before stays: announcing
+    /// "offline" for a device that answers a moment later would flap every entity at every
+    /// restart (a gateway that is down is said by `bridge/state`, which every entity follows).
     func enqueueAvailability(_ device: TuyaDevice, _ status: ConnectionStatus?) {
-        var fields: [String: JSONValue] = ["state": .string(status?.availability == .online ? "online" : "offline")]
-        if let status, status.availability != .online, status.availability != .offline {
+        guard let status, status.availability != .unknown else { return }
+        var fields: [String: JSONValue] = ["state": .string(status.availability == .online ? "online" : "offline")]
+        if status.availability != .online, status.availability != .offline {
             fields["reason"] = .string(status.availability.rawValue)
         }
         enqueue(topics.availability(device.name), .object(fields), retain: true)
