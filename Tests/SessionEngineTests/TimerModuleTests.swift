@@ -108,4 +108,37 @@ struct TimerModuleTests {
         #expect(cue.outcome == .sent, "the lamp is online: its start scene went to the controller")
         _ = try await rig.service.stop(immediately: true)
     }
+
+    @Test(
+        "stopped during its sunrise, a session whose meditation had ended is completed, and its length is the meditation"
+    )
+    func stopDuringEndingCompletes() async throws {
+        let clock = ManualClock()
+        let controller = RecordingController(clock: clock, devices: [Self.lamp])
+        let rig = Rig(controller: controller)
+        let started = try await rig.service.start(SessionStartRequest(preset: "calm", configuration: .minutes(1)))
+        await rig.clock.waitForSleepers(1)
+        rig.clock.advance(by: .seconds(61))
+        _ = try await rig.announcements { if case .cue(let cue, _, _) = $0 { cue.kind == .end } else { false } }
+        #expect(await rig.service.status()?.phase == .ending)
+
+        _ = try await rig.service.stop(immediately: true)
+        _ = try await rig.announcements(through: Self.isIdle)
+        let record = try #require(await rig.store.session(started.id))
+        #expect(record.state == .completed)
+        #expect(record.elapsed == .seconds(60))
+    }
+
+    @Test("stopped before its meditation ends, a timed session is stopped, with the length it ran")
+    func stopBeforeEndIsStopped() async throws {
+        let rig = Rig(controller: nil)
+        let started = try await rig.service.start(SessionStartRequest(configuration: .minutes(10)))
+        await rig.clock.waitForSleepers(1)
+        rig.clock.advance(by: .seconds(30))
+        _ = try await rig.service.stop(immediately: true)
+        _ = try await rig.announcements(through: Self.isIdle)
+        let record = try #require(await rig.store.session(started.id))
+        #expect(record.state == .stopped)
+        #expect(record.elapsed == .seconds(30))
+    }
 }

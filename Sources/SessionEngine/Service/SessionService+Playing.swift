@@ -81,13 +81,24 @@ extension SessionService {
         await announceStatus(of: id)
     }
 
-    /// A timed session stopped early ends `stopped`; an open-ended one, which only ends by
-    /// hand, `completed`. Badges go out before the end, so whoever reacts to it reads a
+    /// The meditation's end decides: a timed session stopped before it ends `stopped`; one
+    /// stopped during its end effect (the meditation over) `completed`; an open-ended one,
+    /// which only ends by hand, as it ended. The length recorded is the meditation's, never
+    /// the end effect's. Badges go out before the end, so whoever reacts to it reads a
     /// history that has them.
-    private func ended(_ id: SessionID, state: SessionState, elapsed: Duration) async throws {
+    private func ended(_ id: SessionID, state: SessionState, elapsed ran: Duration) async throws {
         guard let session = tracked[id] else { return }
-        let final: SessionState =
-            state == .completed && session.stopRequested && !session.timeline.session.isOpenEnded ? .stopped : state
+        let final: SessionState
+        let elapsed: Duration
+        if session.timeline.session.isOpenEnded {
+            final = state
+            elapsed = min(ran, session.record.endingStartedAt ?? ran)
+        } else {
+            let endedEarly = session.record.endingStartedAt.map { $0 < session.timeline.end } ?? false
+            let meditationOver = !endedEarly && ran >= session.timeline.end
+            final = (state == .completed || state == .stopped) ? (meditationOver ? .completed : .stopped) : state
+            elapsed = min(ran, session.record.endingStartedAt ?? session.timeline.end)
+        }
         if activeID == id {
             activeID = nil
             activeChange(false)
