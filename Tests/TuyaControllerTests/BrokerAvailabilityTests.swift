@@ -12,7 +12,8 @@ struct BrokerAvailabilityTests {
         try await withBrokerRig(configure: {
             // Tolerant of a loaded machine: a late answer must not flap the device back online.
             $0.queryInterval = .milliseconds(300)
-            $0.maxUnansweredQueries = 3
+            $0.answerTimeout = .milliseconds(300)
+            $0.offlineAfter = .seconds(1)
             $0.confirmationTimeout = .seconds(1)
         }) { rig in
             let identity = rig.identity(0)
@@ -54,7 +55,8 @@ struct BrokerAvailabilityTests {
             // Answers late by a few seconds on a loaded machine (a parallel build on 2 cores)
             // must not count as silence: offline only after 3.5 s without a frame.
             $0.queryInterval = .milliseconds(500)
-            $0.maxUnansweredQueries = 6
+            $0.answerTimeout = .milliseconds(500)
+            $0.offlineAfter = .milliseconds(3500)
         }) { rig in
             let identity = rig.identity(0)
             let device = try await rig.pair(identity)
@@ -64,7 +66,7 @@ struct BrokerAvailabilityTests {
             await rig.fleet.setMisbehaviour(Misbehaviour(wrongKey: "ZYXWVUTSRQPONMLK"), for: identity.devId)
             let failed = try await events.availability(.authFailed, of: device.id)
             #expect(failed.hint == "local key mismatch")
-            // Many more queries than maxUnansweredQueries, each answered under the wrong key.
+            // Many more queries than it takes to go offline, each answered under the wrong key.
             #expect(
                 await rig.fleet.waitUntil(identity.devId, timeout: .seconds(30)) {
                     $0.statistics.queriesAnswered >= answered + 8

@@ -24,11 +24,13 @@ struct BrokerHostileTests {
         await client.close()
     }
 
-    /// A frame the controller cannot open with the device's key: its availability becomes
-    /// auth_failed, which tells the test every frame published before it was handled.
-    static func sentinel(devId: String) throws -> [UInt8] {
+    /// Frames the controller cannot open with the device's key, as many as it takes to
+    /// believe the key is wrong: its availability becomes auth_failed, which tells the test
+    /// every frame published before them was handled.
+    static func sentinel(devId: String) throws -> [[UInt8]] {
         let body = TuyaEnvelope.report(devId: devId, dps: ["20": .bool(false)], t: 1).encode(timestamp: 1)
-        return try MQTTFrame.encode(body: body, key: otherKey, sequence: 9, source: MQTTFrame.deviceSource)
+        let frame = try MQTTFrame.encode(body: body, key: otherKey, sequence: 9, source: MQTTFrame.deviceSource)
+        return Array(repeating: frame, count: TuyaController.Configuration().keyMismatchesForAuthFailure)
     }
 
     @Test("garbage, corrupt and foreign frames on a paired device's topic change nothing and commands still confirm")
@@ -55,26 +57,26 @@ struct BrokerHostileTests {
                 try MQTTFrame.encode(body: Array(text.utf8), key: key, sequence: 8, source: MQTTFrame.deviceSource)
             }
             let otherDevice = TuyaEnvelope.report(devId: "bfsomeoneelse000000000", dps: ["20": .bool(false)], t: 1)
-            let hostile: [[UInt8]] = [
-                [],
-                Array("hello".utf8),
-                Array(good.prefix(3)),
-                Array(good.prefix(14)),
-                Array(good.dropLast(5)),
-                Array(good.dropLast(16)) + [0xff],
-                badCRC,
-                flippedCipher,
-                Array(#"{"protocol":4,"data":{"dps":{"20":false}}}"#.utf8),
-                Array("2.2".utf8) + huge,
-                huge,
-                try sealed(#"{"hello":"world"}"#),
-                try sealed(#"{"protocol":4,"data":"not dps"}"#),
-                try sealed(#"{"protocol":4,"data":{"dps":[1,2,3]}}"#),
-                try sealed(#"{"protocol":5,"data":{"dps":{"20":false}}}"#),
-                try MQTTFrame.encode(
-                    body: otherDevice.encode(timestamp: 1), key: key, sequence: 9, source: MQTTFrame.deviceSource),
-                try Self.sentinel(devId: identity.devId),
-            ]
+            let hostile: [[UInt8]] =
+                [
+                    [],
+                    Array("hello".utf8),
+                    Array(good.prefix(3)),
+                    Array(good.prefix(14)),
+                    Array(good.dropLast(5)),
+                    Array(good.dropLast(16)) + [0xff],
+                    badCRC,
+                    flippedCipher,
+                    Array(#"{"protocol":4,"data":{"dps":{"20":false}}}"#.utf8),
+                    Array("2.2".utf8) + huge,
+                    huge,
+                    try sealed(#"{"hello":"world"}"#),
+                    try sealed(#"{"protocol":4,"data":"not dps"}"#),
+                    try sealed(#"{"protocol":4,"data":{"dps":[1,2,3]}}"#),
+                    try sealed(#"{"protocol":5,"data":{"dps":{"20":false}}}"#),
+                    try MQTTFrame.encode(
+                        body: otherDevice.encode(timestamp: 1), key: key, sequence: 9, source: MQTTFrame.deviceSource),
+                ] + (try Self.sentinel(devId: identity.devId))
             try await Self.publish(hostile, on: "smart/device/out/\(identity.devId)", via: rig.broker.url)
 
             let seen = try await events.collect(untilAvailability: .authFailed, of: device.id)
@@ -105,7 +107,7 @@ struct BrokerHostileTests {
                 [Array("garbage".utf8), [], Array(repeating: 0x41, count: 70_000)], on: "smart/device/out/\(unknown)",
                 via: rig.broker.url)
             try await Self.publish(
-                [try Self.sentinel(devId: identity.devId)], on: "smart/device/out/\(identity.devId)",
+                try Self.sentinel(devId: identity.devId), on: "smart/device/out/\(identity.devId)",
                 via: rig.broker.url)
             let seen = try await events.collect(untilAvailability: .authFailed, of: device.id)
             // The unknown device is announced once (not once per frame); the garbage neither

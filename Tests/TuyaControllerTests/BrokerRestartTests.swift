@@ -13,7 +13,8 @@ struct BrokerRestartTests {
             lights: 3,
             configure: {
                 $0.queryInterval = .milliseconds(250)
-                $0.maxUnansweredQueries = 3
+                $0.answerTimeout = .milliseconds(250)
+                $0.offlineAfter = .seconds(1)
                 $0.confirmationTimeout = .seconds(3)
             }
         ) { rig in

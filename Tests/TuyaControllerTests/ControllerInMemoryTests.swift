@@ -201,11 +201,12 @@ struct ControllerInMemoryTests {
         await rig.controller.stop()
     }
 
-    @Test("a quiet device goes offline after unanswered queries and back online when it answers")
+    @Test(
+        "a quiet device is asked again sooner after each missed answer, is offline 30 s after the first, and online when it answers"
+    )
     func availability() async throws {
         let rig = try await Rig { configuration in
-            configuration.queryInterval = .seconds(30)
-            configuration.maxUnansweredQueries = 2
+            configuration.queryInterval = .seconds(60)
         }
         _ = try await rig.pair()
         _ = try await rig.events.first("online") {
@@ -217,11 +218,27 @@ struct ControllerInMemoryTests {
                 if case .availabilityChanged(_, let s) = $0 { s.availability == .offline } else { false }
             }
         }
-        for _ in 0..<3 {
-            rig.clock.advance(by: .seconds(30))
+        // The healthy minute's query, then retries 5 s and 10 s apart (backing off).
+        for step in [60, 5, 10] {
+            rig.clock.advance(by: .seconds(step))
             try await rig.published(1)
         }
+        #expect(await rig.controller.status(of: id)?.availability == .online)
+        rig.clock.advance(by: .seconds(15))
         _ = try await offline.value
+        #expect(await rig.controller.status(of: id)?.hint == "no answer for 30 s")
+        // A command to it fails at once (no confirmation wait on the clock), saying since when.
+        do {
+            _ = try await rig.controller.send(.light(LightCommand(power: true)), to: id)
+            Issue.record("a command to an offline device succeeded")
+        } catch let error as ControllerError {
+            guard case .offline(_, let lastSeen, _) = error else {
+                Issue.record("expected offline, got \(error)")
+                return
+            }
+            #expect(lastSeen != nil)
+            #expect(error.description.contains("is offline since"))
+        }
         #expect(await rig.controller.status(of: id)?.availability == .offline)
         rig.device.setMuted(false)
         rig.clock.advance(by: .seconds(30))

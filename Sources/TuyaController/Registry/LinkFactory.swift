@@ -30,9 +30,9 @@ struct LinkFactory: Sendable {
             configuration: .init(
                 confirmationTimeout: configuration.confirmationTimeout,
                 availability: .init(
-                    queryInterval: configuration.queryInterval,
-                    maxUnansweredQueries: configuration.maxUnansweredQueries,
-                    silenceTimeout: configuration.silenceTimeout)),
+                    queryInterval: configuration.queryInterval, answerTimeout: configuration.answerTimeout,
+                    offlineAfter: configuration.offlineAfter,
+                    keyMismatchesForAuthFailure: configuration.keyMismatchesForAuthFailure)),
             clock: clock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired,
             confirmed: stored.confirmed, hub: hub, onDesiredChange: desiredRecorder(for: stored.device.id))
     }

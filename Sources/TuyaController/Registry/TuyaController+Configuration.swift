@@ -5,10 +5,14 @@ extension TuyaController {
         public var pairingTimeout: Duration = .seconds(15)
         /// How long `send` waits for the device to confirm.
         public var confirmationTimeout: Duration = .seconds(5)
-        public var queryInterval: Duration = .seconds(30)
-        public var maxUnansweredQueries = 3
-        /// No traffic for this long means offline; nil: `queryInterval * (maxUnansweredQueries + 1)`.
-        public var silenceTimeout: Duration?
+        /// How often a healthy MQTT device is asked for its values.
+        public var queryInterval: Duration = .seconds(60)
+        /// A query not answered this soon is missed; the next goes out sooner, backing off.
+        public var answerTimeout: Duration = .seconds(5)
+        /// No answer for this long after a missed query means offline.
+        public var offlineAfter: Duration = .seconds(30)
+        /// Undecryptable frames, with no good one in between, that mean a wrong local key.
+        public var keyMismatchesForAuthFailure = 3
         /// How long `pairBLE` waits for the device to connect, pair and answer its first
         /// query. Longer than the session's 60 s response timeout, so a device that stays
         /// silent (a wrong key) is reported as such rather than as a timeout.

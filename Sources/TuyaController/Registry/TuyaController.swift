@@ -160,6 +160,15 @@ public actor TuyaController: TuyaControllerProtocol {
         } catch {
             throw ControllerError.invalidCommand(device: id, reason: error.description)
         }
+        // A device that stopped answering is said at once rather than after a confirmation
+        // timeout; the link still keeps the command as the desired state, so a device back soon
+        // gets it. (While the broker itself is down a command waits for it: that is brief.)
+        if device.transport != .ble, case let status = await link.status, status.availability == .offline,
+            status.hint != AvailabilityTracker.brokerLostHint
+        {
+            Task { _ = try? await link.send(writes) }
+            throw ControllerError.offline(device: id, lastSeen: status.lastSeen, hint: status.hint)
+        }
         return try await link.send(writes)
     }
 

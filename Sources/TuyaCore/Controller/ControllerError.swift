@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a command could not be carried out, in terms a person can act on.
 public enum ControllerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No paired device has this id or name.
@@ -7,6 +9,9 @@ public enum ControllerError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The device did not confirm in time. The command is still pending: it stays the
     /// desired state and is re-applied when the device answers again.
     case confirmationTimeout(device: DeviceID, pending: [DataPointID])
+    /// The device is offline: the command was not waited for. It stays the desired state,
+    /// applied if the device answers again soon (within `devices.reapply_within`).
+    case offline(device: DeviceID, lastSeen: Date?, hint: String?)
     /// The controller is shutting down.
     case stopped
 
@@ -18,6 +23,10 @@ public enum ControllerError: Error, Hashable, Sendable, CustomStringConvertible 
             "\(device): \(reason)"
         case .confirmationTimeout(let device, let pending):
             "\(device) has not confirmed yet; \(pending.map(\.description).joined(separator: ", ")) still pending and will be re-applied when it answers"
+        case .offline(let device, let lastSeen, let hint):
+            "\(device) is offline"
+                + (lastSeen.map { " since \($0.formatted(.iso8601)) (last heard)" } ?? "")
+                + (hint.map { ": \($0)" } ?? "") + "; check that it is powered and connected"
         case .stopped:
             "the controller is stopped"
         }
