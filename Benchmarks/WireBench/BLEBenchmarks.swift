@@ -13,7 +13,8 @@ import TuyaCore
 /// `socketpair(AF_UNIX, SOCK_SEQPACKET)` → the simulated peripheral's GATT server and Tuya
 /// device → its acknowledgement and report as notifications → reassembled, decrypted and
 /// confirmed. Beside it, in the same run, the floor: a raw 20-byte echo over the same kind of
-/// socketpair between two threads doing blocking `write`/`read`, no Swift concurrency at all.
+/// socketpair between two threads doing blocking `write`/`read`, no Swift concurrency at all,
+/// and the per-hop echoes of `BLELadder`.
 ///
 /// The profile's frame gap (a rate limit towards real radios, 300 ms) is set to 0 here, so
 /// the figure is the protocol path's latency, not the limiter's wait.
@@ -30,11 +31,22 @@ struct BLEBenchmarks {
         report("ble.floor.echo.p50", floor[floor.count / 2])
         report("ble.floor.echo.p99", floor[floor.count * 99 / 100])
 
-        // The same echo through BLELink's `SocketChannel` (non-blocking socket, Dispatch
-        // sources, async receive) at both ends: what one packet round trip costs the stack.
+        // The same echo through BLELink's `SocketChannel` (its reader thread, async `receive()`)
+        // at both ends: what one packet round trip costs through the async API.
         let channel = try await channelEcho(samples: options.samples * 5)
         report("ble.floor.channel-echo.p50", channel[channel.count / 2])
         report("ble.floor.channel-echo.p99", channel[channel.count * 99 / 100])
+
+        // Per hop: the echo through one more layer per rung (see `BLELadder`).
+        let ladder = BLELadder(samples: options.samples * 5)
+        let rungs = [
+            ("socket", try await ladder.socket()), ("gatt", try await ladder.gatt()),
+            ("transport", try await ladder.transport()),
+        ]
+        for (name, times) in rungs {
+            report("ble.hop.\(name).p50", times[times.count / 2])
+            report("ble.hop.\(name).p99", times[times.count * 99 / 100])
+        }
 
         let (samples, frames) = try await dpWrites()
         report("ble.dpwrite.p50", samples[samples.count / 2])

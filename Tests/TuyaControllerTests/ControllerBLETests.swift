@@ -62,7 +62,7 @@ struct ControllerBLETests {
             var description: String { "connection timed out" }
         }
         func connect() async throws { throw OutOfRange() }
-        func write(_ packet: [UInt8]) async throws { throw OutOfRange() }
+        func write(_ packets: [[UInt8]]) {}
         func packets() -> AsyncStream<[UInt8]> { AsyncStream { $0.finish() } }
         func disconnect() async {}
     }

@@ -6,10 +6,6 @@ import TuyaController
 /// memory: each written packet goes straight into the device, each notification straight
 /// into the link's packet stream. No socket, no GATT; the device core is the real one.
 final class InMemoryBLETransport: TuyaBLETransport {
-    struct NotConnected: Error, CustomStringConvertible {
-        var description: String { "the simulated device is not connected" }
-    }
-
     struct ConnectRefused: Error, CustomStringConvertible {
         var description: String { "simulated connect failure (out of range)" }
     }
@@ -54,11 +50,12 @@ final class InMemoryBLETransport: TuyaBLETransport {
         return stream
     }
 
-    func write(_ packet: [UInt8]) async throws {
-        let ready = try state.withLock { state in
-            guard state.isConnected else { throw NotConnected() }
-            let actions = state.device.receive(packet: packet)
-            Self.perform(actions, on: &state)
+    func write(_ packets: [[UInt8]]) {
+        let ready = state.withLock { state in
+            for packet in packets where state.isConnected {
+                let actions = state.device.receive(packet: packet)
+                Self.perform(actions, on: &state)
+            }
             return Self.takeSatisfied(&state)
         }
         for waiter in ready { waiter.resume() }

@@ -1,13 +1,14 @@
 /// The client side of an ATT bearer over a `ByteChannel` (Core spec Vol 3 Part F §3.3).
 ///
 /// - One request at a time: ATT allows a single outstanding request per bearer, so concurrent
-///   callers queue in arrival order. Commands (Write Command) bypass the queue, as ATT allows.
+///   callers queue in arrival order. Commands (Write Command) bypass the queue, as ATT allows;
+///   `enqueue(command:)` queues one without waiting, behind every earlier one.
 /// - A response must carry the opcode after the request's; an Error Response for that request
 ///   becomes `ATTError.errorResponse` naming opcode, handle and code.
 /// - Each request has a transaction timeout (30 s, ATT's value) on the injected clock. After a
 ///   timeout ATT forbids further PDUs, so the bearer closes the channel.
 /// - Notifications (and indications, which are confirmed at once) go to `notifications`, for
-///   one consumer.
+///   one consumer, or to the `NotificationSink` the bearer was made with.
 /// - The device may send requests to the gateway's own (empty) GATT server: Exchange MTU is
 ///   answered, every other request gets "Request Not Supported", as the spec requires. A device
 ///   left waiting would hit its own 30 s timeout and drop the link.
@@ -17,37 +18,61 @@
 ///   Tuya session above has its own response timeout and a reconnect costs seconds.)
 /// - End-of-file or a socket error ends everything: the outstanding and queued requests fail,
 ///   later calls fail, with `ATTError.disconnected`, and `notifications` finishes.
+///
+/// Over an `ImmediateByteChannel` (a `SocketChannel`) notifications and indications are handled
+/// on the channel's reader thread and commands are queued straight on the channel, so a Tuya
+/// packet crosses the bearer without a task switch; everything else is handled on the actor, in
+/// arrival order. Other channels are read by a task on the actor and written by one task.
 public actor ATTBearer {
     /// The LE default ATT_MTU, which both sides use until an MTU exchange.
     public static let defaultMTU: UInt16 = 23
     /// ATT's transaction timeout.
     public static let defaultTransactionTimeout: Duration = .seconds(30)
 
+    /// Where notifications go instead of `notifications`: `notify` in arrival order (on the
+    /// thread that read them, so it must not block), then `finish` once when the bearer closes.
+    public struct NotificationSink: Sendable {
+        public var notify: @Sendable (ATTHandleValueNotification) -> Void
+        public var finish: @Sendable () -> Void
+
+        public init(
+            notify: @escaping @Sendable (ATTHandleValueNotification) -> Void, finish: @escaping @Sendable () -> Void
+        ) {
+            self.notify = notify
+            self.finish = finish
+        }
+    }
+
     /// Handle Value Notifications and Indications from the device, in arrival order. Finishes
-    /// when the bearer closes.
+    /// when the bearer closes, or at once for a bearer made with a `NotificationSink`.
     public nonisolated let notifications: AsyncStream<ATTHandleValueNotification>
 
     /// The ATT_MTU in force: 23 until an Exchange MTU in either direction agrees on more.
-    public private(set) var mtu = ATTBearer.defaultMTU
+    public var mtu: UInt16 { shared.mtu }
+    /// `mtu`, for callers off the actor.
+    public nonisolated var negotiatedMTU: UInt16 { shared.mtu }
     /// PDUs dropped as garbage (see the type's documentation).
-    public private(set) var ignoredPDUCount = 0
+    public internal(set) var ignoredPDUCount = 0
 
-    private struct Pending {
+    struct Pending {
         let id: Int
         let request: ATTOpcode
         var result: Result<[UInt8], ATTError>?
         var continuation: CheckedContinuation<Result<[UInt8], ATTError>, Never>?
     }
 
-    private let channel: any ByteChannel
+    let channel: any ByteChannel
+    nonisolated let immediate: (any ImmediateByteChannel)?
     private let clock: any Clock<Duration>
     private let transactionTimeout: Duration
-    private let preferredMTU: UInt16
-    private let notificationSink: AsyncStream<ATTHandleValueNotification>.Continuation
-    private var closedBecause: ATTError?
+    let preferredMTU: UInt16
+    nonisolated let sink: NotificationSink
+    nonisolated let shared = ATTBearerState()
+    /// Commands for the writer task, over a channel that cannot queue them itself.
+    private nonisolated let commands: AsyncStream<[UInt8]>.Continuation?
     private var busy = false
     private var waitingForSlot: [CheckedContinuation<Void, Never>] = []
-    private var pending: Pending?
+    var pending: Pending?
     private var lastTransaction = 0
 
     /// Starts reading `channel` at once. `preferredMTU` is what this side offers in an MTU
@@ -56,12 +81,50 @@ public actor ATTBearer {
         channel: any ByteChannel, clock: any Clock<Duration> = ContinuousClock(),
         transactionTimeout: Duration = ATTBearer.defaultTransactionTimeout, preferredMTU: UInt16 = ATTBearer.defaultMTU
     ) {
+        self.init(
+            channel: channel, clock: clock, transactionTimeout: transactionTimeout, preferredMTU: preferredMTU,
+            sink: nil)
+    }
+
+    /// Like `init(channel:clock:transactionTimeout:preferredMTU:)`, handing notifications to
+    /// `notificationSink` (with no task in between) instead of the `notifications` stream.
+    public init(
+        channel: any ByteChannel, clock: any Clock<Duration> = ContinuousClock(),
+        transactionTimeout: Duration = ATTBearer.defaultTransactionTimeout, preferredMTU: UInt16 = ATTBearer.defaultMTU,
+        notificationSink: NotificationSink
+    ) {
+        self.init(
+            channel: channel, clock: clock, transactionTimeout: transactionTimeout, preferredMTU: preferredMTU,
+            sink: notificationSink)
+    }
+
+    private init(
+        channel: any ByteChannel, clock: any Clock<Duration>, transactionTimeout: Duration, preferredMTU: UInt16,
+        sink: NotificationSink?
+    ) {
         self.channel = channel
         self.clock = clock
         self.transactionTimeout = transactionTimeout
         self.preferredMTU = max(preferredMTU, Self.defaultMTU)
-        (notifications, notificationSink) = AsyncStream.makeStream()
-        Task { await self.readLoop() }
+        let (stream, continuation) = AsyncStream.makeStream(of: ATTHandleValueNotification.self)
+        notifications = stream
+        if let sink {
+            self.sink = sink
+            continuation.finish()
+        } else {
+            self.sink = NotificationSink(notify: { continuation.yield($0) }, finish: { continuation.finish() })
+        }
+        immediate = channel as? any ImmediateByteChannel
+        if let immediate {
+            commands = nil
+            let inbound = Self.deliverImmediately(from: immediate, sink: self.sink, shared: shared)
+            Task { await self.serve(inbound) }
+        } else {
+            let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+            commands = continuation
+            Task { await self.readLoop() }
+            Task { await self.writeCommands(stream) }
+        }
     }
 
     /// Sends `request` once the bearer is free and returns the parsed response.
@@ -75,12 +138,29 @@ public actor ATTBearer {
     }
 
     /// Sends a PDU that gets no response (Write Command), without waiting for the request slot.
-    public func send(command: some ATTPDU) async throws(ATTError) {
-        if let closedBecause { throw closedBecause }
+    public nonisolated func send(command: some ATTPDU) async throws(ATTError) {
+        if let closed = shared.closedBecause { throw closed }
         do {
             try await channel.send(command.encode())
         } catch {
-            throw shutDown(.disconnected(reason: "sending \(type(of: command).opcode) failed: \(error)"))
+            throw await shutDown(.disconnected(reason: "sending \(type(of: command).opcode) failed: \(error)"))
+        }
+    }
+
+    /// Queues a PDU that gets no response (Write Command) behind every earlier one and returns
+    /// without waiting for it to leave. A PDU that cannot leave closes the bearer.
+    public nonisolated func enqueue(command: some ATTPDU) throws(ATTError) {
+        if let closed = shared.closedBecause { throw closed }
+        guard let immediate else {
+            commands?.yield(command.encode())
+            return
+        }
+        do {
+            try immediate.enqueue(command.encode())
+        } catch {
+            let failure = ATTError.disconnected(reason: "sending \(type(of: command).opcode) failed: \(error)")
+            Task { await self.shutDown(failure) }
+            throw failure
         }
     }
 
@@ -88,8 +168,9 @@ public actor ATTBearer {
     @discardableResult
     public func exchangeMTU() async throws(ATTError) -> UInt16 {
         let response = try await request(ATTExchangeMTURequest(clientMTU: preferredMTU))
-        mtu = max(Self.defaultMTU, min(preferredMTU, response.serverMTU))
-        return mtu
+        let agreed = max(Self.defaultMTU, min(preferredMTU, response.serverMTU))
+        shared.mtu = agreed
+        return agreed
     }
 
     /// Closes the channel; everything waiting fails with `disconnected`.
@@ -131,15 +212,15 @@ public actor ATTBearer {
     }
 
     private func acquireSlot() async throws(ATTError) {
-        if let closedBecause { throw closedBecause }
+        if let closed = shared.closedBecause { throw closed }
         if busy {
             await withCheckedContinuation { waitingForSlot.append($0) }
         } else {
             busy = true
         }
-        if let closedBecause {
+        if let closed = shared.closedBecause {
             releaseSlot()
-            throw closedBecause
+            throw closed
         }
     }
 
@@ -151,7 +232,7 @@ public actor ATTBearer {
         }
     }
 
-    private func complete(_ result: Result<[UInt8], ATTError>) {
+    func complete(_ result: Result<[UInt8], ATTError>) {
         guard var current = pending, current.result == nil else { return }
         current.result = result
         current.continuation?.resume(returning: result)
@@ -172,91 +253,25 @@ public actor ATTBearer {
     /// Records why the bearer ended (the first reason wins), fails everything waiting, and
     /// returns the error callers should see now.
     @discardableResult
-    private func shutDown(_ error: ATTError) -> ATTError {
-        if let closedBecause { return closedBecause }
-        closedBecause = error
+    func shutDown(_ error: ATTError) -> ATTError {
+        if let first = shared.close(because: error) { return first }
         complete(.failure(error))
         for waiter in waitingForSlot { waiter.resume() }
         waitingForSlot.removeAll()
-        notificationSink.finish()
+        sink.finish()
+        commands?.finish()
         return error
     }
 
-    // MARK: incoming PDUs
-
-    private func readLoop() async {
-        while closedBecause == nil {
-            let pdu: [UInt8]?
+    /// The writer task of a channel that cannot queue commands itself: one at a time, in order.
+    private func writeCommands(_ stream: AsyncStream<[UInt8]>) async {
+        for await pdu in stream {
             do {
-                pdu = try await channel.receive()
+                try await channel.send(pdu)
             } catch {
-                shutDown(.disconnected(reason: "\(error)"))
-                break
+                shutDown(.disconnected(reason: "sending \(ATTOpcode(pdu[0])) failed: \(error)"))
+                return
             }
-            guard let pdu, let first = pdu.first else {
-                shutDown(.disconnected(reason: "the device closed the link"))
-                break
-            }
-            await handle(ATTOpcode(first), pdu)
-        }
-        await channel.close()
-    }
-
-    private func handle(_ opcode: ATTOpcode, _ pdu: [UInt8]) async {
-        switch opcode {
-        case .handleValueNotification:
-            guard let notification = try? ATTHandleValueNotification(bytes: pdu) else { return ignore() }
-            notificationSink.yield(notification)
-        case .handleValueIndication:
-            guard let indication = try? ATTHandleValueIndication(bytes: pdu) else { return ignore() }
-            notificationSink.yield(ATTHandleValueNotification(handle: indication.handle, value: indication.value))
-            await reply(ATTHandleValueConfirmation().encode())
-        case .exchangeMTURequest:
-            guard let request = try? ATTExchangeMTURequest(bytes: pdu) else {
-                return await reply(ATTErrorResponse(request: opcode, handle: 0, error: .invalidPDU).encode())
-            }
-            mtu = max(Self.defaultMTU, min(preferredMTU, request.clientMTU))
-            await reply(ATTExchangeMTUResponse(serverMTU: preferredMTU).encode())
-        case _ where opcode.isResponse:
-            receiveResponse(opcode, pdu)
-        case _ where opcode.isCommand:
-            ignore()
-        default:
-            if !opcode.isRequest { ignore() }
-            await reply(ATTErrorResponse(request: opcode, handle: 0, error: .requestNotSupported).encode())
-        }
-    }
-
-    /// Matches a response to the outstanding request; like BlueZ, a response of the wrong kind
-    /// ends that request with an error rather than leaving it to time out.
-    private func receiveResponse(_ opcode: ATTOpcode, _ pdu: [UInt8]) {
-        guard let current = pending, current.result == nil else { return ignore() }
-        if opcode == .errorResponse {
-            do {
-                let error = try ATTErrorResponse(bytes: pdu)
-                complete(
-                    .failure(
-                        error.request == current.request
-                            ? .errorResponse(request: error.request, handle: error.handle, code: error.error)
-                            : .unexpectedResponse(request: current.request, received: opcode)))
-            } catch {
-                complete(.failure(.malformedResponse(request: current.request, error)))
-            }
-        } else if opcode == current.request.responseOpcode {
-            complete(.success(pdu))
-        } else {
-            complete(.failure(.unexpectedResponse(request: current.request, received: opcode)))
-        }
-    }
-
-    private func ignore() { ignoredPDUCount += 1 }
-
-    private func reply(_ pdu: [UInt8]) async {
-        guard closedBecause == nil else { return }
-        do {
-            try await channel.send(pdu)
-        } catch {
-            shutDown(.disconnected(reason: "answering the device failed: \(error)"))
         }
     }
 }

@@ -11,6 +11,29 @@ public protocol ByteChannel: Sendable {
     func close() async
 }
 
+/// What an `ImmediateByteChannel` hands its handler: each PDU, then the end once.
+public enum ByteChannelEvent: Sendable {
+    case pdu([UInt8])
+    /// The channel ended: nil after end-of-file or `close()`, else why it failed.
+    case end(ByteChannelError?)
+}
+
+/// A `ByteChannel` that can also work without a task switch per PDU: it hands each PDU it reads
+/// to a handler on its own reader thread, and queues a PDU to send without waiting. The ATT bearer
+/// uses these when its channel offers them (`SocketChannel`), so a notification reaches the Tuya
+/// session with one thread hand-off and a packet leaves without any; other channels are read
+/// with `receive()`.
+public protocol ImmediateByteChannel: ByteChannel {
+    /// From now on every PDU goes to `handler` instead of `receive()`: in order, one call at a time,
+    /// on the channel's reader thread, then `.end` exactly once. PDUs read before are handed over
+    /// first. The handler must not block: it delays every later PDU.
+    func deliver(to handler: @escaping @Sendable (ByteChannelEvent) -> Void)
+    /// Queues `pdu` behind every earlier send and returns without waiting for it to leave. Throws
+    /// when the channel has ended or the system refuses the PDU at once; a PDU that cannot leave
+    /// later ends the channel with that error.
+    func enqueue(_ pdu: [UInt8]) throws(ByteChannelError)
+}
+
 /// Why a `ByteChannel` operation failed.
 public enum ByteChannelError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `close()` was called, or the peer closed the link before a send.

@@ -14,12 +14,13 @@ public actor GATTClient {
     public private(set) var tuyaService: TuyaGATTService?
 
     private let bearer: ATTBearer
-    private let notifyFilter = NotifyFilter()
+    private let notifyFilter: NotifyFilter
     private let notificationSink: AsyncStream<[UInt8]>.Continuation
 
     /// A client over an existing bearer. Notifications on other handles are dropped.
     public init(bearer: ATTBearer) {
         self.bearer = bearer
+        notifyFilter = NotifyFilter()
         let (stream, sink) = AsyncStream<[UInt8]>.makeStream()
         notifications = stream
         notificationSink = sink
@@ -31,13 +32,30 @@ public actor GATTClient {
         }
     }
 
+    /// A client whose bearer hands it notifications directly: a notified value reaches
+    /// `notifications` on the thread that read it, with no task in between.
+    private init(channel: any ByteChannel, clock: any Clock<Duration>, transactionTimeout: Duration) {
+        let (stream, sink) = AsyncStream<[UInt8]>.makeStream()
+        let filter = NotifyFilter()
+        notifications = stream
+        notificationSink = sink
+        notifyFilter = filter
+        bearer = ATTBearer(
+            channel: channel, clock: clock, transactionTimeout: transactionTimeout,
+            notificationSink: .init(
+                notify: { notification in
+                    if filter.accepts(notification.handle) { sink.yield(notification.value) }
+                },
+                finish: { sink.finish() }))
+    }
+
     /// A client over `channel` (an `L2CAPChannel` or one end of `SocketChannel.pair()`), with
     /// ATT's 30 s transaction timeout measured on `clock`.
     public static func connect(
         over channel: any ByteChannel, clock: any Clock<Duration> = ContinuousClock(),
         transactionTimeout: Duration = ATTBearer.defaultTransactionTimeout
     ) -> GATTClient {
-        GATTClient(bearer: ATTBearer(channel: channel, clock: clock, transactionTimeout: transactionTimeout))
+        GATTClient(channel: channel, clock: clock, transactionTimeout: transactionTimeout)
     }
 
     /// PDUs the bearer dropped as garbage.
@@ -65,7 +83,7 @@ public actor GATTClient {
             do {
                 let found = try await tuyaCharacteristics(in: service, expected: layout)
                 tuyaService = found
-                notifyFilter.set(found.notify.valueHandle)
+                notifyFilter.set(found.notify.valueHandle, write: found.write)
                 return found
             } catch .link(let error) {
                 throw .link(error)
@@ -96,6 +114,23 @@ public actor GATTClient {
         }
         do {
             try await bearer.send(command: ATTWriteCommand(handle: characteristic.valueHandle, value: bytes))
+        } catch {
+            throw .link(error)
+        }
+    }
+
+    /// Like `writeWithoutResponse(_:)`, but queues the packet behind every earlier one and returns
+    /// without waiting for it to leave: a Tuya session's packets go out from its caller's thread.
+    /// A packet that cannot leave closes the link (`notifications` finishes).
+    public nonisolated func enqueueWithoutResponse(_ bytes: [UInt8]) throws(GATTError) {
+        guard let characteristic = notifyFilter.writeCharacteristic else { throw .notDiscovered }
+        let maximum = Int(bearer.negotiatedMTU) - 3
+        guard bytes.count <= maximum else { throw .valueTooLong(length: bytes.count, maximum: maximum) }
+        guard characteristic.properties.contains(.writeWithoutResponse) else {
+            throw .characteristicLacksProperty(characteristic.uuid, property: "write without response")
+        }
+        do {
+            try bearer.enqueue(command: ATTWriteCommand(handle: characteristic.valueHandle, value: bytes))
         } catch {
             throw .link(error)
         }
@@ -236,11 +271,14 @@ public actor GATTClient {
     }
 }
 
-/// The notify handle, shared with the task that forwards notifications.
+/// The notify handle and the write characteristic once discovered, shared with whatever hands
+/// notifications on and with `enqueueWithoutResponse`, which run off the actor.
 private final class NotifyFilter: Sendable {
-    private let handle = Mutex<UInt16?>(nil)
+    private let found = Mutex<(notify: UInt16, write: GATTCharacteristic)?>(nil)
 
-    func set(_ value: UInt16) { handle.withLock { $0 = value } }
+    func set(_ notify: UInt16, write: GATTCharacteristic) { found.withLock { $0 = (notify, write) } }
 
-    func accepts(_ value: UInt16) -> Bool { handle.withLock { $0 == value } }
+    func accepts(_ value: UInt16) -> Bool { found.withLock { $0?.notify == value } }
+
+    var writeCharacteristic: GATTCharacteristic? { found.withLock { $0?.write } }
 }

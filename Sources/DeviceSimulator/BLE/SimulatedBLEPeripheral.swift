@@ -6,60 +6,113 @@ import TuyaCore
 /// real device runs, with the Tuya device (`SimulatedBLEDevice`) behind its write and
 /// notify characteristics. The gateway's GATT client on the other end cannot tell it from
 /// hardware: every byte is the real ATT and Tuya BLE protocol.
+///
+/// Each packet the gateway writes is handed to the device on the thread that read it, and the
+/// device's answers are queued as notifications right there, as firmware answers within its
+/// connection event: the simulator adds no task switch of its own to a round trip.
 public actor SimulatedBLEPeripheral {
-    private var device: SimulatedBLEDevice
-    private var server: SimulatedGATTServer?
-    private var connected = false
+    private nonisolated let link: Link
 
     public init(device: SimulatedBLEDevice) {
-        self.device = device
+        link = Link(device: device)
     }
 
     /// Serves one connection on `channel` (the device end of `SocketChannel.pair()`).
     public func accept(_ channel: any ByteChannel, layout: TuyaGATTLayout = .a201) {
-        device.connect()
-        connected = true
-        let writes = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
-        server = SimulatedGATTServer(channel: channel, layout: layout) { packet in writes.continuation.yield(packet) }
-        Task { [weak self] in
-            for await packet in writes.stream { await self?.received(packet) }
+        let link = link
+        let connection = Link.Connection()
+        let server = SimulatedGATTServer(channel: channel, layout: layout) { packet in
+            link.received(packet, on: connection)
         }
-    }
-
-    private func received(_ packet: [UInt8]) async {
-        guard connected else { return }
-        await perform(device.receive(packet: packet))
-    }
-
-    private func perform(_ actions: [SimulatedBLEDevice.Action]) async {
-        for action in actions {
-            switch action {
-            case .notify(let packet):
-                _ = try? await server?.notify(packet)
-            case .disconnect:
-                await dropLink()
-                return
-            }
-        }
+        link.connect(connection, server: server)
     }
 
     /// The device drops the link (as after a repeated sn).
     public func dropLink() async {
-        connected = false
-        device.linkLost()
-        await server?.dropLink()
-        server = nil
+        await link.dropLink()?.dropLink()
     }
 
     /// Runs the device's own timers (time requests, countdowns) up to `time`.
     public func advance(to time: Duration) async {
-        await perform(device.advance(to: time))
+        link.act { $0.advance(to: time) }
     }
 
-    public var state: DataPoints { device.state }
-    public var statistics: SimulatedBLEDevice.Statistics { device.statistics }
+    public var state: DataPoints { link.state.withLock { $0.device.state } }
+    public var statistics: SimulatedBLEDevice.Statistics { link.state.withLock { $0.device.statistics } }
 
     public func setMisbehaviour(_ misbehaviour: SimulatedBLEDevice.Misbehaviour) {
-        device.misbehaviour = misbehaviour
+        link.state.withLock { $0.device.misbehaviour = misbehaviour }
+    }
+}
+
+extension SimulatedBLEPeripheral {
+    /// The device and its current connection, for the server's reader thread and the actor alike.
+    fileprivate final class Link: Sendable {
+        /// Tells one connection's writes from a later one's.
+        final class Connection: Sendable {}
+
+        struct State {
+            var device: SimulatedBLEDevice
+            var server: SimulatedGATTServer?
+            var connection: Connection?
+        }
+
+        let state: Mutex<State>
+
+        init(device: SimulatedBLEDevice) {
+            state = Mutex(State(device: device))
+        }
+
+        func connect(_ connection: Connection, server: SimulatedGATTServer) {
+            state.withLock { state in
+                state.device.connect()
+                state.server = server
+                state.connection = connection
+            }
+        }
+
+        /// One packet the gateway wrote on `connection`; ignored once that connection is over.
+        func received(_ packet: [UInt8], on connection: Connection) {
+            act { device in
+                guard device.isConnected else { return [] }
+                return device.receive(packet: packet)
+            } while: {
+                $0.connection === connection
+            }
+        }
+
+        /// Runs `body` on the device and performs what it returns: notifications queued at once,
+        /// a disconnect closing the link.
+        func act(
+            _ body: (inout SimulatedBLEDevice) -> [SimulatedBLEDevice.Action],
+            while current: (State) -> Bool = { _ in true }
+        ) {
+            let (actions, server) = state.withLock { state -> ([SimulatedBLEDevice.Action], SimulatedGATTServer?) in
+                guard current(state) else { return ([], nil) }
+                return (body(&state.device), state.server)
+            }
+            for action in actions {
+                switch action {
+                case .notify(let packet):
+                    _ = try? server?.notifyNow(packet)
+                case .disconnect:
+                    guard let server = dropLink() else { return }
+                    Task { await server.dropLink() }
+                    return
+                }
+            }
+        }
+
+        /// Ends the current connection on the device's side; returns its server to close.
+        func dropLink() -> SimulatedGATTServer? {
+            state.withLock { state in
+                defer {
+                    state.server = nil
+                    state.connection = nil
+                }
+                state.device.linkLost()
+                return state.server
+            }
+        }
     }
 }

@@ -13,8 +13,8 @@ import TuyaWire
 /// and disconnects after `idleTimeout` without traffic. Reconnects wait a capped,
 /// doubling backoff; each connection first takes one of the adapter's slots.
 ///
-/// Packets leave through one serial writer per connection, so the packets of two frames
-/// never interleave on the wire.
+/// Packets are queued on the transport from the actor, in order, so the packets of two frames
+/// never interleave on the wire and no task stands between a command and its packets.
 actor BLEDeviceLink: DeviceLinkDriver {
     struct Configuration: Hashable, Sendable {
         /// Longer than over MQTT: an on-demand device must connect and pair first.
@@ -62,7 +62,8 @@ actor BLEDeviceLink: DeviceLinkDriver {
     private var probes: [CheckedContinuation<ProbeResult, Never>] = []
 
     private var connectionTask: Task<Void, Never>?
-    private var outbox: AsyncStream<[UInt8]>.Continuation?
+    /// A connection is up: packets may be written.
+    private var linkUp = false
     private var closeReason: CloseReason?
     private var refreshRequested = false
     private var attempt = 0
@@ -163,7 +164,7 @@ actor BLEDeviceLink: DeviceLinkDriver {
         closeReason = .stopping
         timer.cancel()
         connectionTask?.cancel()
-        outbox?.finish()
+        linkUp = false
         failWaiters()
         finishProbes(.stopped)
         await transport.disconnect()
@@ -224,17 +225,7 @@ actor BLEDeviceLink: DeviceLinkDriver {
         connections += 1
         closeReason = nil
         let packets = transport.packets()
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
-        outbox = continuation
-        let transport = transport
-        let writer = Task {
-            for await packet in stream {
-                do { try await transport.write(packet) } catch {
-                    await transport.disconnect()
-                    return
-                }
-            }
-        }
+        linkUp = !isStopped
         if isStopped { await transport.disconnect() }
         perform(session.connected(now: clock.now()))
         reschedule()
@@ -243,9 +234,7 @@ actor BLEDeviceLink: DeviceLinkDriver {
             perform(session.receive(packet: packet, now: clock.now(), unixMilliseconds: unixMilliseconds()))
             reschedule()
         }
-        continuation.finish()
-        outbox = nil
-        writer.cancel()
+        linkUp = false
         linkDropped()
     }
 
@@ -291,7 +280,10 @@ actor BLEDeviceLink: DeviceLinkDriver {
     /// queued command, a reconciliation), and its sn is higher than those already built,
     /// so it must not overtake them (the device drops the link on a non-increasing sn).
     private func perform(_ actions: [BLESession.Action]) {
-        for case .write(let packet) in actions { outbox?.yield(packet) }
+        let packets = actions.compactMap { action -> [UInt8]? in
+            if case .write(let packet) = action { packet } else { nil }
+        }
+        if linkUp, !packets.isEmpty { transport.write(packets) }
         for action in actions {
             switch action {
             case .write:

@@ -70,7 +70,7 @@ struct UnavailableBLETransport: TuyaBLETransport {
     }
 
     func connect() async throws { throw Unavailable(description: "BLE is unavailable: \(reason)") }
-    func write(_ packet: [UInt8]) async throws { throw Unavailable(description: "BLE is unavailable: \(reason)") }
+    func write(_ packets: [[UInt8]]) {}
     func packets() -> AsyncStream<[UInt8]> { AsyncStream { $0.finish() } }
     func disconnect() async {}
 }

@@ -3,7 +3,8 @@ import Synchronization
 
 /// `TuyaBLETransport` over BLELink's GATT client: each `connect()` opens a byte channel
 /// (an L2CAP LE socket to the device, or one end of a socketpair to a simulated one),
-/// finds the Tuya service, enables notifications and forwards them as packets.
+/// finds the Tuya service and enables notifications; the client's notifications are the
+/// packets, and packets are queued on the client as Write Commands.
 public final class GATTTuyaTransport: TuyaBLETransport {
     /// Opens the channel of one connection.
     public typealias ChannelFactory = @Sendable () async throws -> any ByteChannel
@@ -11,7 +12,6 @@ public final class GATTTuyaTransport: TuyaBLETransport {
     private struct Link {
         var client: GATTClient?
         var packets: AsyncStream<[UInt8]> = AsyncStream { $0.finish() }
-        var forwarder: Task<Void, Never>?
     }
 
     private let openChannel: ChannelFactory
@@ -52,18 +52,20 @@ public final class GATTTuyaTransport: TuyaBLETransport {
             await client.close()
             throw error
         }
-        let (packets, sink) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
-        let notifications = client.notifications
-        let forwarder = Task {
-            for await packet in notifications { sink.yield(packet) }
-            sink.finish()
-        }
-        link.withLock { $0 = Link(client: client, packets: packets, forwarder: forwarder) }
+        link.withLock { $0 = Link(client: client, packets: client.notifications) }
     }
 
-    public func write(_ packet: [UInt8]) async throws {
-        guard let client = link.withLock({ $0.client }) else { throw GATTTransportError.notConnected }
-        try await client.writeWithoutResponse(packet)
+    public func write(_ packets: [[UInt8]]) {
+        guard let client = link.withLock({ $0.client }) else { return }
+        for packet in packets {
+            do throws(GATTError) {
+                try client.enqueueWithoutResponse(packet)
+            } catch {
+                // The rest of the frame would be garbage to the device: drop this link.
+                Task { await client.close() }
+                return
+            }
+        }
     }
 
     public func packets() -> AsyncStream<[UInt8]> {
@@ -76,12 +78,5 @@ public final class GATTTuyaTransport: TuyaBLETransport {
             return link
         }
         await old.client?.close()
-        old.forwarder?.cancel()
     }
-}
-
-public enum GATTTransportError: Error, Hashable, Sendable, CustomStringConvertible {
-    case notConnected
-
-    public var description: String { "the BLE link is not connected" }
 }

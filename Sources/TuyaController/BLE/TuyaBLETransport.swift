@@ -7,7 +7,12 @@
 public protocol TuyaBLETransport: Sendable {
     /// Connects, discovers the Tuya service and enables notifications.
     func connect() async throws
-    func write(_ packet: [UInt8]) async throws
+    /// Queues `packets` for the write characteristic, in order after every earlier packet, and
+    /// returns without waiting for them to leave: the device link writes from its actor with no
+    /// task in between, so the packets of two frames never interleave. A packet that cannot be
+    /// written drops the link (the `packets()` stream ends); while not connected, packets are
+    /// dropped.
+    func write(_ packets: [[UInt8]])
     /// Notified packets, for one consumer; the stream ends when the link drops. The
     /// session asks for it right after `connect()` returns, before it writes anything,
     /// so a device that only answers never speaks before the stream exists.

@@ -1,3 +1,4 @@
+import CBluetooth  // its sys/socket.h is the one this module sees SOCK_STREAM and SOCK_CLOEXEC through
 import Dispatch
 import Foundation
 

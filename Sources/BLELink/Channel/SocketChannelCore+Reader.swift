@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The reader thread of a `SocketChannel`: `poll` on the socket and the wake pipe, drain every
+/// datagram that is ready, finish queued sends when the socket has room, and stop (closing the
+/// descriptor) once the channel has ended.
+extension SocketChannelCore {
+    private enum Received {
+        case pdu([UInt8]), wouldBlock, endOfFile, failed(ByteChannelError)
+    }
+
+    private struct Step {
+        var handler: Handler?
+        var handover: [[UInt8]]
+        var read: Bool
+        var write: Bool
+    }
+
+    func runReader() {
+        var buffer = [UInt8](repeating: 0, count: maximumPDUSize)
+        var descriptors = [
+            pollfd(fd: descriptor, events: 0, revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let step = state.withLock { state -> Step? in
+                guard state.end == nil else { return nil }
+                state.wakePending = false
+                defer { state.handover.removeAll() }
+                return Step(
+                    handler: state.handler, handover: state.handover, read: !state.readPaused,
+                    write: !state.sends.isEmpty)
+            }
+            guard let step else { break }
+            if let handler = step.handler {
+                for pdu in step.handover { handler(.pdu(pdu)) }
+            }
+            // A negative descriptor is skipped by poll: with reading paused and nothing to send,
+            // a hung-up socket must not wake the loop over and over.
+            descriptors[0].fd = step.read || step.write ? descriptor : -1
+            descriptors[0].events = Int16((step.read ? POLLIN : 0) | (step.write ? POLLOUT : 0))
+            descriptors[0].revents = 0
+            descriptors[1].revents = 0
+            if poll(&descriptors, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                end(.failed(Self.systemError("poll")))
+                break
+            }
+            if descriptors[1].revents != 0 { drainWakePipe() }
+            let events = Int32(descriptors[0].revents)
+            if step.write, events & Int32(POLLOUT | POLLERR | POLLHUP) != 0 { flushSends() }
+            if step.read, events & Int32(POLLIN | POLLERR | POLLHUP) != 0 { readAvailable(into: &buffer) }
+        }
+        finish()
+    }
+
+    /// Reads every datagram that is ready and hands each on; stops early when reading pauses.
+    private func readAvailable(into buffer: inout [UInt8]) {
+        while true {
+            switch receiveOne(into: &buffer) {
+            case .wouldBlock:
+                return
+            case .endOfFile:
+                end(.endOfFile)
+                return
+            case .failed(let error):
+                end(.failed(error))
+                return
+            case .pdu(let pdu):
+                let (handler, batch, more) = state.withLock { state -> (Handler?, [[UInt8]], Bool) in
+                    guard state.end == nil else { return (nil, [], false) }
+                    if let handler = state.handler {
+                        // PDUs read before the handler came go first.
+                        guard !state.handover.isEmpty else { return (handler, [pdu], true) }
+                        defer { state.handover.removeAll() }
+                        return (handler, state.handover + [pdu], true)
+                    }
+                    if !state.receivers.isEmpty {
+                        state.receivers.removeFirst().continuation.resume(returning: pdu)
+                        return (nil, [], true)
+                    }
+                    state.unread.append(pdu)
+                    guard state.unread.count >= Self.pauseAbove else { return (nil, [], true) }
+                    state.readPaused = true
+                    return (nil, [], false)
+                }
+                if let handler {
+                    for pdu in batch { handler(.pdu(pdu)) }
+                }
+                if !more { return }
+            }
+        }
+    }
+
+    /// One `recv` into the thread's buffer, copied out at its exact size. MSG_TRUNC makes Linux
+    /// return a seqpacket datagram's real length (unix sockets since 3.4, Bluetooth sockets
+    /// likewise), so an oversized PDU is detected, not cut short.
+    private func receiveOne(into buffer: inout [UInt8]) -> Received {
+        while true {
+            let length = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT))
+            }
+            if length > maximumPDUSize { return .failed(.oversizedPDU(size: length, maximum: maximumPDUSize)) }
+            if length > 0 { return .pdu(Array(buffer[0..<length])) }
+            if length == 0 { return .endOfFile }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            case let code: return .failed(Self.systemError("recv", code: code))
+            }
+        }
+    }
+
+    private func drainWakePipe() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while bytes.withUnsafeMutableBytes({ Glibc.read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    /// The channel ended: nothing can wake this thread any more, the descriptor is closed, and a
+    /// handler gets what was handed over but not yet delivered, then the end.
+    private func finish() {
+        let (handler, handover, end) = state.withLock { state -> (Handler?, [[UInt8]], End) in
+            state.readerRunning = false
+            defer {
+                state.handler = nil
+                state.handover.removeAll()
+            }
+            return (state.handler, state.handover, state.end ?? .closed)
+        }
+        closeWakePipe()
+        Glibc.close(descriptor)
+        guard let handler else { return }
+        for pdu in handover { handler(.pdu(pdu)) }
+        handler(.end(end.error))
+    }
+}

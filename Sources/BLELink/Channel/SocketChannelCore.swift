@@ -1,0 +1,244 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The state behind a `SocketChannel`, shared by its callers and its reader thread; separate so
+/// the reader thread can hold it while the public object can still be released (its `deinit`
+/// ends the channel). The reader thread's loop is in `SocketChannelCore+Reader.swift`.
+final class SocketChannelCore: Sendable {
+    /// Why the channel stopped.
+    enum End {
+        case endOfFile, closed, failed(ByteChannelError)
+
+        var error: ByteChannelError? {
+            if case .failed(let error) = self { error } else { nil }
+        }
+    }
+
+    typealias Handler = @Sendable (ByteChannelEvent) -> Void
+
+    struct State {
+        var unread: [[UInt8]] = []
+        var receivers: [(id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)] = []
+        /// Sends waiting for room in the socket, in order; nil continuation for `enqueue`.
+        var sends: [(pdu: [UInt8], continuation: CheckedContinuation<Void, any Error>?)] = []
+        var end: End?
+        var handler: Handler?
+        /// PDUs read before `deliver(to:)`, for the reader thread to hand over first.
+        var handover: [[UInt8]] = []
+        var readPaused = false
+        var readerRunning = true
+        var wakePending = false
+        var nextID = 0
+    }
+
+    static let pauseAbove = 64
+    static let resumeBelow = 16
+
+    let descriptor: Int32
+    let maximumPDUSize: Int
+    /// A pipe that wakes the reader thread from `poll` (a send queued, reading resumed, the end).
+    let wakeRead: Int32
+    private let wakeWrite: Int32
+    let state = Mutex(State())
+
+    init(descriptor: Int32, maximumPDUSize: Int) throws(ByteChannelError) {
+        var pipe: [Int32] = [-1, -1]
+        guard Glibc.pipe(&pipe) == 0 else { throw Self.systemError("pipe") }
+        for end in pipe {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        self.descriptor = descriptor
+        self.maximumPDUSize = maximumPDUSize
+        wakeRead = pipe[0]
+        wakeWrite = pipe[1]
+    }
+
+    // MARK: receiving
+
+    func receive() async throws -> [UInt8]? {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
+                state.withLock { state in
+                    if !state.unread.isEmpty {
+                        continuation.resume(returning: state.unread.removeFirst())
+                        if state.readPaused, state.end == nil, state.unread.count < Self.resumeBelow {
+                            state.readPaused = false
+                            wake(&state)
+                        }
+                    } else if let end = state.end {
+                        if let error = end.error {
+                            continuation.resume(throwing: error)
+                        } else {
+                            continuation.resume(returning: nil)
+                        }
+                    } else if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        state.receivers.append((id, continuation))
+                    }
+                }
+            }
+        } onCancel: {
+            state.withLock { state in
+                guard let index = state.receivers.firstIndex(where: { $0.id == id }) else { return }
+                state.receivers.remove(at: index).continuation.resume(throwing: CancellationError())
+            }
+        }
+    }
+
+    /// Switches to handing PDUs to `handler` (see `ImmediateByteChannel.deliver(to:)`). When the
+    /// reader thread has already stopped, what is left and the end are handed over here.
+    func deliver(to handler: @escaping Handler) {
+        let finished = state.withLock { state -> (pdus: [[UInt8]], end: End)? in
+            let unread = state.unread
+            state.unread.removeAll()
+            guard state.readerRunning else { return (unread, state.end ?? .closed) }
+            state.handler = handler
+            state.handover += unread
+            state.readPaused = false
+            wake(&state)
+            return nil
+        }
+        guard let finished else { return }
+        for pdu in finished.pdus { handler(.pdu(pdu)) }
+        handler(.end(finished.end.error))
+    }
+
+    // MARK: sending
+
+    private enum Transmitted {
+        case sent, wouldBlock, failed(ByteChannelError)
+    }
+
+    private func transmit(_ pdu: [UInt8]) -> Transmitted {
+        while true {
+            let sent = pdu.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent == pdu.count { return .sent }
+            let code = errno
+            if sent >= 0 { return .failed(.system(call: "send", errno: 0, text: "sent \(sent) of \(pdu.count) bytes")) }
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK, ENOBUFS: return .wouldBlock
+            default: return .failed(Self.systemError("send", code: code))
+            }
+        }
+    }
+
+    /// Sends at once when nothing is queued and the socket has room; otherwise queues the PDU
+    /// (order kept) for the reader thread to finish. Cancelling the caller does not take a queued
+    /// PDU back: it completes or fails with the channel.
+    func send(_ pdu: [UInt8]) async throws {
+        guard !pdu.isEmpty else { throw ByteChannelError.emptyPDU }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            do throws(ByteChannelError) {
+                if try submit(pdu, continuation: continuation) { continuation.resume() }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    func enqueue(_ pdu: [UInt8]) throws(ByteChannelError) {
+        guard !pdu.isEmpty else { throw .emptyPDU }
+        _ = try submit(pdu, continuation: nil)
+    }
+
+    /// True when the PDU left at once; false when it was queued with `continuation`.
+    private func submit(
+        _ pdu: [UInt8], continuation: CheckedContinuation<Void, any Error>?
+    ) throws(ByteChannelError) -> Bool {
+        try state.withLock { state throws(ByteChannelError) -> Bool in
+            if let end = state.end { throw Self.sendError(after: end) }
+            if state.sends.isEmpty {
+                switch transmit(pdu) {
+                case .sent:
+                    return true
+                case .failed(let error): throw error
+                case .wouldBlock: break
+                }
+            }
+            state.sends.append((pdu, continuation))
+            wake(&state)
+            return false
+        }
+    }
+
+    /// On the reader thread, once `poll` says the socket has room: sends what is queued, in order.
+    func flushSends() {
+        state.withLock { state in
+            guard state.end == nil else { return }
+            while let first = state.sends.first {
+                switch transmit(first.pdu) {
+                case .wouldBlock:
+                    return
+                case .sent:
+                    state.sends.removeFirst()
+                    first.continuation?.resume()
+                case .failed(let error):
+                    state.sends.removeFirst()
+                    guard let continuation = first.continuation else {
+                        endLocked(&state, .failed(error))
+                        return
+                    }
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    // MARK: ending
+
+    /// Stops the channel once: waiting receivers get nil (or the error), waiting senders an
+    /// error, and the reader thread closes the descriptor and stops. After end-of-file, PDUs
+    /// already read stay readable; after `close()` they are dropped.
+    func end(_ reason: End) {
+        state.withLock { endLocked(&$0, reason) }
+    }
+
+    func endLocked(_ state: inout State, _ reason: End) {
+        guard state.end == nil else { return }
+        state.end = reason
+        if case .closed = reason { state.unread.removeAll() }
+        for receiver in state.receivers {
+            if let error = reason.error {
+                receiver.continuation.resume(throwing: error)
+            } else {
+                receiver.continuation.resume(returning: nil)
+            }
+        }
+        state.receivers.removeAll()
+        for waiting in state.sends { waiting.continuation?.resume(throwing: Self.sendError(after: reason)) }
+        state.sends.removeAll()
+        wake(&state)
+    }
+
+    /// Makes the reader thread's `poll` return (once per wake-up; it drains the pipe).
+    func wake(_ state: inout State) {
+        guard state.readerRunning, !state.wakePending else { return }
+        state.wakePending = true
+        var byte: UInt8 = 1
+        _ = Glibc.write(wakeWrite, &byte, 1)
+    }
+
+    /// On the reader thread as it stops: nothing may wake it any more, so the pipe can go.
+    func closeWakePipe() {
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
+    }
+
+    private static func sendError(after end: End) -> ByteChannelError {
+        end.error ?? .closed
+    }
+
+    static func systemError(_ call: String, code: Int32 = errno) -> ByteChannelError {
+        .system(call: call, errno: code, text: String(cString: strerror(code)))
+    }
+}
