@@ -125,7 +125,7 @@ struct LANConfigurationTests {
 
 /// A UDP socket bound on loopback without SO_REUSEADDR, as a program that takes a port for
 /// itself does.
-private struct HeldUDPPort {
+struct HeldUDPPort {
     let descriptor: Int32
     let port: Int
 

@@ -33,7 +33,9 @@ extension GatewayDaemon {
         }
         guard !lan.discoveryPorts.isEmpty else { return }
         let problems = await controller.lanDiscoveryProblems
-        for problem in problems { logger.warning("LAN discovery: \(Self.advice(for: problem))") }
+        for problem in problems {
+            logger.warning("LAN discovery: \(Self.advice(port: problem.port, reason: problem.reason))")
+        }
         let failed = Set(problems.map(\.port))
         let heard = lan.discoveryPorts.filter { !failed.contains($0) }
         if !heard.isEmpty {
@@ -42,12 +44,12 @@ extension GatewayDaemon {
     }
 
     /// One line for a port that could not be bound: what happened and what to do.
-    static func advice(for problem: LANDiscoveryListener.BindProblem) -> String {
+    static func advice(port: Int, reason: String) -> String {
         let fix =
-            problem.reason == "in use by another program"
+            reason == "in use by another program"
             ? "stop the other program listening there (a tinytuya scan, Home Assistant's tuya-local or localtuya)"
             : "check lan.bind and lan.discovery_ports in the configuration"
-        return "UDP \(problem.port) cannot be used: \(problem.reason); devices announcing on it are not discovered; "
+        return "UDP \(port) cannot be used: \(reason); devices announcing on it are not discovered; "
             + "\(fix), or pair them by IP: youll-devices pair lan ID --ip ADDRESS --protocol 3.x"
     }
 
