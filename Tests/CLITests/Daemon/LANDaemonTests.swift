@@ -122,7 +122,7 @@ struct LANDaemonTests {
     }
 
     @Test(
-        "pair lan: a wrong key fails naming the key on 3.3 and 3.4, a refused connection fails naming the app that may hold the device, pair permit lists the devices heard, and a device pairs from its broadcast alone"
+        "pair lan: a wrong key fails naming the key on 3.3 and 3.4, a refused connection fails naming the app that may hold the device, an unknown version is named, pair permit lists the devices heard, and a device pairs from its broadcast alone"
     )
     func pairLANOutcomes() async throws {
         let (rig, fleet) = try await Self.world(lights: 3, versions: [.v3_3, .v3_4, .v3_5])
@@ -155,6 +155,23 @@ struct LANDaemonTests {
             environment: ["YOULL_LOCAL_KEY": fleet.identities[0].localKey])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("close the Tuya/Smart Life app"), "\(refused.stderr)")
+
+        // A version this gateway does not speak is named, before anything is sent.
+        let future = try await rig.cli(
+            ["pair", "lan", fleet.identities[0].devId, "--ip", fleet.identities[0].ip, "--protocol", "3.9"],
+            environment: ["YOULL_LOCAL_KEY": fleet.identities[0].localKey])
+        #expect(future.status == 1)
+        #expect(
+            future.stderr.contains("the device speaks protocol 3.9, which this gateway does not"), "\(future.stderr)")
+
+        // A pairing window lists each device as its broadcast is heard (every 500 ms).
+        let mark = await rig.observer.mark
+        _ = try await rig.request("permit_join", ["value": .bool(true), "time": .integer(30)])
+        for entry in fleet.identities {
+            _ = try await rig.observer.wait(for: "youll/bridge/event", after: mark) {
+                $0.json?["type"]?.string == "device_found" && $0.json?["data"]?["id"]?.string == entry.devId
+            }
+        }
 
         // pair permit names every unpaired device heard, with its address and version.
         let permit = try await rig.cli(["pair", "permit", "--seconds", "1"])
