@@ -142,8 +142,8 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "Maintenance", "DeepLinks",
-                "SessionEngine", "Timing",
+                "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "LANLink", "Maintenance",
+                "DeepLinks", "SessionEngine", "Timing",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -59,6 +59,10 @@ struct DemoCommand: AsyncParsableCommand {
             GATTTuyaTransport { try await air.connect(to: identity.address) }
         }
 
+        step("Starting a stock Tuya Wi-Fi bulb on the LAN protocol 3.4 (TCP 6668 at its own loopback address)")
+        let lanFleet = try await DemoLANStep.start(library: library)
+        for bulb in lanFleet.identities { print("  \(bulb.devId) at \(bulb.ip)  protocol \(bulb.version)") }
+
         step("Starting the gateway (youll-devices serve) with a temporary state directory")
         let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "youll-demo-\(UUID().uuidString)")
@@ -70,6 +74,8 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
         // Metrics on a port of the kernel's choosing: a running `serve` may hold 9464.
         configuration.metrics.listen = .init(host: "127.0.0.1", port: 0)
+        // The LAN bulb is paired by its address: no listening on the machine's UDP 6666/6667/7000.
+        configuration.lan.discoveryPorts = []
         let metricsPort = Mutex<Int?>(nil)
         var logger = Logger(label: "youll-devices") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = .error
@@ -116,6 +122,7 @@ struct DemoCommand: AsyncParsableCommand {
             timeout: .seconds(30))
         print("  ble-diffuser: paired over BLE with profile \(bleData.objectValue?["model"]?.stringValue ?? "?")")
         paired.append(("ble-diffuser", "diffuser"))
+        paired.append((try await DemoLANStep.pair(client, lanFleet), "light"))
 
         step("A wrong local key is caught at pairing, not mistaken for an offline device")
         let stranger = try SimulatorFleet(
@@ -148,6 +155,7 @@ struct DemoCommand: AsyncParsableCommand {
                 "ble-diffuser", ["state": .string("ON"), "mist": .string("ON"), "mist_mode": .string("large")],
                 "BLE: mist on, large"
             ),
+            (DemoLANStep.name, ["state": .string("ON"), "brightness": .integer(60)], "LAN 3.4: on, 60 %"),
             ("living-room", ["brightness": .integer(100), "color_temp": .integer(5000)], "sunrise end: 100 %, 5000 K"),
         ]
         for (name, payload, what) in commands {
@@ -200,6 +208,7 @@ struct DemoCommand: AsyncParsableCommand {
         let state = try await client.retained("\(configuration.baseTopic)/bridge/state", timeout: .seconds(5))
         print("  youll/bridge/state: \(state?.availability ?? "?")")
         await client.close()
+        await lanFleet.stop()
         let eventCount = await eventPrinter.value
 
         step("Done")

@@ -111,7 +111,7 @@ struct DoctorCommandTests {
         #expect((brokerCheck["detail"] as? String)?.contains("not authorised") == true)
         #expect(
             Set(array.compactMap { $0["check"] as? String }) == [
-                "config", "broker", "ble", "state", "profiles", "clock",
+                "config", "broker", "ble", "lan", "state", "profiles", "clock",
             ])
         for object in array { #expect(Set(object.keys) == ["check", "status", "detail", "fix"]) }
         #expect(!result.stdout.contains("wrong-staple-99"))

@@ -27,7 +27,7 @@ struct ConfigurationEnvironmentTests {
         #expect(c.metrics.enabled && c.metrics.listen.description == "0.0.0.0:9500")
         #expect(c.logLevel == .debug)
         #expect(c.universalLinkHosts == ["a.example.com", "b.example.com"])
-        #expect(ConfigurationLoader.environmentVariables.count == 14)
+        #expect(ConfigurationLoader.environmentVariables.count == 15)
     }
 
     @Test("empty variables are ignored and YOULL_METRICS also takes on and off")

@@ -20,7 +20,8 @@ public enum BridgeRequest: Hashable, Sendable {
     case session(SessionBridgeRequest)
 
     /// `device/add`: a device to pair by its devId and local key; a BLE device also by its
-    /// address and uuid.
+    /// address and uuid; a LAN device optionally by its IP and protocol version (else from
+    /// its broadcast).
     public struct DeviceAdd: Hashable, Sendable {
         public var id: DeviceID
         public var localKey: SecretKey
@@ -30,6 +31,15 @@ public enum BridgeRequest: Hashable, Sendable {
         public var transport: Transport = .mqtt
         /// Set exactly when `transport` is `.ble`.
         public var ble: BLEIdentity?
+        /// Set exactly when `transport` is `.lan`.
+        public var lan: LANTarget?
+    }
+
+    /// Where a LAN device is reached; what is nil comes from its latest broadcast.
+    public struct LANTarget: Hashable, Sendable {
+        public var ip: String?
+        /// `3.1` … `3.5`.
+        public var version: String?
     }
 
     /// Every verb the bridge answers, for the error that lists them.
@@ -120,10 +130,11 @@ public enum BridgeRequest: Hashable, Sendable {
                     throw BridgePayloadError(field: field, reason: error.description)
                 }
             }
+            let lan = transport == .lan ? try fields.lanTarget() : nil
             request = .deviceAdd(
                 DeviceAdd(
                     id: id, localKey: key, name: name, profileID: profile, productID: product, transport: transport,
-                    ble: ble))
+                    ble: ble, lan: lan))
         case "device/remove":
             request = .deviceRemove(device: try fields.deviceReference("id"))
         case "device/rename":
@@ -248,14 +259,42 @@ struct RequestFields {
         }
     }
 
-    /// `"mqtt"` or `"ble"`.
+    /// `"mqtt"`, `"ble"` or `"lan"`.
     mutating func transport() throws(BridgePayloadError) -> Transport? {
         guard let text = try optionalString("transport") else { return nil }
         guard let transport = Transport(rawValue: text) else {
             throw BridgePayloadError(
-                field: "transport", reason: "unknown transport \"\(text.prefix(32))\"; expected \"mqtt\" or \"ble\"")
+                field: "transport",
+                reason: "unknown transport \"\(text.prefix(32))\"; expected \"mqtt\", \"ble\" or \"lan\"")
         }
         return transport
+    }
+
+    /// `ip` (dotted IPv4) and `version` (`3.1` … `3.5`), each optional.
+    mutating func lanTarget() throws(BridgePayloadError) -> BridgeRequest.LANTarget {
+        let ip = try optionalString("ip")
+        if let ip, !Self.isIPv4(ip) {
+            throw BridgePayloadError(field: "ip", reason: "expected an IPv4 address such as 192.168.1.40")
+        }
+        let version = try optionalString("version")
+        // Any "d.d" passes; the controller answers `unsupported_version` for one it does not speak.
+        if let version,
+            version.utf8.count != 3
+                || !version.enumerated().allSatisfy({ $0 == 1 ? $1 == "." : $1.isASCII && $1.isNumber })
+        {
+            throw BridgePayloadError(
+                field: "version", reason: "expected a protocol version such as 3.3, found \"\(version.prefix(16))\"")
+        }
+        return BridgeRequest.LANTarget(ip: ip, version: version)
+    }
+
+    static func isIPv4(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                (1...3).contains(part.count) && part.allSatisfy { $0.isASCII && $0.isNumber }
+                    && (Int(part) ?? 256) <= 255
+            }
     }
 
     mutating func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws(BridgePayloadError) -> Int? {

@@ -10,6 +10,7 @@ extension ConfigurationDraft {
         "mqtt": ["url", "username", "password", "ca_file", "client_cert", "client_key", "client_id", "keepalive"],
         "profiles": ["installed", "user"],
         "ble": ["enabled", "adapter", "max_connections", "transport"],
+        "lan": lanKeys,
         "home_assistant": ["enabled", "prefix"],
         "metrics": ["enabled", "listen"],
         "devices": ["frame_gap", "confirmation_timeout", "query_interval"],
@@ -85,6 +86,7 @@ extension ConfigurationDraft {
                 set(\.ble.transport, try node.checked(ConfigurationValue.bleTransport), node)
             }
         }
+        if let node = top.optional("lan") { try readLAN(node) }
         if let section = try top.optional("home_assistant")?.keys(Self.sections["home_assistant"]!) {
             if let node = section.optional("enabled") { set(\.homeAssistant.enabled, try node.bool(), node) }
             if let node = section.optional("prefix") {

@@ -71,6 +71,12 @@ extension ConfigurationDraft {
             }
         ),
         (
+            "YOULL_LAN", "lan.enabled",
+            { text, c throws(InvalidValue) in
+                c.lan.enabled = try requiredSwitch(text)
+            }
+        ),
+        (
             "YOULL_HOME_ASSISTANT", "home_assistant.enabled",
             { text, c throws(InvalidValue) in
                 c.homeAssistant.enabled = try requiredSwitch(text)

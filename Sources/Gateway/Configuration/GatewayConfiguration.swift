@@ -13,6 +13,8 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
     public var stateDirectory: String
     public var profiles: ProfileFolders
     public var ble: BLE
+    /// `lan:`: Tuya LAN protocol discovery and the 3.5 solicitation (GatewayConfiguration+LAN.swift).
+    public var lan = LAN()
     public var homeAssistant: HomeAssistant
     public var metrics: Metrics
     public var logLevel: LogLevel
@@ -129,7 +131,7 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
         "GatewayConfiguration(mqtt: \(mqtt), base topic: \(baseTopic), state: \(stateDirectory), "
             + "profiles: \(profiles.installed) + \(profiles.user), ble: \(ble.mode.rawValue) on "
             + (ble.transport == .bluez ? ble.adapter : ble.transport.description) + " "
-            + "(max \(ble.maxConnections)), home assistant: "
+            + "(max \(ble.maxConnections)), lan: \(lan), home assistant: "
             + (homeAssistant.enabled ? homeAssistant.prefix : "off") + ", metrics: "
             + (metrics.enabled ? "\(metrics.listen)" : "off") + ", log level: \(logLevel.rawValue))"
     }
@@ -139,7 +141,7 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
             self,
             children: [
                 "mqtt": mqtt, "baseTopic": baseTopic, "stateDirectory": stateDirectory, "profiles": profiles,
-                "ble": ble, "homeAssistant": homeAssistant, "metrics": metrics, "logLevel": logLevel,
+                "ble": ble, "lan": lan, "homeAssistant": homeAssistant, "metrics": metrics, "logLevel": logLevel,
                 "devices": devices, "universalLinkHosts": universalLinkHosts, "permitJoinTimeout": permitJoinTimeout,
                 "maintenance": maintenance,
             ],

@@ -46,6 +46,7 @@ extension GatewayDaemon {
             let controller = try makeController(library: library, database: database, radio: radio)
             do {
                 try await controller.start()
+                await reportLANDiscovery(controller)
                 return controller
             } catch let error as MQTTError where Self.isTransient(error) {
                 let delay = backoff.delay(retry: attempt)
@@ -78,7 +79,7 @@ extension GatewayDaemon {
         settings.queryInterval = configuration.devices.queryInterval
         return TuyaController(
             bus: bus, library: library, store: SQLiteDeviceStore(database: database), radio: radio,
-            configuration: settings)
+            lan: lanNetwork(), configuration: settings)
     }
 
     static func isTransient(_ error: MQTTError) -> Bool {
@@ -99,6 +100,7 @@ extension GatewayDaemon {
                 "mqtt": .string(configuration.mqtt.description),
                 "state_directory": .string(configuration.stateDirectory),
                 "ble": .string(configuration.ble.mode.rawValue),
+                "lan": .string(configuration.lan.description),
                 "log_level": .string(configuration.logLevel.rawValue),
                 "permit_join_default_seconds": .integer(configuration.permitJoinTimeout.components.seconds),
             ]),

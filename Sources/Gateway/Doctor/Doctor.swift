@@ -20,6 +20,8 @@ public struct Doctor: Sendable {
     public var observeBroker: @Sendable (GatewayConfiguration) async -> BrokerObservation
     public var inspectState: @Sendable (String) -> StateDirectoryInspection
     public var loadProfiles: @Sendable ([URL]) -> ProfileLibrary
+    /// Binds the configured LAN discovery ports and lets them go; the ports that failed.
+    public var probeLANPorts: @Sendable (GatewayConfiguration.LAN) async -> [DoctorCheck.PortProblem]
     /// The running daemon's `health_check` answer (asked only when its bridge is online).
     public var daemonHealth: @Sendable (GatewayConfiguration) async -> JSONValue?
 
@@ -37,6 +39,7 @@ public struct Doctor: Sendable {
         observeBroker = { await BrokerProbe(gateway: $0, timeout: brokerTimeout).observe() }
         inspectState = { StateDirectoryInspection.inspect($0) }
         loadProfiles = { ProfileLibrary.load(directories: $0) }
+        probeLANPorts = { await DoctorCheck.probeDiscoveryPorts($0) }
         daemonHealth = { configuration in
             guard let client = try? BridgeClient(configuration: configuration) else { return nil }
             defer { Task { await client.close() } }
@@ -78,6 +81,7 @@ public struct Doctor: Sendable {
             if daemonOnline, let links = DoctorCheck.bleLinks(health: await daemonHealth(configuration)) {
                 checks.append(links)
             }
+            checks.append(DoctorCheck.lan(configuration.lan, problems: await probeLANPorts(configuration.lan)))
             checks.append(
                 DoctorCheck.stateDirectory(configuration.stateDirectory, inspectState(configuration.stateDirectory)))
             let folders = configuration.profiles

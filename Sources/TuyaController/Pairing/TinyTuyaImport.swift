@@ -2,7 +2,8 @@ import Foundation
 import TuyaCore
 
 /// Reads a tinytuya `devices.json` (the wizard's output): an array of objects with `id`,
-/// `key`, `name`, `product_id` and more. The file comes from the user, so nothing here
+/// `key`, `name`, `product_id`, `ip`, `version` and more; or its `snapshot.json` (a scan:
+/// `{"devices": [...]}` with `ip` and `ver`). An entry with an IP is a LAN device. The file comes from the user, so nothing here
 /// traps: every problem becomes a `PairingError.invalidImport` naming the entry, never
 /// the key. Entries without a key (BLE sub-devices, gateways) are skipped, as tinytuya does.
 public enum TinyTuyaImport {
@@ -13,6 +14,10 @@ public enum TinyTuyaImport {
         public var localKey: String
         public var name: String
         public var productID: String?
+        /// The device's address on the LAN, when the file has one: pair it over the LAN protocol.
+        public var ip: String?
+        /// The LAN protocol version the file gives (`3.3`); nil: from the device's broadcast.
+        public var version: String?
 
         public var description: String { "\(name) (\(id))" }
     }
@@ -31,7 +36,13 @@ public enum TinyTuyaImport {
         do {
             rows = try JSONDecoder().decode([Row].self, from: Data(bytes))
         } catch DecodingError.typeMismatch {
-            throw .invalidImport(reason: "the top level must be an array of devices")
+            guard let snapshot = try? JSONDecoder().decode(Snapshot.self, from: Data(bytes)) else {
+                throw .invalidImport(
+                    reason:
+                        "the top level must be an array of devices (devices.json) or {\"devices\": [...]} (snapshot.json)"
+                )
+            }
+            rows = snapshot.devices
         } catch {
             throw .invalidImport(reason: "the file is not valid JSON")
         }
@@ -56,7 +67,10 @@ public enum TinyTuyaImport {
             }
             let name = row.name.map { String($0.prefix(64)) }.flatMap { $0.isEmpty ? nil : $0 }
             let productID = row.productID.flatMap { $0.isEmpty ? nil : String($0.prefix(64)) }
-            entries.append(Entry(id: id, localKey: key, name: name ?? id.rawValue, productID: productID))
+            let ip = row.ip.flatMap { $0.isEmpty ? nil : String($0.prefix(64)) }
+            let version = row.version.flatMap { $0.isEmpty ? nil : String($0.prefix(16)) }
+            entries.append(
+                Entry(id: id, localKey: key, name: name ?? id.rawValue, productID: productID, ip: ip, version: version))
         }
         return entries
     }
@@ -69,9 +83,11 @@ public enum TinyTuyaImport {
         var key: String?
         var name: String?
         var productID: String?
+        var ip: String?
+        var version: String?
 
         private enum Field: String, CodingKey {
-            case id, key, name
+            case id, key, name, ip, version, ver
             case productID = "product_id"
         }
 
@@ -82,6 +98,22 @@ public enum TinyTuyaImport {
             key = try? fields.decodeIfPresent(String.self, forKey: .key)
             name = try? fields.decodeIfPresent(String.self, forKey: .name)
             productID = try? fields.decodeIfPresent(String.self, forKey: .productID)
+            ip = try? fields.decodeIfPresent(String.self, forKey: .ip)
+            version = Self.version(in: fields, .version) ?? Self.version(in: fields, .ver)
         }
+
+        /// `"3.3"`, or the number 3.3 that some files hold.
+        private static func version(in fields: KeyedDecodingContainer<Field>, _ key: Field) -> String? {
+            if let text = try? fields.decodeIfPresent(String.self, forKey: key) { return text }
+            guard let number = try? fields.decodeIfPresent(Double.self, forKey: key), number.isFinite,
+                (0...99).contains(number)
+            else { return nil }
+            return String(format: "%.1f", number)
+        }
+    }
+
+    /// tinytuya's `snapshot.json`: the devices a scan found, with `ip` and `ver`.
+    private struct Snapshot: Decodable {
+        var devices: [Row]
     }
 }

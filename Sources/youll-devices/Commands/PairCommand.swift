@@ -8,7 +8,7 @@ import TuyaCore
 struct PairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair", abstract: "Pair devices with the running daemon.",
-        subcommands: [PairMQTT.self, PairBLE.self, PairImport.self, PairPermit.self])
+        subcommands: [PairMQTT.self, PairBLE.self, PairLAN.self, PairImport.self, PairPermit.self])
 }
 
 /// Pairing waits for the device to answer a query with the right key: longer than a request.
@@ -60,7 +60,8 @@ struct PairMQTT: AsyncParsableCommand {
 /// `pair import devices.json`: every device of a tinytuya wizard file, 8 at a time.
 struct PairImport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Pair every device of a tinytuya devices.json.")
+        commandName: "import",
+        abstract: "Pair every device of a tinytuya devices.json (or snapshot.json); those with an IP over the LAN.")
 
     @OptionGroup var bridge: BridgeOptions
 
@@ -107,11 +108,7 @@ struct PairImport: AsyncParsableCommand {
                 let entry = entries[index]
                 next += 1
                 group.addTask {
-                    var request: [String: JSONValue] = [
-                        "id": .string(entry.id.rawValue), "local_key": .string(entry.localKey),
-                        "name": .string(entry.name), "transport": .string("mqtt"),
-                    ]
-                    if let productID = entry.productID { request["product_id"] = .string(productID) }
+                    let request = Self.request(for: entry)
                     do throws(BridgeClientError) {
                         let device = try await client.request("device/add", request, timeout: timeout)
                         return (index, Outcome(entry: entry, result: .success(device)))
@@ -128,6 +125,20 @@ struct PairImport: AsyncParsableCommand {
             }
             return outcomes.compactMap { $0 }
         }
+    }
+
+    /// `device/add` for one entry: over the LAN when the file gives its IP, else MQTT.
+    static func request(for entry: TinyTuyaImport.Entry) -> [String: JSONValue] {
+        var request: [String: JSONValue] = [
+            "id": .string(entry.id.rawValue), "local_key": .string(entry.localKey), "name": .string(entry.name),
+            "transport": .string(entry.ip == nil ? "mqtt" : "lan"),
+        ]
+        if let productID = entry.productID { request["product_id"] = .string(productID) }
+        if let ip = entry.ip {
+            request["ip"] = .string(ip)
+            if let version = entry.version { request["version"] = .string(version) }
+        }
+        return request
     }
 
     private func report(_ outcomes: [Outcome]) {
@@ -189,6 +200,7 @@ struct PairPermit: AsyncParsableCommand {
                 let window = answer["time"]?.int64Value ?? Int64(seconds ?? 120)
                 if !bridge.json {
                     printNote("pairing permitted for \(window) s; power on the devices to pair (Ctrl-C to stop)")
+                    Self.printLANCandidates(answer["lan_candidates"])
                 }
                 let terminal = Terminal.current
                 try await forEach(events, for: .seconds(window)) { message in
@@ -205,4 +217,20 @@ struct PairPermit: AsyncParsableCommand {
             }
         }
     }
+
+    /// `heard on the LAN: <id> at <ip>, protocol 3.x, product <key>` for each unpaired
+    /// device the daemon heard broadcasting: what `pair lan` needs.
+    static func printLANCandidates(_ list: JSONValue?) {
+        guard case .array(let candidates)? = list else { return }
+        for candidate in candidates {
+            guard let id = candidate["id"]?.stringValue, let ip = candidate["ip"]?.stringValue else { continue }
+            let version = candidate["version"]?.stringValue ?? "?"
+            let product = candidate["product_key"]?.stringValue.map { ", product \($0)" } ?? ""
+            print(
+                BridgeText.printable(
+                    "heard on the LAN: \(id) at \(ip), protocol \(version)\(product); pair it with: youll-devices pair lan \(id)",
+                    maximumLength: 300))
+        }
+    }
+
 }

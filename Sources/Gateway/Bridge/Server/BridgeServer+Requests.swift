@@ -78,8 +78,9 @@ extension BridgeServer {
 
     // MARK: - Pairing
 
-    /// Opens or closes the pairing window. Wi-Fi: unknown devIds on the broker become
-    /// `device_found`; BLE: a scan reports Tuya adverts as `device_found` with `transport: ble`.
+    /// Opens or closes the pairing window. Wi-Fi: unknown devIds on the broker, and LAN
+    /// devices heard broadcasting (the 3.5 solicitation goes out), become `device_found`;
+    /// BLE: a scan reports Tuya adverts as `device_found` with `transport: ble`.
     /// Asking for BLE alone where BLE cannot work is an error naming why.
     private func permitJoin(open: Bool, seconds: Int?, transport: Transport?) async throws -> [String: JSONValue] {
         permitJoinTimer?.cancel()
@@ -95,8 +96,11 @@ extension BridgeServer {
         pairingWindow.open(for: duration, now: time.now())
         let secondsOpen = duration.components.seconds
         var data: [String: JSONValue] = ["value": .bool(true), "time": .integer(secondsOpen)]
-        if transport != .ble { await controller.openPairingWindow() }
-        if transport != .mqtt {
+        if transport != .ble {
+            await controller.openPairingWindow()
+            data["lan_candidates"] = .array(await lanCandidates().map { .object($0.eventData) })
+        }
+        if transport == nil || transport == .ble {
             switch settings.ble {
             case .available(let adapter):
                 try await startBLEScan(adapter: adapter)
@@ -109,10 +113,18 @@ extension BridgeServer {
             do { try await clock.sleep(for: duration) } catch { return }
             await self?.closePermitJoin()
         }
-        logger.info("pairing permitted for \(secondsOpen) s (\(transport?.rawValue ?? "mqtt and ble"))")
+        logger.info("pairing permitted for \(secondsOpen) s (\(transport?.rawValue ?? "mqtt, lan and ble"))")
         await emit("permit_join_changed", data)
         publishInfo()
         return data
+    }
+
+    /// LAN devices heard broadcasting that are not paired, by id.
+    private func lanCandidates() async -> [LANSighting] {
+        let paired = Set(await controller.devices().map(\.id))
+        return await controller.lanSightings().filter { !paired.contains($0.id) }.sorted {
+            $0.id.rawValue < $1.id.rawValue
+        }
     }
 
     private func startBLEScan(adapter: String) async throws {
@@ -163,6 +175,10 @@ extension BridgeServer {
                 outcome = try await controller.pairBLE(
                     devId: add.id.rawValue, localKey: add.localKey.text, identity: identity, profileID: add.profileID,
                     name: name, productID: add.productID)
+            } else if let lan = add.lan {
+                outcome = try await controller.pairLAN(
+                    devId: add.id.rawValue, localKey: add.localKey.text, ip: lan.ip, version: lan.version,
+                    profileID: add.profileID, name: name, productID: add.productID)
             } else {
                 outcome = try await controller.pair(
                     devId: add.id.rawValue, localKey: add.localKey.text, profileID: add.profileID, name: name,
