@@ -168,9 +168,13 @@ struct LANDaemonTests {
         let mark = await rig.observer.mark
         _ = try await rig.request("permit_join", ["value": .bool(true), "time": .integer(30)])
         for entry in fleet.identities {
-            _ = try await rig.observer.wait(for: "youll/bridge/event", after: mark) {
+            let found = try await rig.observer.wait(for: "youll/bridge/event", after: mark) {
                 $0.json?["type"]?.string == "device_found" && $0.json?["data"]?["id"]?.string == entry.devId
             }
+            // The event carries what `pair lan` needs: where the device is and what it speaks.
+            #expect(found.json?["data"]?["ip"]?.string == entry.ip)
+            #expect(found.json?["data"]?["version"]?.string == entry.version.rawValue)
+            #expect(found.json?["data"]?["transport"]?.string == "lan")
         }
 
         // pair permit names every unpaired device heard, with its address and version.

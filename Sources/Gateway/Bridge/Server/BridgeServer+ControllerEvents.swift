@@ -28,7 +28,7 @@ extension BridgeServer {
         case .devicePaired, .deviceRemoved:
             await publishDevices()
         case .candidateFound(let candidate):
-            await emit("device_found", device: candidate.id, ["id": .string(candidate.id.rawValue)])
+            await emit("device_found", device: candidate.id, candidate.eventData)
         }
     }
 
