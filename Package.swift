@@ -38,7 +38,8 @@ let package = Package(
         // from its start. A leaf, so MQTTLink (which imports no domain code) shares it too.
         .target(name: "Timing", swiftSettings: strict),
         .testTarget(name: "TimingTests", dependencies: ["Timing", "YoullTestSupport"], swiftSettings: strict),
-        // Domain types, device profiles (YAML in devices/), typed commands and state. Pure.
+        // Domain types, device profiles parsed from YAML text (Storage reads devices/), typed
+        // commands and state, the module seams. Pure: no files, no sockets.
         .target(
             name: "TuyaCore",
             dependencies: [.product(name: "Yams", package: "Yams")],
@@ -150,7 +151,7 @@ let package = Package(
         .target(
             name: "YoullTestSupport",
             dependencies: [
-                "LocalBroker", "Gateway", "TuyaController", "TuyaCore", "DeviceSimulator",
+                "LocalBroker", "Gateway", "TuyaController", "TuyaCore", "DeviceSimulator", "Storage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

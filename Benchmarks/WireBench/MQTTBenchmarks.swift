@@ -4,6 +4,7 @@ import MQTTLink
 import TuyaController
 import TuyaCore
 import TuyaWire
+import Storage
 
 /// The `mqtt` suite: TuyaController over a real broker (LocalBroker on 127.0.0.1) to
 /// 1,000 simulated devices (500 lights, 500 diffusers) run by `youll-devices simulate` in

@@ -10,6 +10,7 @@ import Synchronization
 import TuyaController
 import TuyaCore
 import TuyaWire
+import Storage
 
 /// `youll-devices demo`: the whole gateway on a fresh machine, no hardware needed. A
 /// private mosquitto on a free loopback port, simulated devices speaking Tuya's real

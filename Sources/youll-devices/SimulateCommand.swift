@@ -2,6 +2,8 @@ import ArgumentParser
 import DeviceSimulator
 import Dispatch
 import Foundation
+import Storage
+import TuyaCore
 
 /// `youll-devices simulate`: simulated Tuya Wi-Fi lights and diffusers that speak the
 /// real MQTT device protocol to a broker, so the gateway can be tried without hardware.
@@ -46,7 +48,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let task = Task {
             try await SimulatorFleet.run(
                 lights: lights, diffusers: diffusers, brokerURL: broker, devicesJSONPath: devicesJSON,
-                profileDirectories: directories, seed: seed, behaviour: behaviour
+                library: ProfileLibrary.load(directories: directories), seed: seed, behaviour: behaviour
             ) { fleet in
                 print("simulating \(fleet.identities.count) devices on \(broker); ids and keys in \(devicesJSON)")
                 print("press Ctrl-C to stop")
