@@ -246,16 +246,19 @@ struct CLIAgainstDaemonTests {
         // which shows it is subscribed, then the change `set` makes; --count 3 ends it.
         // --seconds bounds it should the change never come.
         _ = try await rig.observer.wait(for: "youll/desk/availability") { $0.json?["state"]?.string == "online" }
-        let monitor = try BackgroundCLI(
+        let ((monitored, dimmer), monitorStatus) = try await ChildProcess.streamingLines(
+            try CLIRunner.binary().path,
             ["monitor", "--retained", "--json", "--count", "3", "--seconds", "60", "--config", rig.configPath],
-            environment: rig.cleanEnvironment())
-        var output = monitor.lines.makeAsyncIterator()
-        let firstLine = try #require(await output.next(), "monitor printed nothing")
-        let dimmer = try await rig.cli(["set", "desk", "brightness=25"])
+            environment: rig.cleanEnvironment()
+        ) { output, _ in
+            let firstLine = try #require(try await output.next(), "monitor printed nothing")
+            let dimmer = try await rig.cli(["set", "desk", "brightness=25"])
+            var monitored = [firstLine]
+            while let line = try await output.next() { monitored.append(line) }
+            return (monitored, dimmer)
+        }
         #expect(dimmer.status == 0, "\(dimmer.stderr)")
-        var monitored = [firstLine]
-        while let line = await output.next() { monitored.append(line) }
-        #expect(monitor.waitForExit() == 0)
+        #expect(monitorStatus == 0)
         #expect(monitored.count == 3, "\(monitored)")
         let messages = try monitored.map { try jsonObject($0) }
         #expect(messages.prefix(2).allSatisfy { $0["retained"] as? Bool == true }, "\(monitored)")
@@ -394,45 +397,5 @@ struct CLIAgainstDaemonTests {
             lines(stopped.stdout).contains("warn  daemon    the daemon is not running (youll/bridge/state is offline)"),
             "\(stopped.stdout)")
         await rig.shutdown()
-    }
-}
-
-/// A CLI run in the background, its stdout read line by line as it is printed (stderr is
-/// dropped). The environment is given whole through `env -i`, since the pipe spawner
-/// inherits this process's.
-final class BackgroundCLI: Sendable {
-    let process: ChildProcess
-    let lines: AsyncStream<String>
-
-    init(_ arguments: [String], environment: [String: String]) throws {
-        let binary = try CLIRunner.binary().path
-        let assignments = environment.map { "\($0.key)=\($0.value)" }
-        let (process, fd) = try ChildProcess.spawnWithOutputPipe(
-            "/usr/bin/env", ["-i"] + assignments + [binary] + arguments)
-        self.process = process
-        let (lines, sink) = AsyncStream.makeStream(of: String.self)
-        self.lines = lines
-        Thread {
-            var pending: [UInt8] = []
-            while true {
-                let chunk = ChildProcess.read(fd)
-                if chunk.isEmpty { break }
-                pending += chunk
-                while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    sink.yield(String(decoding: pending[..<end], as: UTF8.self))
-                    pending.removeSubrange(...end)
-                }
-            }
-            if !pending.isEmpty { sink.yield(String(decoding: pending, as: UTF8.self)) }
-            close(fd)
-            sink.finish()
-        }.start()
-    }
-
-    func waitForExit() -> Int32? { process.waitForExit() }
-
-    /// A test that failed half-way leaves no monitor behind.
-    deinit {
-        if process.isRunning { process.kill() }
     }
 }
