@@ -137,18 +137,24 @@ struct ServeBenchmarks {
         }
         await watch.close()
 
-        starts.sort()
-        listed.sort()
-        Self.print1("serve.start1000", Self.median(starts), "ms")
-        Self.print1("serve.start1000.max", starts.last ?? 0, "ms")
-        Self.print1("serve.start1000.devices", Self.median(listed), "ms")
-        print(Self.spread("daemon starts (spawn to bridge/state online)", starts))
-        print(Self.spread("daemon starts (spawn to bridge/devices with \(expected))", listed))
+        Self.reportStarts(starts, listed: listed, floors: floors, devices: expected)
+    }
+
+    /// Prints the start times (spawn to online, spawn to the full device list) and, with
+    /// `floors`, how they compare with the C floor's.
+    private static func reportStarts(_ starts: [Double], listed: [Double], floors: [Double], devices expected: Int) {
+        let starts = starts.sorted()
+        let listed = listed.sorted()
+        let floors = floors.sorted()
+        print1("serve.start1000", median(starts), "ms")
+        print1("serve.start1000.max", starts.last ?? 0, "ms")
+        print1("serve.start1000.devices", median(listed), "ms")
+        print(spread("daemon starts (spawn to bridge/state online)", starts))
+        print(spread("daemon starts (spawn to bridge/devices with \(expected))", listed))
         if !floors.isEmpty {
-            floors.sort()
-            Self.print1("serve.floor.announce", Self.median(floors), "ms")
-            print(Self.spread("floor starts (spawn to its retained publish)", floors))
-            Self.printRatio("serve.start1000.vs-floor", Self.median(starts), Self.median(floors))
+            print1("serve.floor.announce", median(floors), "ms")
+            print(spread("floor starts (spawn to its retained publish)", floors))
+            printRatio("serve.start1000.vs-floor", median(starts), median(floors))
         }
     }
 
