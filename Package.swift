@@ -34,13 +34,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // Time for every pure core: one capped, jittered backoff and a clock seen as offsets
         // from its start. A leaf, so MQTTLink (which imports no domain code) shares it too.
         .target(name: "Timing", swiftSettings: strict),
         .testTarget(name: "TimingTests", dependencies: ["Timing", "YoullTestSupport"], swiftSettings: strict),
-        // Domain types, device profiles (YAML in devices/), typed commands and state. Pure.
+        // Domain types, device profiles parsed from YAML text (Storage reads devices/), typed
+        // commands and state, the module seams. Pure: no files, no sockets.
         .target(
             name: "TuyaCore",
             dependencies: [.product(name: "Yams", package: "Yams")],
@@ -86,8 +89,15 @@ let package = Package(
             name: "BLELinkTests",
             dependencies: ["BLELink", "YoullTestSupport", "TuyaWire", "TuyaCore", "DeviceSimulator"],
             swiftSettings: strict),
-        // A private mosquitto on a free loopback port, for tests, the demo and benchmarks.
-        .target(name: "LocalBroker", swiftSettings: strict),
+        // A private mosquitto on a free loopback port, and child processes, for tests, the demo and
+        // benchmarks: swift-subprocess for what runs within one call, posix_spawn for what outlives it.
+        .target(
+            name: "LocalBroker",
+            dependencies: [
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict),
         // Simulated Tuya Wi-Fi lights and diffusers on a broker, and BLE peripherals (a GATT server
         // over a socketpair), for tests, the demo and benchmarks.
         // Talks to libmosquitto directly, not through MQTTLink: one poll loop drives every
@@ -167,7 +177,7 @@ let package = Package(
         .target(
             name: "YoullTestSupport",
             dependencies: [
-                "LocalBroker", "Gateway", "TuyaController", "TuyaCore", "DeviceSimulator",
+                "LocalBroker", "Gateway", "TuyaController", "TuyaCore", "DeviceSimulator", "Storage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -3,6 +3,7 @@ import DeviceSimulator
 import Foundation
 import TuyaController
 import TuyaCore
+import Storage
 
 #if canImport(Glibc)
     import Glibc

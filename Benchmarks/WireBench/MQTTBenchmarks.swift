@@ -4,6 +4,7 @@ import MQTTLink
 import TuyaController
 import TuyaCore
 import TuyaWire
+import Storage
 
 /// The `mqtt` suite: TuyaController over a real broker (LocalBroker on 127.0.0.1) to
 /// 1,000 simulated devices (500 lights, 500 diffusers) run by `youll-devices simulate` in
@@ -85,15 +86,7 @@ struct MQTTBenchmarks {
         let devicesJSON = work.appendingPathComponent("devices.json")
         let simulator = try launchSimulator(broker: broker, devicesJSON: devicesJSON, log: work)
         spawned.process = simulator
-        let deadline = ContinuousClock.now + .seconds(60)
-        while await controller.pairingCandidates().count < count {
-            guard simulator.isRunning else { throw Failure("the simulator exited (log: \(work.path)/simulator.log)") }
-            guard ContinuousClock.now < deadline else {
-                let seen = await controller.pairingCandidates().count
-                throw Failure("only \(seen) of \(count) simulated devices came online in 60 s")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await waitForCandidates(controller, count: count, simulator: simulator, log: work)
         await controller.closePairingWindow()
 
         // Pair all of them at once, as `pair import` would.
@@ -115,44 +108,8 @@ struct MQTTBenchmarks {
 
         var commands = CommandPlan(devices: devices, library: library)
 
-        // Round trip: one command at a time, rotating over the devices.
-        var samples: [Double] = []
-        samples.reserveCapacity(options.samples)
-        for sample in 0..<options.samples {
-            let index = sample % devices.count
-            try await commands.waitForGap(index)
-            let (command, _) = commands.next(index)
-            let start = ContinuousClock.now
-            _ = try await controller.send(command, to: devices[index].id)
-            samples.append(milliseconds(ContinuousClock.now - start))
-        }
-        samples.sort()
-        report3("mqtt.rtt.p50", samples[samples.count / 2], "ms")
-        report3("mqtt.rtt.p99", samples[samples.count * 99 / 100], "ms")
-
-        // Sweeps: one command to every device at once, until all are confirmed; the median
-        // of `sweepCount`, as the C floor reports, since one ~100 ms sweep on a shared
-        // 2-core machine is noisy.
-        var sweeps: [Double] = []
-        for _ in 0..<Self.sweepCount {
-            for index in devices.indices { try await commands.waitForGap(index) }
-            let batch = devices.indices.map { index in (devices[index].id, commands.next(index).command) }
-            let start = ContinuousClock.now
-            let failures = await withTaskGroup(of: Bool.self) { group in
-                for (id, command) in batch {
-                    group.addTask { (try? await controller.send(command, to: id)) == nil }
-                }
-                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-            }
-            sweeps.append(milliseconds(ContinuousClock.now - start))
-            guard failures == 0 else { throw Failure("\(failures) of \(count) sweep commands were not confirmed") }
-        }
-        sweeps.sort()
-        print(String(format: "BENCH mqtt.sweep1000 %.1f ms", sweeps[sweeps.count / 2]))
-        print(
-            String(
-                format: "# gateway sweeps: min %.1f, median %.1f, max %.1f ms over %d", sweeps[0],
-                sweeps[sweeps.count / 2], sweeps[sweeps.count - 1], sweeps.count))
+        try await measureRoundTrips(controller, devices: devices, commands: &commands)
+        try await measureSweeps(controller, devices: devices, commands: &commands)
 
         if let peak = Self.statusMegabytes("VmHWM:") {
             print(String(format: "BENCH mqtt.gateway.rss.peak %.1f MB", peak))
@@ -171,6 +128,71 @@ struct MQTTBenchmarks {
             try commands.floorFrames(keys: keys).write(to: frames, atomically: true, encoding: .utf8)
             try runFloor(floor, port: broker.port, frames: frames)
         }
+    }
+
+    /// Waits (up to 60 s) until `count` devices have shown up as pairing candidates, or
+    /// the simulator has exited.
+    private func waitForCandidates(_ controller: TuyaController, count: Int, simulator: Process, log work: URL)
+        async throws
+    {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while await controller.pairingCandidates().count < count {
+            guard simulator.isRunning else { throw Failure("the simulator exited (log: \(work.path)/simulator.log)") }
+            guard ContinuousClock.now < deadline else {
+                let seen = await controller.pairingCandidates().count
+                throw Failure("only \(seen) of \(count) simulated devices came online in 60 s")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Round trip: one command at a time, rotating over the devices; reports p50 and p99.
+    private func measureRoundTrips(_ controller: TuyaController, devices: [TuyaDevice], commands: inout CommandPlan)
+        async throws
+    {
+        var samples: [Double] = []
+        samples.reserveCapacity(options.samples)
+        for sample in 0..<options.samples {
+            let index = sample % devices.count
+            try await commands.waitForGap(index)
+            let (command, _) = commands.next(index)
+            let start = ContinuousClock.now
+            _ = try await controller.send(command, to: devices[index].id)
+            samples.append(milliseconds(ContinuousClock.now - start))
+        }
+        samples.sort()
+        report3("mqtt.rtt.p50", samples[samples.count / 2], "ms")
+        report3("mqtt.rtt.p99", samples[samples.count * 99 / 100], "ms")
+    }
+
+    /// Sweeps: one command to every device at once, until all are confirmed; the median of
+    /// `sweepCount`, as the C floor reports, since one ~100 ms sweep on a shared 2-core
+    /// machine is noisy.
+    private func measureSweeps(_ controller: TuyaController, devices: [TuyaDevice], commands: inout CommandPlan)
+        async throws
+    {
+        var sweeps: [Double] = []
+        for _ in 0..<Self.sweepCount {
+            for index in devices.indices { try await commands.waitForGap(index) }
+            let batch = devices.indices.map { index in (devices[index].id, commands.next(index).command) }
+            let start = ContinuousClock.now
+            let failures = await withTaskGroup(of: Bool.self) { group in
+                for (id, command) in batch {
+                    group.addTask { (try? await controller.send(command, to: id)) == nil }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            sweeps.append(milliseconds(ContinuousClock.now - start))
+            guard failures == 0 else {
+                throw Failure("\(failures) of \(devices.count) sweep commands were not confirmed")
+            }
+        }
+        sweeps.sort()
+        print(String(format: "BENCH mqtt.sweep1000 %.1f ms", sweeps[sweeps.count / 2]))
+        print(
+            String(
+                format: "# gateway sweeps: min %.1f, median %.1f, max %.1f ms over %d", sweeps[0],
+                sweeps[sweeps.count / 2], sweeps[sweeps.count - 1], sweeps.count))
     }
 
     // MARK: - Processes

@@ -137,18 +137,24 @@ struct ServeBenchmarks {
         }
         await watch.close()
 
-        starts.sort()
-        listed.sort()
-        Self.print1("serve.start1000", Self.median(starts), "ms")
-        Self.print1("serve.start1000.max", starts.last ?? 0, "ms")
-        Self.print1("serve.start1000.devices", Self.median(listed), "ms")
-        print(Self.spread("daemon starts (spawn to bridge/state online)", starts))
-        print(Self.spread("daemon starts (spawn to bridge/devices with \(expected))", listed))
+        Self.reportStarts(starts, listed: listed, floors: floors, devices: expected)
+    }
+
+    /// Prints the start times (spawn to online, spawn to the full device list) and, with
+    /// `floors`, how they compare with the C floor's.
+    private static func reportStarts(_ starts: [Double], listed: [Double], floors: [Double], devices expected: Int) {
+        let starts = starts.sorted()
+        let listed = listed.sorted()
+        let floors = floors.sorted()
+        print1("serve.start1000", median(starts), "ms")
+        print1("serve.start1000.max", starts.last ?? 0, "ms")
+        print1("serve.start1000.devices", median(listed), "ms")
+        print(spread("daemon starts (spawn to bridge/state online)", starts))
+        print(spread("daemon starts (spawn to bridge/devices with \(expected))", listed))
         if !floors.isEmpty {
-            floors.sort()
-            Self.print1("serve.floor.announce", Self.median(floors), "ms")
-            print(Self.spread("floor starts (spawn to its retained publish)", floors))
-            Self.printRatio("serve.start1000.vs-floor", Self.median(starts), Self.median(floors))
+            print1("serve.floor.announce", median(floors), "ms")
+            print(spread("floor starts (spawn to its retained publish)", floors))
+            printRatio("serve.start1000.vs-floor", median(starts), median(floors))
         }
     }
 
@@ -209,21 +215,44 @@ struct ServeBenchmarks {
         let stillOnline = Self.onlineCount(await watch.received(after: 0), topics: topics)
         await watch.close()
 
-        let daemonTicks = daemonAfter - daemonBefore
-        let brokerTicks = brokerAfter - brokerBefore
+        Self.reportIdle(
+            IdleWindow(
+                wall: wall, daemonTicks: daemonAfter - daemonBefore, brokerTicks: brokerAfter - brokerBefore,
+                daemonNanoseconds: preciseBefore.0.flatMap { start in preciseAfter.0.map { (start, $0) } },
+                brokerNanoseconds: preciseBefore.1.flatMap { start in preciseAfter.1.map { (start, $0) } },
+                rss: rss, online: stillOnline, devices: topics.count))
+    }
+
+    /// What the idle window measured: wall seconds, CPU ticks, the precise CPU clocks
+    /// (start, end) where the kernel has them, the daemon's RSS, devices online at the end.
+    struct IdleWindow {
+        var wall: Double
+        var daemonTicks: Int
+        var brokerTicks: Int
+        var daemonNanoseconds: (UInt64, UInt64)?
+        var brokerNanoseconds: (UInt64, UInt64)?
+        var rss: Double?
+        var online: Int
+        var devices: Int
+    }
+
+    /// Prints the idle CPU of the daemon and the broker, the daemon's RSS, and their ratio
+    /// (from the nanosecond clocks when the broker used any time, else from ticks).
+    private static func reportIdle(_ window: IdleWindow) {
+        let (wall, daemonTicks, brokerTicks) = (window.wall, window.daemonTicks, window.brokerTicks)
         let percent = { (ticks: Int) in Double(ticks) / ProcessStats.ticksPerSecond / wall * 100 }
         print(String(format: "BENCH serve.idle100.cpu %.2f %%", percent(daemonTicks)))
         print(String(format: "BENCH serve.idle100.broker.cpu %.2f %%", percent(brokerTicks)))
-        if let rss { print(String(format: "BENCH serve.idle100.rss %.1f MB", rss)) }
+        if let rss = window.rss { print(String(format: "BENCH serve.idle100.rss %.1f MB", rss)) }
         print(
             String(
                 format:
                     "# idle window %.1f s: daemon %d ticks, broker %d ticks (%.0f ticks/s); %d of %d devices online at the end",
-                wall, daemonTicks, brokerTicks, ProcessStats.ticksPerSecond, stillOnline, topics.count))
+                wall, daemonTicks, brokerTicks, ProcessStats.ticksPerSecond, window.online, window.devices))
         // A tick is 10 ms: the broker may use only a few in the window, so the ratio comes
         // from the processes' nanosecond CPU-time clocks when the kernel has them.
-        if let daemonStart = preciseBefore.0, let brokerStart = preciseBefore.1, let daemonEnd = preciseAfter.0,
-            let brokerEnd = preciseAfter.1, brokerEnd > brokerStart, daemonEnd >= daemonStart
+        if let (daemonStart, daemonEnd) = window.daemonNanoseconds,
+            let (brokerStart, brokerEnd) = window.brokerNanoseconds, brokerEnd > brokerStart, daemonEnd >= daemonStart
         {
             let daemonTime = Double(daemonEnd - daemonStart) / 1e6
             let brokerTime = Double(brokerEnd - brokerStart) / 1e6
@@ -232,9 +261,9 @@ struct ServeBenchmarks {
                     format:
                         "# CPU time in the window (clock_getcpuclockid): daemon %.1f ms (%.3f %%), broker %.1f ms (%.3f %%)",
                     daemonTime, daemonTime / 10 / wall, brokerTime, brokerTime / 10 / wall))
-            Self.printRatio("serve.idle100.cpu.vs-broker", daemonTime, brokerTime)
+            printRatio("serve.idle100.cpu.vs-broker", daemonTime, brokerTime)
         } else if brokerTicks > 0 {
-            Self.printRatio("serve.idle100.cpu.vs-broker", Double(daemonTicks), Double(brokerTicks))
+            printRatio("serve.idle100.cpu.vs-broker", Double(daemonTicks), Double(brokerTicks))
         } else {
             print("# the broker used no measurable CPU in the window (under one tick): no ratio")
         }

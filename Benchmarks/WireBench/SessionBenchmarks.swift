@@ -5,6 +5,7 @@ import MQTTLink
 import SessionEngine
 import TuyaController
 import TuyaCore
+import Storage
 
 #if canImport(Glibc)
     import Glibc

@@ -1,17 +1,28 @@
+import Subprocess
+import SystemPackage
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A child process started with `posix_spawn`. Foundation's `Process` was seen to crash
-/// (a bad memcpy inside `run()`) when a test started a broker while another test was
-/// opening and closing ~1,400 descriptors; `posix_spawn` does the fork/exec in libc with
-/// no Swift code in the child.
+/// A child process that outlives the call that started it: the mosquitto a synchronous
+/// `LocalBroker()` starts and a later `stop()` ends, the daemon a CLI test starts and
+/// signals later, a benchmark's server.
+///
+/// Hand-written on `posix_spawn` for that one feature, which swift-subprocess 1.0.2 does
+/// not have: it ties every child to the scope of its `run` closure and ends it when the
+/// closure returns ("a spawned child outlives the call that started it" in
+/// ChildProcessTests shows the use). Everything that runs within one call, collecting or
+/// streaming its output, goes through swift-subprocess (`run`, `streamingLines`).
+/// `posix_spawn` does the fork/exec in libc with no Swift code in the child (Foundation's
+/// `Process` was seen to crash while another test opened and closed ~1,400 descriptors).
 public struct ChildProcess: Sendable {
     public let pid: pid_t
 
     /// Starts `path` with `arguments`; stdin is /dev/null and stdout/stderr are appended to
-    /// `outputPath` (or /dev/null).
-    /// `environment` nil inherits this process's environment.
+    /// `outputPath` (or /dev/null). `environment` nil inherits this process's environment.
+    /// The child keeps no other descriptor of this process: NIO's sockets and many a test's
+    /// files are not close-on-exec, and a mosquitto holding a test's socket keeps it open.
     public static func spawn(
         _ path: String, _ arguments: [String], outputPath: String? = nil, environment: [String: String]? = nil
     ) throws -> ChildProcess {
@@ -21,6 +32,20 @@ public struct ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        try closeFrom(3, &actions)
+        // The child starts with no signal blocked and every signal at its default, whatever
+        // the spawning thread had (a runtime thread may block SIGTERM, and the child would
+        // not stop).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var envp: [UnsafeMutablePointer<CChar>?]? = environment.map { env in
@@ -30,9 +55,9 @@ public struct ChildProcess: Sendable {
         var pid: pid_t = 0
         let status: Int32
         if envp != nil {
-            status = posix_spawn(&pid, path, &actions, nil, &argv, &envp!)
+            status = posix_spawn(&pid, path, &actions, &attributes, &argv, &envp!)
         } else {
-            status = posix_spawn(&pid, path, &actions, nil, &argv, environ)
+            status = posix_spawn(&pid, path, &actions, &attributes, &argv, environ)
         }
         guard status == 0 else {
             throw LocalBrokerError(message: "cannot start \(path): \(String(cString: strerror(status)))")
@@ -40,39 +65,30 @@ public struct ChildProcess: Sendable {
         return ChildProcess(pid: pid)
     }
 
-    /// Starts `path` with its stdout on a pipe; returns the child and the pipe's read end
-    /// (the caller reads it with `readLine`-style loops and closes it). stderr goes to /dev/null.
-    public static func spawnWithOutputPipe(_ path: String, _ arguments: [String]) throws -> (ChildProcess, Int32) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw LocalBrokerError(message: "pipe: \(String(cString: strerror(errno)))") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        posix_spawn_file_actions_addclose(&actions, fds[1])
-        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, nil, &argv, environ)
-        close(fds[1])
-        guard status == 0 else {
-            close(fds[0])
-            throw LocalBrokerError(message: "cannot start \(path): \(String(cString: strerror(status)))")
-        }
-        return (ChildProcess(pid: pid), fds[0])
-    }
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run
+    /// time because Swift's Glibc module leaves out the `_GNU_SOURCE` declarations.
+    private static let addCloseFrom:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+            guard let handle = dlopen(nil, RTLD_NOW),
+                let symbol = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np")
+            else { return nil }
+            return unsafeBitCast(
+                symbol,
+                to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+        }()
 
-    /// Reads what is available on `fd` (blocking until something is), retrying when a
-    /// signal interrupts; empty at end of file.
-    public static func read(_ fd: Int32, maximum: Int = 65_536) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: maximum)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count >= 0 { return Array(buffer[0..<count]) }
-            if errno != EINTR { return [] }
+    /// Adds "close every descriptor from `first` up" to `actions`.
+    private static func closeFrom(_ first: Int32, _ actions: inout posix_spawn_file_actions_t) throws {
+        guard let addCloseFrom else {
+            throw LocalBrokerError(
+                message:
+                    "this C library has no posix_spawn_file_actions_addclosefrom_np, so a child would inherit "
+                    + "open descriptors; glibc 2.34 or later is needed")
+        }
+        let status = addCloseFrom(&actions, first)
+        guard status == 0 else {
+            throw LocalBrokerError(
+                message: "posix_spawn_file_actions_addclosefrom_np: \(String(cString: strerror(status)))")
         }
     }
 
@@ -99,7 +115,9 @@ public struct ChildProcess: Sendable {
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
     }
+}
 
+extension ChildProcess {
     /// What `run` collected.
     public struct Output: Sendable {
         /// The exit status, or nil when a signal ended the process.
@@ -109,65 +127,63 @@ public struct ChildProcess: Sendable {
     }
 
     /// Runs `path` to completion with `environment` (nil: inherit), collecting stdout and
-    /// stderr through pipes read with `poll` (so neither pipe can fill and stall the child)
-    /// and retrying reads a signal interrupted.
-    public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws
-        -> Output
-    {
-        var outPipe: [Int32] = [-1, -1]
-        var errPipe: [Int32] = [-1, -1]
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
-            throw LocalBrokerError(message: "pipe: \(String(cString: strerror(errno)))")
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
-        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var envp: [UnsafeMutablePointer<CChar>?]? = environment.map { env in
-            env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        }
-        defer { envp?.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status: Int32
-        if envp != nil {
-            status = posix_spawn(&pid, path, &actions, nil, &argv, &envp!)
-        } else {
-            status = posix_spawn(&pid, path, &actions, nil, &argv, environ)
-        }
-        close(outPipe[1])
-        close(errPipe[1])
-        guard status == 0 else {
-            close(outPipe[0])
-            close(errPipe[0])
-            throw LocalBrokerError(message: "cannot start \(path): \(String(cString: strerror(status)))")
-        }
-        var collected: [Int32: [UInt8]] = [outPipe[0]: [], errPipe[0]: []]
-        var open = [outPipe[0], errPipe[0]]
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while !open.isEmpty {
-            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            for entry in fds where entry.revents != 0 {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(entry.fd, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    collected[entry.fd, default: []].append(contentsOf: buffer[0..<count])
-                } else if count == 0 || errno != EINTR {
-                    close(entry.fd)
-                    open.removeAll { $0 == entry.fd }
-                }
-            }
-        }
-        let exit = ChildProcess(pid: pid).waitForExit()
+    /// stderr (up to `limit` bytes each) through swift-subprocess.
+    public static func run(
+        _ path: String, _ arguments: [String], environment: [String: String]? = nil, limit: Int = 16 << 20
+    ) async throws -> Output {
+        let result = try await Subprocess.run(
+            .path(FilePath(path)), arguments: Arguments(arguments), environment: Self.environment(environment),
+            output: .string(limit: limit), error: .string(limit: limit))
         return Output(
-            status: exit, stdout: String(decoding: collected[outPipe[0]] ?? [], as: UTF8.self),
-            stderr: String(decoding: collected[errPipe[0]] ?? [], as: UTF8.self))
+            status: Self.exitStatus(result.terminationStatus), stdout: result.standardOutput,
+            stderr: result.standardError)
+    }
+
+    /// A child whose stdout is read line by line while `body` runs (stderr is dropped);
+    /// `body` may signal it. Returns what `body` returned and the child's exit status (nil
+    /// when a signal ended it), once the child has exited.
+    public static func streamingLines<T: Sendable>(
+        _ path: String, _ arguments: [String], environment: [String: String]? = nil,
+        _ body: (_ lines: LineReader, _ signal: (Int32) throws -> Void) async throws -> T
+    ) async throws -> (value: T, status: Int32?) {
+        let result = try await Subprocess.run(
+            .path(FilePath(path)), arguments: Arguments(arguments), environment: Self.environment(environment),
+            input: .none, output: .sequence, error: .discarded
+        ) { execution in
+            let lines = LineReader(execution.standardOutput.strings())
+            let value = try await body(lines) { number in try execution.send(signal: Signal(rawValue: number)) }
+            // Whatever the body left unread is drained, so the child never blocks on a full pipe.
+            while try await lines.next() != nil {}
+            return value
+        }
+        return (result.closureResult, Self.exitStatus(result.terminationStatus))
+    }
+
+    private static func environment(_ values: [String: String]?) -> Subprocess.Environment {
+        guard let values else { return .inherit }
+        return .custom(
+            Dictionary(
+                uniqueKeysWithValues: values.compactMap { key, value in
+                    Subprocess.Environment.Key(rawValue: key).map { ($0, value) }
+                }))
+    }
+
+    private static func exitStatus(_ status: TerminationStatus) -> Int32? {
+        if case .exited(let code) = status { return code }
+        return nil
+    }
+}
+
+/// The lines of a streaming child's stdout, read one at a time.
+public final class LineReader {
+    private var iterator: SubprocessOutputSequence.StringSequence<UTF8>.AsyncIterator
+
+    init(_ lines: SubprocessOutputSequence.StringSequence<UTF8>) {
+        iterator = lines.makeAsyncIterator()
+    }
+
+    /// The next line without its separator; nil at the end of the output.
+    public func next() async throws -> String? {
+        try await iterator.next()
     }
 }

@@ -10,6 +10,7 @@ import Synchronization
 import TuyaController
 import TuyaCore
 import TuyaWire
+import Storage
 
 /// `youll-devices demo`: the whole gateway on a fresh machine, no hardware needed. A
 /// private mosquitto on a free loopback port, simulated devices speaking Tuya's real
@@ -31,25 +32,73 @@ struct DemoCommand: AsyncParsableCommand {
         let library = ProfileLibrary.load(directories: directories)
         for error in library.errors { print("  warning: profile skipped: \(error)") }
 
-        step("Starting a private mosquitto broker")
+        Self.step("Starting a private mosquitto broker")
         let broker = try LocalBroker()
         defer { broker.stop() }
         print("  broker on \(broker.url)")
 
-        step("Starting simulated devices: two lights and an aroma diffuser (Tuya's MQTT device protocol)")
+        let fleet = try await Self.startFleet(library: library, brokerURL: broker.url)
+        defer { fleet.stop() }
+        let (bleDiffuser, radio) = try await Self.placeBLEDiffuser(library: library)
+        Self.step("Starting a stock Tuya Wi-Fi bulb on the LAN protocol 3.4 (TCP 6668 at its own loopback address)")
+        let lanFleet = try await DemoLANStep.start(library: library)
+        for bulb in lanFleet.identities { print("  \(bulb.devId) at \(bulb.ip)  protocol \(bulb.version)") }
+
+        Self.step("Starting the gateway (youll-devices serve) with a temporary state directory")
+        let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "youll-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: stateDirectory) }
+        let configuration = DemoGateway.configuration(
+            stateDirectory: stateDirectory.path, brokerPort: broker.port, directories: directories)
+        let metricsPort = Mutex<Int?>(nil)
+        let (group, gateway) = DemoGateway.start(configuration, directories: directories, radio: radio) { port in
+            metricsPort.withLock { $0 = port }
+        }
+        let client = try await DemoGateway.connect(configuration, gateway: gateway)
+        print("  state in \(stateDirectory.path) (SQLite), bridge API on \(configuration.baseTopic)/bridge/#")
+        let eventPrinter = try await Self.printEvents(client, baseTopic: configuration.baseTopic)
+
+        let (paired, confirmed) = try await drive(
+            client, baseTopic: configuration.baseTopic, fleet: fleet, bleDiffuser: bleDiffuser, lanFleet: lanFleet,
+            library: library, brokerURL: broker.url)
+
+        Self.step("What Home Assistant discovers and Prometheus scrapes (retained discovery configs, GET /metrics)")
+        try await DemoObservabilityStep.run(
+            client, discoveryPrefix: configuration.homeAssistant.prefix, metricsPort: metricsPort.withLock { $0 })
+
+        try await Self.stop(group, gateway, client: client, baseTopic: configuration.baseTopic)
+        await lanFleet.stop()
+        let eventCount = await eventPrinter.value
+
+        Self.step("Done")
+        let elapsed = start.duration(to: clock.now)
+        print(
+            "  \(paired) devices paired and \(confirmed) commands confirmed through the MQTT bridge API, "
+                + "\(eventCount) bridge events, in \(String(format: "%.1f", Double(DemoText.milliseconds(elapsed)) / 1000)) s"
+        )
+        print("  gateway, broker and simulated devices stopped; nothing left running")
+    }
+
+    /// Starts two simulated lights and a diffuser on the broker and waits for them to connect.
+    static func startFleet(library: ProfileLibrary, brokerURL: String) async throws -> SimulatorFleet {
+        Self.step("Starting simulated devices: two lights and an aroma diffuser (Tuya's MQTT device protocol)")
         // The diffuser's tank runs dry after 4 s of mist, so the demo can show a maintenance alert.
         let fleet = try SimulatorFleet(
             options: .init(lights: 2, diffusers: 1, seed: 2026, behaviour: DeviceBehaviour(tankDuration: .seconds(4))),
             library: library,
-            broker: SwarmConfiguration(brokerURL: broker.url))
+            broker: SwarmConfiguration(brokerURL: brokerURL))
         try await fleet.start()
-        defer { fleet.stop() }
         guard await fleet.waitUntilConnected(timeout: .seconds(15)) else {
+            fleet.stop()
             throw CLIError("simulated devices did not connect")
         }
         for identity in fleet.identities { print("  \(identity.devId)  \(identity.profile.name)") }
+        return fleet
+    }
 
-        step(
+    /// Places the BLE diffuser in simulated air; returns it and the radio that reaches it.
+    static func placeBLEDiffuser(library: ProfileLibrary) async throws -> (BLEDiffuser, BLERadio) {
+        Self.step(
             "Placing a BLE aroma diffuser in range (Tuya BLE protocol 4 over GATT; a socketpair stands in for the L2CAP socket)"
         )
         let air = SimulatedBLEAir()
@@ -58,165 +107,53 @@ struct DemoCommand: AsyncParsableCommand {
         let radio = BLERadio(adapter: "simulated") { identity in
             GATTTuyaTransport { try await air.connect(to: identity.address) }
         }
+        return (bleDiffuser, radio)
+    }
 
-        step("Starting a stock Tuya Wi-Fi bulb on the LAN protocol 3.4 (TCP 6668 at its own loopback address)")
-        let lanFleet = try await DemoLANStep.start(library: library)
-        for bulb in lanFleet.identities { print("  \(bulb.devId) at \(bulb.ip)  protocol \(bulb.version)") }
-
-        step("Starting the gateway (youll-devices serve) with a temporary state directory")
-        let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "youll-demo-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: stateDirectory) }
-        var configuration = GatewayConfiguration(
-            stateDirectory: stateDirectory.path,
-            profiles: .init(
-                installed: directories.first?.path ?? "/usr/share/youll-devices/devices", user: "/nonexistent"))
-        configuration.mqtt.broker = .init(usesTLS: false, host: "127.0.0.1", port: broker.port)
-        // Metrics on a port of the kernel's choosing: a running `serve` may hold 9464.
-        configuration.metrics.listen = .init(host: "127.0.0.1", port: 0)
-        // The LAN bulb is paired by its address: no listening on the machine's UDP 6666/6667/7000.
-        configuration.lan.discoveryPorts = []
-        let metricsPort = Mutex<Int?>(nil)
-        var logger = Logger(label: "youll-devices") { label in StreamLogHandler.standardError(label: label) }
-        logger.logLevel = .error
-        let daemon = GatewayDaemon(
-            configuration: configuration, profileDirectories: directories, version: YoullDevices.configuration.version,
-            logger: logger, hooks: .init(metricsListening: { port in metricsPort.withLock { $0 = port } }),
-            radio: radio)
-        let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
-        let gateway = Task { try await group.run() }
-
-        let client = try BridgeClient(configuration: configuration)
-        try await client.connect(timeout: .seconds(10))
-        try await waitForBridge(client, gateway: gateway)
-        print("  state in \(stateDirectory.path) (SQLite), bridge API on \(configuration.baseTopic)/bridge/#")
-        let events = try await client.subscribe(["\(configuration.baseTopic)/bridge/event"])
-        let eventPrinter = Task {
-            var count = 0
-            for await message in events {
-                count += 1
-                print("    event: \(describeEvent(message.json))")
-            }
-            return count
-        }
-
-        step("Pairing the devices through the bridge API (youll/bridge/request/device/add)")
-        let names = ["living-room", "bedroom", "diffuser"]
-        var paired: [(name: String, category: String)] = []
-        for (identity, name) in zip(fleet.identities, names) {
-            let data = try await client.request(
-                "device/add",
-                ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string(name)],
-                timeout: .seconds(30))
-            let profile = data.objectValue?["model"]?.stringValue ?? "?"
-            print("  \(name): paired with profile \(profile)")
-            paired.append((name, data.objectValue?["category"]?.stringValue ?? "light"))
-        }
-        let bleData = try await client.request(
-            "device/add",
-            [
-                "id": .string(bleDiffuser.devId), "local_key": .string(bleDiffuser.localKey),
-                "name": .string("ble-diffuser"), "transport": .string("ble"), "address": .string(bleDiffuser.address),
-                "uuid": .string(bleDiffuser.uuid), "product_id": .string(bleDiffuser.productID),
-            ],
-            timeout: .seconds(30))
-        print("  ble-diffuser: paired over BLE with profile \(bleData.objectValue?["model"]?.stringValue ?? "?")")
-        paired.append(("ble-diffuser", "diffuser"))
+    /// Everything done through the bridge API, from pairing to the deep link; returns how many
+    /// devices were paired and commands confirmed.
+    private func drive(
+        _ client: BridgeClient, baseTopic: String, fleet: SimulatorFleet, bleDiffuser: BLEDiffuser,
+        lanFleet: LANSimulatorFleet, library: ProfileLibrary, brokerURL: String
+    ) async throws -> (paired: Int, confirmed: Int) {
+        Self.step("Pairing the devices through the bridge API (youll/bridge/request/device/add)")
+        var paired = try await DemoPairingStep.run(client, fleet: fleet, bleDiffuser: bleDiffuser)
         paired.append((try await DemoLANStep.pair(client, lanFleet), "light"))
 
-        step("A wrong local key is caught at pairing, not mistaken for an offline device")
-        let stranger = try SimulatorFleet(
-            options: .init(lights: 1, diffusers: 0, seed: 99), library: library,
-            broker: SwarmConfiguration(brokerURL: broker.url))
-        defer { stranger.stop() }
-        if let identity = stranger.identities.first {
-            let message = await pairWithWrongKey(client, stranger, identity.devId)
-            print("  guest-lamp with key 0000…: \(message)")
-        }
+        Self.step("A wrong local key is caught at pairing, not mistaken for an offline device")
+        try await DemoPairingStep.wrongKey(client, library: library, brokerURL: brokerURL)
 
-        step("Driving the devices through youll/<name>/set (each answer comes after the device confirmed)")
-        var confirmed = 0
-        let commands: [(String, [String: JSONValue], String)] = [
-            (
-                "living-room", ["state": .string("ON"), "brightness": .integer(30), "color_temp": .integer(2700)],
-                "warm and dim: on, 30 %, 2700 K"
-            ),
-            (
-                "bedroom",
-                ["state": .string("ON"), "color": .object(["hue": .integer(30), "saturation": .integer(80)])],
-                "amber: hue 30°, 80 % saturation"
-            ),
-            (
-                "diffuser",
-                ["state": .string("ON"), "mist": .string("ON"), "led": .string("ON"), "led_brightness": .integer(20)],
-                "mist on, LED at 20 %"
-            ),
-            (
-                "ble-diffuser", ["state": .string("ON"), "mist": .string("ON"), "mist_mode": .string("large")],
-                "BLE: mist on, large"
-            ),
-            (DemoLANStep.name, ["state": .string("ON"), "brightness": .integer(60)], "LAN 3.4: on, 60 %"),
-            ("living-room", ["brightness": .integer(100), "color_temp": .integer(5000)], "sunrise end: 100 %, 5000 K"),
-        ]
-        for (name, payload, what) in commands {
-            let started = clock.now
-            let data = try await client.set(device: name, payload: payload, timeout: .seconds(15))
-            let elapsed = started.duration(to: clock.now)
-            confirmed += 1
-            print("  \(name): \(what) → confirmed in \(milliseconds(elapsed)) ms")
-            print("    \(describeState(data.objectValue?["state"]))")
-        }
-        do {
-            _ = try await client.set(
-                device: "living-room", payload: ["brightness": .integer(140)], timeout: .seconds(15))
-        } catch {
-            print("  living-room: brightness 140 → refused: \(error)")
-        }
+        Self.step("Driving the devices through youll/<name>/set (each answer comes after the device confirmed)")
+        let confirmed = try await DemoDrivingStep.run(client)
 
-        step("What a newcomer (or Home Assistant) reads from the broker: retained state per device")
-        for (name, _) in paired {
-            let state = try await client.retained("\(configuration.baseTopic)/\(name)", timeout: .seconds(5))
-            let availability = try await client.retained(
-                "\(configuration.baseTopic)/\(name)/availability", timeout: .seconds(5))
-            print(
-                "  \(configuration.baseTopic)/\(name) [\(availability?.availability ?? "?")]: \(describeState(state?.json))"
-            )
-        }
-        let health = try await client.request("health_check", timeout: .seconds(10))
-        print("  health_check: \(CompactJSONText(health))")
+        Self.step("What a newcomer (or Home Assistant) reads from the broker: retained state per device")
+        try await DemoDrivingStep.showRetained(client, names: paired.map(\.name), baseTopic: baseTopic)
 
-        step(
+        Self.step(
             "A short meditation session through the bridge API (session/start, focus preset: 2 s warm-up, 6 s stage, a bell every 3 s)"
         )
-        let session = try await DemoSessionStep.run(client, baseTopic: configuration.baseTopic)
+        let session = try await DemoSessionStep.run(client, baseTopic: baseTopic)
         print("  session \(session.state): \(session.cues) cues fired")
 
-        step("The diffuser runs dry: a maintenance alert with a deep link, opened and marked done")
+        Self.step("The diffuser runs dry: a maintenance alert with a deep link, opened and marked done")
         let alert = try await waitForRefillAlert(client, device: "diffuser")
         print("  alert: \(alert.title) (\(alert.state)) → \(alert.deeplink)")
         let opened = try await DeepLinkOpener.open(
             alert.deeplink, client: client, timeout: .seconds(10), markDone: true)
         for line in opened.lines { print("  open: \(line)") }
+        return (paired.count, confirmed)
+    }
 
-        step("What Home Assistant discovers and Prometheus scrapes (retained discovery configs, GET /metrics)")
-        try await DemoObservabilityStep.run(
-            client, discoveryPrefix: configuration.homeAssistant.prefix, metricsPort: metricsPort.withLock { $0 })
-
-        step("Stopping the gateway (as on SIGTERM): requests finish, bridge goes offline, database closes")
+    /// Stops the gateway as SIGTERM would and shows the bridge gone offline; closes the client.
+    static func stop(_ group: ServiceGroup, _ gateway: Task<Void, any Error>, client: BridgeClient, baseTopic: String)
+        async throws
+    {
+        Self.step("Stopping the gateway (as on SIGTERM): requests finish, bridge goes offline, database closes")
         await group.triggerGracefulShutdown()
         try await gateway.value
-        let state = try await client.retained("\(configuration.baseTopic)/bridge/state", timeout: .seconds(5))
+        let state = try await client.retained("\(baseTopic)/bridge/state", timeout: .seconds(5))
         print("  youll/bridge/state: \(state?.availability ?? "?")")
         await client.close()
-        await lanFleet.stop()
-        let eventCount = await eventPrinter.value
-
-        step("Done")
-        let elapsed = start.duration(to: clock.now)
-        print(
-            "  \(paired.count) devices paired and \(confirmed) commands confirmed through the MQTT bridge API, "
-                + "\(eventCount) bridge events, in \(String(format: "%.1f", Double(milliseconds(elapsed)) / 1000)) s")
-        print("  gateway, broker and simulated devices stopped; nothing left running")
     }
 
     /// The BLE diffuser's identity, as the Tuya cloud (and `pair ble --scan`) would give it.
@@ -241,7 +178,21 @@ struct DemoCommand: AsyncParsableCommand {
         return diffuser
     }
 
-    private func step(_ text: String) {
+    /// Prints every bridge event as it comes; the task returns how many there were once the
+    /// client is closed.
+    static func printEvents(_ client: BridgeClient, baseTopic: String) async throws -> Task<Int, Never> {
+        let events = try await client.subscribe(["\(baseTopic)/bridge/event"])
+        return Task {
+            var count = 0
+            for await message in events {
+                count += 1
+                print("    event: \(DemoText.describeEvent(message.json))")
+            }
+            return count
+        }
+    }
+
+    private static func step(_ text: String) {
         print("\n== \(text)")
     }
 
@@ -277,90 +228,4 @@ struct DemoCommand: AsyncParsableCommand {
         }
         return (alert.0, alert.1, alert.2)
     }
-
-    /// Waits until the in-process gateway's bridge says online (or the gateway failed).
-    private func waitForBridge(_ client: BridgeClient, gateway: Task<Void, any Error>) async throws {
-        for _ in 0..<100 {
-            if (try? await client.requireDaemonOnline(timeout: .seconds(2))) != nil { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        gateway.cancel()
-        throw CLIError("the gateway did not come online")
-    }
-
-    /// A device reveals a wrong key only by what it sends, so the lamp is switched on while
-    /// pairing is under way (and off and on again, as a person trying would).
-    private func pairWithWrongKey(_ client: BridgeClient, _ stranger: SimulatorFleet, _ devId: String) async -> String {
-        let toggling = Task {
-            try await Task.sleep(for: .milliseconds(100))
-            try await stranger.start()
-            while true {
-                try await Task.sleep(for: .milliseconds(500))
-                await stranger.goOffline(devId)
-                await stranger.comeOnline(devId)
-            }
-        }
-        defer { toggling.cancel() }
-        do {
-            _ = try await client.request(
-                "device/add",
-                ["id": .string(devId), "local_key": .string("0000000000000000"), "name": .string("guest-lamp")],
-                timeout: .seconds(30))
-            return "paired (unexpected)"
-        } catch {
-            return "\(error)"
-        }
-    }
-}
-
-private func milliseconds(_ duration: Duration) -> Int64 {
-    duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-}
-
-private func CompactJSONText(_ value: JSONValue) -> String {
-    String(decoding: CompactJSON.encode(value), as: UTF8.self)
-}
-
-private func describeEvent(_ json: JSONValue?) -> String {
-    let type = json?.objectValue?["type"]?.stringValue ?? "?"
-    let data = json?.objectValue?["data"]?.objectValue ?? [:]
-    if let session = DemoSessionStep.describe(type: type, data: data) { return session }
-    switch type {
-    case "device_paired":
-        let device = data["device"]?.objectValue
-        return
-            "device_paired \(device?["friendly_name"]?.stringValue ?? "?") (\(device?["profile"]?.stringValue ?? "?"))"
-    case "pairing_failed":
-        return "pairing_failed \(data["id"]?.stringValue ?? "?"): \(data["reason"]?.stringValue ?? "?")"
-    case "maintenance_alert":
-        let alert = data["alert"]?.objectValue
-        return
-            "maintenance_alert \(alert?["friendly_name"]?.stringValue ?? "?"): \(alert?["type"]?.stringValue ?? "?") "
-            + "(\(alert?["state"]?.stringValue ?? "?"))"
-    case "command_failed":
-        return "command_failed \(data["friendly_name"]?.stringValue ?? "?"): \(data["error"]?.stringValue ?? "?")"
-    default:
-        let subject = data["friendly_name"]?.stringValue ?? data["id"]?.stringValue
-        return subject.map { "\(type) \($0)" } ?? type
-    }
-}
-
-private func describeState(_ json: JSONValue?) -> String {
-    guard let fields = json?.objectValue else { return "no report yet" }
-    var parts = [fields["state"]?.stringValue == "ON" ? "on" : "off"]
-    if let mode = fields["color_mode"]?.stringValue { parts.append("mode \(mode)") }
-    if fields["color_mode"]?.stringValue == "hs", let colour = fields["color"]?.objectValue {
-        parts.append("hue \(colour["hue"]?.int64Value ?? 0)°, saturation \(colour["saturation"]?.int64Value ?? 0) %")
-    } else {
-        if let brightness = fields["brightness"]?.int64Value { parts.append("brightness \(brightness) %") }
-        if let kelvin = fields["color_temp"]?.int64Value { parts.append("\(kelvin) K") }
-    }
-    if let mist = fields["mist"]?.stringValue { parts.append("mist \(mist.lowercased())") }
-    if let mode = fields["mist_mode"]?.stringValue { parts.append("mode \(mode)") }
-    if let led = fields["led"]?.stringValue { parts.append("LED \(led.lowercased())") }
-    if let brightness = fields["led_brightness"]?.int64Value { parts.append("LED \(brightness) %") }
-    if case .array(let faults)? = fields["faults"], !faults.isEmpty {
-        parts.append("faults: \(faults.compactMap(\.stringValue).joined(separator: ", "))")
-    }
-    return parts.joined(separator: ", ")
 }

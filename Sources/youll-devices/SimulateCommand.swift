@@ -2,6 +2,8 @@ import ArgumentParser
 import DeviceSimulator
 import Dispatch
 import Foundation
+import Storage
+import TuyaCore
 import TuyaWire
 
 /// `youll-devices simulate`: simulated Tuya Wi-Fi lights and diffusers that speak the
@@ -56,7 +58,7 @@ struct SimulateCommand: AsyncParsableCommand {
         try await untilSignalled {
             try await SimulatorFleet.run(
                 lights: lights, diffusers: diffusers, brokerURL: broker, devicesJSONPath: devicesJSON,
-                profileDirectories: directories, seed: seed, behaviour: behaviour
+                library: ProfileLibrary.load(directories: directories), seed: seed, behaviour: behaviour
             ) { fleet in
                 print("simulating \(fleet.identities.count) devices on \(broker); ids and keys in \(devicesJSON)")
                 print("press Ctrl-C to stop")
@@ -76,7 +78,9 @@ struct SimulateCommand: AsyncParsableCommand {
         let directories = ProfileDirectories.search(explicit: profiles)
         let path = devicesJSON
         try await untilSignalled {
-            try await LANSimulatorFleet.run(options: options, devicesJSONPath: path, profileDirectories: directories) {
+            try await LANSimulatorFleet.run(
+                options: options, devicesJSONPath: path, library: ProfileLibrary.load(directories: directories)
+            ) {
                 fleet in
                 let versions = Set(fleet.identities.map(\.version.rawValue)).sorted().joined(separator: ", ")
                 // Written straight to the descriptor: a pipe reader (a test, a script) sees it at once.

@@ -21,7 +21,7 @@ struct DoctorCommandTests {
         environment.merge(extra) { $1 }
         let path = try CLIRunner.binary().path
         let env = environment
-        return try await onThread { try ChildProcess.run(path, ["doctor"] + arguments, environment: env) }
+        return try await ChildProcess.run(path, ["doctor"] + arguments, environment: env)
     }
 
     private static var shippedProfiles: String {

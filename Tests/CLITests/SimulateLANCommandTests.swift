@@ -19,35 +19,25 @@ struct SimulateLANCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("devices.json").path
         let base = "127.\(Int.random(in: 20...250)).\(Int.random(in: 1...250)).1"
-        let (process, output) = try ChildProcess.spawnWithOutputPipe(
-            try CLIRunner.binary().path,
-            [
-                "simulate", "--lan", "3", "--lan-versions", "3.3,3.4,3.5", "--lan-base-address", base,
-                "--lan-discovery-port", String(try LocalBroker.freeLoopbackPort()), "--lan-solicitation-port", "0",
-                "--devices-json", path, "--profiles", Repository.devicesDirectory.path,
-            ])
-        defer {
-            process.signal(SIGTERM)
-            _ = process.waitForExit()
-            close(output)
+        let arguments = [
+            "simulate", "--lan", "3", "--lan-versions", "3.3,3.4,3.5", "--lan-base-address", base,
+            "--lan-discovery-port", String(try LocalBroker.freeLoopbackPort()), "--lan-solicitation-port", "0",
+            "--devices-json", path, "--profiles", Repository.devicesDirectory.path,
+        ]
+        _ = try await ChildProcess.streamingLines(try CLIRunner.binary().path, arguments) { lines, signal in
+            // The banner comes once every device listens.
+            let banner = try await lines.next() ?? ""
+            defer { try? signal(SIGTERM) }
+            #expect(banner.contains("simulating 3 LAN devices (3.3, 3.4, 3.5)"), "\(banner)")
+            let entries = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [[String: Any]]
+            )
+            #expect(entries.map { $0["version"] as? String } == ["3.3", "3.4", "3.5"])
+            let addresses = entries.compactMap { $0["ip"] as? String }
+            #expect(Set(addresses).count == 3)
+            #expect(addresses.first == base)
+            for address in addresses { #expect(canConnect(to: address, port: 6668), "\(address):6668") }
         }
-        let banner = try await onThread { () -> String in
-            var text = ""
-            while !text.contains("\n") {
-                let chunk = ChildProcess.read(output)
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            return text
-        }
-        #expect(banner.contains("simulating 3 LAN devices (3.3, 3.4, 3.5)"), "\(banner)")
-        let entries = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [[String: Any]])
-        #expect(entries.map { $0["version"] as? String } == ["3.3", "3.4", "3.5"])
-        let addresses = entries.compactMap { $0["ip"] as? String }
-        #expect(Set(addresses).count == 3)
-        #expect(addresses.first == base)
-        for address in addresses { #expect(canConnect(to: address, port: 6668), "\(address):6668") }
     }
 
     @Test(

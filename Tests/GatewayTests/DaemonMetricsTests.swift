@@ -32,19 +32,7 @@ struct DaemonMetricsTests {
             configure: { $0.metrics.enabled = true }
         ) { daemon in
             let client = daemon.client
-            let healthStream = try await client.subscribe(["youll/bridge/health"])
-
-            // Published after the connection's retained topics, without waiting for the first minute.
-            var first: JSONValue?
-            for await message in healthStream {
-                first = message.json
-                break
-            }
-            let health = try #require(first)
-            #expect(health["session"] == .null)
-            #expect((health["memory_rss_bytes"]?.int64Value ?? 0) > 1_000_000)
-            #expect((health["mqtt"]?["messages_out"]?.int64Value ?? 0) > 0)
-            #expect(health["reminders_due"] == .integer(0))
+            try await Self.expectFirstHealth(client)
 
             let metricsPort = try #require(port.port)
             let before = try await HTTPScrape.get(port: metricsPort, path: "/metrics")
@@ -60,27 +48,7 @@ struct DaemonMetricsTests {
                 "deeplink/resolve", ["url": .string("youll://tuya/devices/\(identity.devId)")], timeout: Self.timeout)
 
             let after = try await HTTPScrape.get(port: metricsPort, path: "/metrics")
-            #expect(HTTPScrape.sample("youll_commands_sent_total", in: after.body) == 1)
-            #expect(HTTPScrape.sample("youll_commands_confirmed_total", in: after.body) == 1)
-            #expect(HTTPScrape.sample("youll_commands_timed_out_total", in: after.body) == 0)
-            #expect(HTTPScrape.sample("youll_command_latency_seconds_count", in: after.body) == 1)
-            #expect(HTTPScrape.sample(#"youll_devices{transport="mqtt",availability="online"}"#, in: after.body) == 1)
-            #expect(HTTPScrape.sample(#"youll_route_resolutions_total{outcome="proceed"}"#, in: after.body) == 1)
-            let messagesIn =
-                HTTPScrape.sample(#"youll_mqtt_messages_total{connection="bridge",direction="in"}"#, in: after.body)
-                ?? 0
-            #expect(messagesIn >= 3)
-            // The device bus carried the pairing query, the command and the lamp's reports.
-            let frames = (
-                HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="out"}"#, in: after.body)
-                    ?? 0,
-                HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="in"}"#, in: after.body)
-                    ?? 0
-            )
-            #expect(frames.0 >= 2 && frames.1 >= 2, "device frames out/in: \(frames)")
-            #expect(HTTPScrape.sample(#"youll_broker_reconnects_total{connection="devices"}"#, in: after.body) == 0)
-            #expect(after.body.contains("# TYPE youll_session_cue_lateness_seconds histogram"))
-            #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="wrong_key"}"#, in: after.body) == 0)
+            Self.expectCountersAfterDriving(after.body)
             // Nothing secret in the exposition.
             #expect(!after.body.contains(identity.localKey))
             #expect(try await HTTPScrape.get(port: metricsPort, path: "/health").status == 404)
@@ -91,5 +59,47 @@ struct DaemonMetricsTests {
         if let late = try? await HTTPScrape.get(port: metricsPort, path: "/metrics") {
             #expect(HTTPScrape.sample(#"youll_route_resolutions_total{outcome="proceed"}"#, in: late.body) != 1)
         }
+    }
+
+    /// The first bridge/health message, published after the connection's retained topics
+    /// without waiting for the first minute, describes an idle, connected daemon.
+    static func expectFirstHealth(_ client: BridgeClient) async throws {
+        let healthStream = try await client.subscribe(["youll/bridge/health"])
+
+        var first: JSONValue?
+        for await message in healthStream {
+            first = message.json
+            break
+        }
+        let health = try #require(first)
+        #expect(health["session"] == .null)
+        #expect((health["memory_rss_bytes"]?.int64Value ?? 0) > 1_000_000)
+        #expect((health["mqtt"]?["messages_out"]?.int64Value ?? 0) > 0)
+        #expect(health["reminders_due"] == .integer(0))
+    }
+
+    /// The exposition after one device was paired, set once and one deep link resolved.
+    static func expectCountersAfterDriving(_ body: String) {
+        #expect(HTTPScrape.sample("youll_commands_sent_total", in: body) == 1)
+        #expect(HTTPScrape.sample("youll_commands_confirmed_total", in: body) == 1)
+        #expect(HTTPScrape.sample("youll_commands_timed_out_total", in: body) == 0)
+        #expect(HTTPScrape.sample("youll_command_latency_seconds_count", in: body) == 1)
+        #expect(HTTPScrape.sample(#"youll_devices{transport="mqtt",availability="online"}"#, in: body) == 1)
+        #expect(HTTPScrape.sample(#"youll_route_resolutions_total{outcome="proceed"}"#, in: body) == 1)
+        let messagesIn =
+            HTTPScrape.sample(#"youll_mqtt_messages_total{connection="bridge",direction="in"}"#, in: body)
+            ?? 0
+        #expect(messagesIn >= 3)
+        // The device bus carried the pairing query, the command and the lamp's reports.
+        let frames = (
+            HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="out"}"#, in: body)
+                ?? 0,
+            HTTPScrape.sample(#"youll_mqtt_messages_total{connection="devices",direction="in"}"#, in: body)
+                ?? 0
+        )
+        #expect(frames.0 >= 2 && frames.1 >= 2, "device frames out/in: \(frames)")
+        #expect(HTTPScrape.sample(#"youll_broker_reconnects_total{connection="devices"}"#, in: body) == 0)
+        #expect(body.contains("# TYPE youll_session_cue_lateness_seconds histogram"))
+        #expect(HTTPScrape.sample(#"youll_ble_failures_total{reason="wrong_key"}"#, in: body) == 0)
     }
 }

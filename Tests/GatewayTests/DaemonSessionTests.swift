@@ -77,6 +77,33 @@ struct DaemonSessionTests {
         return message?.json?.objectValue
     }
 
+    /// Starts a focus session (warm-up 1 s, then a 4 s stage with a bell every 2 s) and
+    /// checks it runs: a second start is refused, status and the retained bridge/session show it.
+    static func startShortFocus(_ daemon: RunningDaemon) async throws {
+        let started = try await daemon.client.request(
+            "session/start",
+            [
+                "preset": .string("focus"), "warmup_seconds": .integer(1),
+                "stages": .array([
+                    .object(["name": .string("sit"), "minutes": .double(4.0 / 60), "interval": .double(2.0 / 60)])
+                ]),
+            ], timeout: Self.timeout)
+        #expect(started.objectValue?["preset"]?.stringValue == "focus")
+        #expect(started.objectValue?["state"]?.stringValue == "running")
+
+        // A second session is refused while this one runs.
+        await #expect(throws: (any Error).self) {
+            _ = try await daemon.client.request("session/start", ["minutes": .integer(5)], timeout: Self.timeout)
+        }
+        let status = try await daemon.client.request("session/status", timeout: Self.timeout).objectValue
+        #expect(status?["state"]?.stringValue == "running")
+        #expect((status?["remaining_seconds"].flatMap { if case .double(let d) = $0 { d } else { nil } } ?? 0) > 0)
+        let retained = try await Self.deviceState(daemon.client, "bridge/session") {
+            $0["preset"]?.stringValue == "focus" && $0["state"]?.stringValue == "running"
+        }
+        #expect(retained != nil, "the retained bridge/session shows the session")
+    }
+
     @Test(
         "a short focus session runs on the real clock: status while it runs, cues on the bridge, the lamp restored at the end, the record completed"
     )
@@ -96,29 +123,7 @@ struct DaemonSessionTests {
                 timeout: Self.timeout)
             let events = try await daemon.client.subscribe(["youll/bridge/event"])
 
-            // Warm-up 1 s, then a 4 s stage with a bell every 2 s.
-            let started = try await daemon.client.request(
-                "session/start",
-                [
-                    "preset": .string("focus"), "warmup_seconds": .integer(1),
-                    "stages": .array([
-                        .object(["name": .string("sit"), "minutes": .double(4.0 / 60), "interval": .double(2.0 / 60)])
-                    ]),
-                ], timeout: Self.timeout)
-            #expect(started.objectValue?["preset"]?.stringValue == "focus")
-            #expect(started.objectValue?["state"]?.stringValue == "running")
-
-            // A second session is refused while this one runs.
-            await #expect(throws: (any Error).self) {
-                _ = try await daemon.client.request("session/start", ["minutes": .integer(5)], timeout: Self.timeout)
-            }
-            let status = try await daemon.client.request("session/status", timeout: Self.timeout).objectValue
-            #expect(status?["state"]?.stringValue == "running")
-            #expect((status?["remaining_seconds"].flatMap { if case .double(let d) = $0 { d } else { nil } } ?? 0) > 0)
-            let retained = try await Self.deviceState(daemon.client, "bridge/session") {
-                $0["preset"]?.stringValue == "focus" && $0["state"]?.stringValue == "running"
-            }
-            #expect(retained != nil, "the retained bridge/session shows the session")
+            try await Self.startShortFocus(daemon)
 
             var seen: [[String: JSONValue]] = []
             let ended = await Self.waitForEvent(events, "session_ended", seen: &seen)

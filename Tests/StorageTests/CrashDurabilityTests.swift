@@ -13,23 +13,18 @@ struct CrashDurabilityTests {
     func killNine() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        // posix_spawn and plain read(): Foundation's Process and FileHandle were seen to
-        // crash on an interrupted read (EINTR) while other tests ran child processes.
-        let (process, output) = try ChildProcess.spawnWithOutputPipe(try Self.writerBinary().path, [scratch.state.path])
-        defer { close(output) }
-
         // Read committed iteration numbers until enough have gone by, then kill without warning.
-        var buffer: [UInt8] = []
-        var lastCommitted: Int32 = 0
-        while lastCommitted < 300 {
-            let chunk = ChildProcess.read(output)
-            if chunk.isEmpty { break }
-            buffer.append(contentsOf: chunk)
-            let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            if let complete = lines.dropLast().last, let number = Int32(complete) { lastCommitted = number }
+        let (lastCommitted, status) = try await ChildProcess.streamingLines(
+            try Self.writerBinary().path, [scratch.state.path]
+        ) { lines, signal in
+            var lastCommitted: Int32 = 0
+            while lastCommitted < 300, let line = try await lines.next() {
+                if let number = Int32(line) { lastCommitted = number }
+            }
+            try signal(SIGKILL)
+            return lastCommitted
         }
-        kill(process.pid, SIGKILL)
-        #expect(process.waitForExit() == nil, "the writer was ended by SIGKILL, not by exiting")
+        #expect(status == nil, "the writer was ended by SIGKILL, not by exiting")
         #expect(lastCommitted >= 300)
         #expect(FileManager.default.fileExists(atPath: scratch.databasePath + "-wal"))
 

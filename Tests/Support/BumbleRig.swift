@@ -102,7 +102,7 @@ public final class BumbleRig: Sendable {
         peripherals: [Peripheral], legacyController: Bool = false, aclLength: Int = 27, aclCount: Int = 8,
         timeout: Duration = .seconds(60)
     ) async throws -> BumbleRig {
-        let python = try PythonTools.python()
+        let python = try await PythonTools.python()
         var arguments = [PythonTools.script("bumble_tuya_peripheral.py")]
         for peripheral in peripherals {
             let json = try JSONEncoder().encode(peripheral)

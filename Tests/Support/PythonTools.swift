@@ -1,6 +1,5 @@
 import Foundation
 import LocalBroker
-import Synchronization
 
 /// The private Python environment with the outside references (tinytuya, Bumble) that
 /// `scripts/python-tools` makes. Tests that check our protocols against an implementation
@@ -11,26 +10,22 @@ public enum PythonTools {
         public var description: String
     }
 
-    private static let cached = Mutex<Result<String, Unavailable>?>(nil)
+    /// Made once per test process, by the first caller; the others wait for it.
+    private static let making = Task { await make() }
 
     /// The virtual environment's python, made on first use. Throws, naming the command to
     /// run by hand, when it cannot be made (no python3, no network to PyPI).
-    public static func python() throws(Unavailable) -> String {
-        try cached.withLock { cached throws(Unavailable) -> String in
-            if let cached { return try cached.get() }
-            let result = make()
-            cached = result
-            return try result.get()
-        }
+    public static func python() async throws(Unavailable) -> String {
+        try await making.value.get()
     }
 
     /// A Python file under `Tests/Python/`.
     public static func script(_ name: String) -> String { Repository.path("Tests/Python/\(name)") }
 
-    private static func make() -> Result<String, Unavailable> {
+    private static func make() async -> Result<String, Unavailable> {
         let output: ChildProcess.Output
         do {
-            output = try ChildProcess.run("/bin/bash", [Repository.path("scripts/python-tools")])
+            output = try await ChildProcess.run("/bin/bash", [Repository.path("scripts/python-tools")])
         } catch {
             return .failure(Unavailable(description: "cannot run scripts/python-tools: \(error)"))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import TuyaCore
+import Storage
 
 /// Where the checkout is, for tests that read its files (`devices/`, `udev/`, scripts,
 /// Python helpers). Found once from this file's own path.

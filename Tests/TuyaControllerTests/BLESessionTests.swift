@@ -1,3 +1,4 @@
+import YoullTestSupport
 import DeviceSimulator
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import YoullTestSupport
 import DeviceSimulator
 import Foundation
 import Testing
@@ -48,7 +49,7 @@ struct BrokerPairingTests {
             // The device cannot read the pairing query (wrong key), so it stays silent until it
             // reports on its own: here it reconnects, and a device reports everything on connect.
             #expect(
-                await rig.fleet.waitUntil(light.devId, timeout: .seconds(5)) {
+                await rig.fleet.waitUntil(light.devId, timeout: .seconds(20)) {
                     $0.statistics.framesIgnored > ignoredBefore
                 })
             await rig.fleet.goOffline(light.devId)

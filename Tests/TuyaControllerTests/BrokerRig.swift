@@ -1,3 +1,4 @@
+import YoullTestSupport
 import Timing
 import DeviceSimulator
 import Foundation

@@ -1,3 +1,4 @@
+import DeviceSimulator
 import Testing
 import YoullTestSupport
 import TuyaCore
@@ -276,18 +277,5 @@ struct ControllerInMemoryTests {
         #expect(rig.device.dps["2"] == desiredBright && rig.device.dps["1"] == .bool(false))
         #expect(rig.device.commandsSeen - commandsBefore <= 2)
         await rig.controller.stop()
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so hostile inputs are the same every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,5 @@
+import TuyaCore
+
 /// The strict parser from a link's UTF-8 bytes to a `RouteRequest`. It accepts a subset
 /// of RFC 3986 and refuses the rest with a `RouteError.malformed` reason, without
 /// Foundation's URL leniency:
@@ -53,7 +55,7 @@ enum LinkParser {
             let byte = bytes[index]
             if byte < 0x20 || byte == 0x7F { throw .malformed(.controlCharacter(offset: index)) }
             if byte >= 0x80 {
-                throw UTF8Check.sequenceLength(bytes, at: index) == nil
+                throw UTF8Sequence.length(bytes, at: index) == nil
                     ? .malformed(.notUTF8(offset: index)) : .malformed(.nonASCII(offset: index))
             }
             index += 1

@@ -1,3 +1,5 @@
+import TuyaCore
+
 /// Percent-decoding of already-scanned ranges (every `%` is known to start a valid
 /// triplet) and the percent-encoding `url(for:)` writes.
 enum PercentCoding {
@@ -29,7 +31,7 @@ enum PercentCoding {
         return try decoded.withUnsafeBufferPointer { (buffer) throws(RouteError) -> String in
             var position = 0
             while position < buffer.count {
-                guard let length = UTF8Check.sequenceLength(buffer, at: position) else {
+                guard let length = UTF8Sequence.length(buffer, at: position) else {
                     throw .malformed(.notUTF8(offset: range.lowerBound))
                 }
                 // U+0080–U+009F (C1 controls) encode as C2 80 … C2 9F.
@@ -89,30 +91,5 @@ enum PercentCoding {
                 }
             }
         }
-    }
-}
-
-/// UTF-8 well-formedness (Unicode 15, table 3-7): no overlong forms, no surrogates,
-/// nothing above U+10FFFF.
-enum UTF8Check {
-    /// The length of the well-formed sequence starting at `index`, or nil.
-    static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
-        let lead = bytes[index]
-        let length: Int
-        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
-        switch lead {
-        case 0x00...0x7F: return 1
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; secondRange = 0xA0...0xBF
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; secondRange = 0x80...0x9F
-        case 0xF0: length = 4; secondRange = 0x90...0xBF
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; secondRange = 0x80...0x8F
-        default: return nil
-        }
-        guard index + length <= bytes.count, secondRange.contains(bytes[index + 1]) else { return nil }
-        for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { return nil }
-        return length
     }
 }

@@ -176,10 +176,9 @@ public final class SimulatorFleet: Sendable {
     /// first), with the fleet, so the CLI can print what it started.
     public static func run(
         lights: Int, diffusers: Int, brokerURL: String = "mqtt://127.0.0.1:1883", devicesJSONPath: String? = nil,
-        profileDirectories: [URL], seed: UInt64 = 1, behaviour: DeviceBehaviour = DeviceBehaviour(),
+        library: ProfileLibrary, seed: UInt64 = 1, behaviour: DeviceBehaviour = DeviceBehaviour(),
         ready: @Sendable (SimulatorFleet) -> Void = { _ in }
     ) async throws(SimulatorError) {
-        let library = ProfileLibrary.load(directories: profileDirectories)
         let fleet = try SimulatorFleet(
             options: Options(lights: lights, diffusers: diffusers, seed: seed, behaviour: behaviour), library: library,
             broker: SwarmConfiguration(brokerURL: brokerURL))

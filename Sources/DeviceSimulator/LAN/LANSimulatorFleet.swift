@@ -230,11 +230,10 @@ public final class LANSimulatorFleet: Sendable {
     /// Runs a fleet until the calling task is cancelled: the entry point of
     /// `youll-devices simulate --lan N`. `ready` is called once every device listens.
     public static func run(
-        options: LANSimulatorOptions, devicesJSONPath: String? = nil, profileDirectories: [URL],
+        options: LANSimulatorOptions, devicesJSONPath: String? = nil, library: ProfileLibrary,
         ready: @Sendable (LANSimulatorFleet) -> Void = { _ in }
     ) async throws {
-        let fleet = try LANSimulatorFleet(
-            options: options, library: ProfileLibrary.load(directories: profileDirectories))
+        let fleet = try LANSimulatorFleet(options: options, library: library)
         if let devicesJSONPath { try fleet.writeDevicesJSON(to: devicesJSONPath) }
         do {
             try await fleet.start()

@@ -1,6 +1,7 @@
 import BLELink
 import Foundation
 import TuyaCore
+import Storage
 
 /// `youll-devices doctor`: checks everything the daemon needs, in the order a user would fix
 /// them, and says for each what it found and what to do.

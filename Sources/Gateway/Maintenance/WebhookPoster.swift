@@ -5,8 +5,8 @@ import Maintenance
     import FoundationNetworking
 #endif
 
-/// The daemon's `HTTPPoster`: `URLSession` like `URLSessionPoster`, except that a request,
-/// once started, is never cancelled; it ends on its own within `timeout`.
+/// The daemon's `HTTPPoster`: an ephemeral `URLSession` (no cache, no cookies) whose
+/// requests, once started, are never cancelled; each ends on its own within `timeout`.
 ///
 /// Why: on Linux, FoundationNetworking can deadlock when `URLSessionTask.cancel()` (which
 /// `data(for:)` calls on cancellation) races the task's completion — seen here as a daemon

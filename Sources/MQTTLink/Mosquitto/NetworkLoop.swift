@@ -133,103 +133,82 @@ final class NetworkLoop: Sendable {
     private var host: String { configuration.host }
     private var port: Int { configuration.port }
 
+    /// The thread's loop: take requests, service the open socket or wait for the next dial
+    /// (`ReconnectState` decides when), until `stop()`.
     private func run() {
-        let clock = ContinuousClock()
-        var retryAt: ContinuousClock.Instant?
-        var connackDeadline: ContinuousClock.Instant?
-        var failures = 0
-        var keepTrying = false
-        var seenSessions = 0
-        var sessionUp = false
-
-        func scheduleRetry() {
-            let delay = configuration.reconnect.delay(
-                retry: failures, unitRandom: Double.random(in: 0..<1))
-            retryAt = clock.now + delay
-            box.signals.yield(.retryScheduled(after: delay))
-        }
-        func dial(first: Bool) {
-            errno = 0
-            let keepalive = Int32(clamping: max(configuration.keepalive.components.seconds, 5))
-            let rc =
-                first ? mosquitto_connect(mosq, host, Int32(port), keepalive) : mosquitto_reconnect(mosq)
-            let systemError = errno
-            if rc == MOSQ_ERR_SUCCESS.rawValue {
-                connackDeadline = clock.now + configuration.connectTimeout
-            } else {
-                box.signals.yield(
-                    .attemptFailed(.mosquitto(rc, systemError: systemError, host: host, port: port)))
-                failures += 1
-                if keepTrying { scheduleRetry() }
-            }
-        }
-
+        let clock = OffsetClock(ContinuousClock())
+        var state = ReconnectState(backoff: configuration.reconnect, connectTimeout: configuration.connectTimeout)
         while true {
-            let (connect, reconnect, stopping) = control.withLock { state in
+            let (connect, reconnect, stopping) = control.withLock { control in
                 defer {
-                    state.connectRequested = false
-                    state.reconnectRequested = false
+                    control.connectRequested = false
+                    control.reconnectRequested = false
                 }
-                return (state.connectRequested, state.reconnectRequested, state.stopping)
+                return (control.connectRequested, control.reconnectRequested, control.stopping)
             }
             if stopping { break }
             if connect, mosquitto_socket(mosq) < 0 {
-                failures = 0
-                keepTrying = false
-                retryAt = nil
-                dial(first: true)
+                state.connectRequested()
+                dial(first: true, &state, at: clock.now())
             }
-            if reconnect, retryAt != nil { retryAt = clock.now }
+            if reconnect { state.reconnectRequested(at: clock.now()) }
 
             let socket = mosquitto_socket(mosq)
             if socket >= 0 {
-                let timeout = connackDeadline.map { clock.now.duration(to: $0) } ?? .seconds(1)
-                let rc = service(socket, timeout: min(timeout, .seconds(1)))
-                let sessions = box.sessions.load(ordering: .acquiring)
-                if sessions != seenSessions {
-                    seenSessions = sessions
-                    keepTrying = true
-                    sessionUp = true
-                    failures = 0
-                    connackDeadline = nil
-                }
-                if mosquitto_socket(mosq) < 0 {
-                    // Closed during service. libmosquitto reported it via on_disconnect, except for
-                    // a failed TLS handshake, which closes the socket silently: say so ourselves
-                    // (the client ignores this when a refused CONNACK already explained it).
-                    if sessionUp {
-                        failures = 0
-                    } else {
-                        failures += 1
-                        let failure: MQTTError =
-                            rc == MOSQ_ERR_SUCCESS.rawValue
-                            ? .connectionLost("\(host):\(port) closed the connection before CONNACK")
-                            : .mosquitto(rc, systemError: errno, host: host, port: port)
-                        box.signals.yield(.attemptFailed(failure))
-                    }
-                    sessionUp = false
-                    connackDeadline = nil
-                    if keepTrying { scheduleRetry() }
-                } else if let deadline = connackDeadline, clock.now >= deadline {
-                    connackDeadline = nil
-                    box.signals.yield(
-                        .attemptFailed(
-                            .timedOut("no CONNACK from \(host):\(port) within \(configuration.connectTimeout)")))
-                    // The next read sees EOF and closes the connection the usual way.
-                    _ = shutdown(socket, Int32(SHUT_RDWR))
-                }
-            } else if let due = retryAt {
-                if clock.now >= due {
-                    retryAt = nil
-                    dial(first: false)
-                } else {
-                    waitForWake(timeout: clock.now.duration(to: due))
-                }
-            } else {
-                waitForWake(timeout: nil)
+                serviceConnection(socket, &state, clock: clock)
+                continue
+            }
+            switch state.idle(at: clock.now()) {
+            case .dial: dial(first: false, &state, at: clock.now())
+            case .wait(let timeout): waitForWake(timeout: timeout)
+            case .waitForRequest: waitForWake(timeout: nil)
             }
         }
         finish()
+    }
+
+    /// Starts a connection (`first`) or a reconnection; a failure at once is reported and,
+    /// once sessions are retried, schedules the next try.
+    private func dial(first: Bool, _ state: inout ReconnectState, at now: Duration) {
+        errno = 0
+        let keepalive = Int32(clamping: max(configuration.keepalive.components.seconds, 5))
+        let rc = first ? mosquitto_connect(mosq, host, Int32(port), keepalive) : mosquitto_reconnect(mosq)
+        let systemError = errno
+        if rc == MOSQ_ERR_SUCCESS.rawValue {
+            state.dialStarted(at: now)
+            return
+        }
+        box.signals.yield(.attemptFailed(.mosquitto(rc, systemError: systemError, host: host, port: port)))
+        if let delay = state.dialFailed(at: now, unitRandom: Double.random(in: 0..<1)) {
+            box.signals.yield(.retryScheduled(after: delay))
+        }
+    }
+
+    /// One poll round on the open `socket`, then what it led to: a session up, the socket
+    /// closed (a failed attempt is reported; a retry may be scheduled), or a CONNACK overdue.
+    private func serviceConnection(_ socket: Int32, _ state: inout ReconnectState, clock: OffsetClock) {
+        let rc = service(socket, timeout: state.pollTimeout(at: clock.now()))
+        state.serviced(sessions: box.sessions.load(ordering: .acquiring))
+        if mosquitto_socket(mosq) < 0 {
+            // Closed during service. libmosquitto reported it via on_disconnect, except for
+            // a failed TLS handshake, which closes the socket silently: say so ourselves
+            // (the client ignores this when a refused CONNACK already explained it).
+            let systemError = errno
+            let closure = state.closed(at: clock.now(), unitRandom: Double.random(in: 0..<1))
+            if closure.failedAttempt {
+                let failure: MQTTError =
+                    rc == MOSQ_ERR_SUCCESS.rawValue
+                    ? .connectionLost("\(host):\(port) closed the connection before CONNACK")
+                    : .mosquitto(rc, systemError: systemError, host: host, port: port)
+                box.signals.yield(.attemptFailed(failure))
+            }
+            if let delay = closure.retryAfter { box.signals.yield(.retryScheduled(after: delay)) }
+        } else if state.connackOverdue(at: clock.now()) {
+            box.signals.yield(
+                .attemptFailed(.timedOut("no CONNACK from \(host):\(port) within \(configuration.connectTimeout)")))
+            // The next read sees EOF and closes the connection the usual way.
+            _ = shutdown(socket, Int32(SHUT_RDWR))
+        }
     }
 
     /// One poll round on the broker socket and the wake pipe, then read, write and housekeeping

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Sends one HTTP POST. Behind a protocol so the webhook's retry logic is tested without
-/// a network, and the real one (`URLSessionPoster`) is swapped in by the gateway.
+/// a network and `Maintenance` imports no networking; the real one (`WebhookPoster`)
+/// lives in the gateway.
 public protocol HTTPPoster: Sendable {
     /// POSTs `body` to `url` and returns the response's status code. Throws when no
     /// response arrived (refused, unreachable, timed out).

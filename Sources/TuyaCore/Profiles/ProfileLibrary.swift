@@ -1,5 +1,3 @@
-import Foundation
-
 /// Every device profile the gateway knows, from the installed `devices/` folder and the
 /// user's own folder.
 ///
@@ -58,41 +56,27 @@ public struct ProfileLibrary: Hashable, Sendable {
         return best?.profile
     }
 
-    /// Reads every `*.yaml` and `*.yml` file (not recursing) in each directory, in order.
-    ///
-    /// A directory that does not exist is skipped silently (the user folder is optional);
-    /// one that exists but cannot be listed is reported. Within one directory files are
-    /// read in name order and a second file with an id already seen there is reported.
-    public static func load(directories: [URL]) -> ProfileLibrary {
-        var library = ProfileLibrary()
-        for directory in directories {
-            library.loadDirectory(directory)
+    /// One profile file of a folder, read by the caller: its path and its text, or why it
+    /// could not be read.
+    public struct ProfileFile: Sendable {
+        public var path: String
+        public var text: Result<String, ProfileError>
+
+        public init(path: String, text: Result<String, ProfileError>) {
+            self.path = path
+            self.text = text
         }
-        return library
     }
 
-    private mutating func loadDirectory(_ directory: URL) {
-        let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard manager.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return }
-        let names: [String]
-        do {
-            guard isDirectory.boolValue else {
-                throw CocoaError(.fileReadUnknown)
-            }
-            names = try manager.contentsOfDirectory(atPath: directory.path)
-        } catch {
-            errors.append(
-                ProfileError(
-                    source: directory.path,
-                    reason: "cannot list this profile folder; check that it is a readable directory"))
-            return
-        }
+    /// Adds the profiles of one folder, files in name order: each is parsed, a broken one
+    /// is recorded in `errors`, a second file with an id already seen in this folder is
+    /// reported, and a profile replaces an earlier folder's with the same id. Reading the
+    /// files is the caller's (`ProfileLibrary.load(directories:)` in Storage).
+    public mutating func add(folder files: [ProfileFile]) {
         var sourceByID: [String: String] = [:]
-        for name in names.sorted() where Self.isProfileFileName(name) {
-            let file = directory.appendingPathComponent(name)
+        for file in files {
             do throws(ProfileError) {
-                let profile = try ProfileLoader.parse(yaml: Self.readText(of: file), source: file.path)
+                let profile = try ProfileLoader.parse(yaml: file.text.get(), source: file.path)
                 if let earlier = sourceByID[profile.id] {
                     throw ProfileError(
                         source: file.path, keyPath: "id",
@@ -107,34 +91,8 @@ public struct ProfileLibrary: Hashable, Sendable {
         }
     }
 
-    private static func isProfileFileName(_ name: String) -> Bool {
-        guard !name.hasPrefix(".") else { return false }
-        let lowered = name.lowercased()
-        return lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml")
-    }
-
-    /// Reads at most `ProfileLoader.maximumSize + 1` bytes and requires strict UTF-8.
-    private static func readText(of file: URL) throws(ProfileError) -> String {
-        // A FIFO or device node named *.yaml would block or never end.
-        guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else {
-            throw ProfileError(source: file.path, reason: "not a regular file; profiles are plain .yaml files")
-        }
-        let data: Data
-        do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: ProfileLoader.maximumSize + 1) ?? Data()
-        } catch {
-            throw ProfileError(source: file.path, reason: "cannot read the file; check that it exists and is readable")
-        }
-        guard data.count <= ProfileLoader.maximumSize else {
-            throw ProfileError(
-                source: file.path,
-                reason: "file is larger than \(ProfileLoader.maximumSize) bytes; profiles are a few kilobytes")
-        }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw ProfileError(source: file.path, reason: "file is not valid UTF-8 text; save it as UTF-8")
-        }
-        return text
+    /// Records a problem found while reading the profile folders (a folder that cannot be listed).
+    public mutating func record(_ error: ProfileError) {
+        errors.append(error)
     }
 }

@@ -66,24 +66,14 @@ struct PairBLE: AsyncParsableCommand {
 
     private func pairDevice() async throws {
         guard let address, let uuid, let devId else { return }
-        var request: [String: JSONValue] = [
+        let request: [String: JSONValue] = [
             "id": .string(devId), "local_key": .string(try key.localKey()), "transport": .string("ble"),
             "address": .string(address), "uuid": .string(uuid), "random_address": .bool(randomAddress),
         ]
-        if let name { request["name"] = .string(name) }
-        if let profile { request["profile"] = .string(profile) }
-        if let productID { request["product_id"] = .string(productID) }
-        let device = try await bridge.withBridge(waitDefault: pairingWaitSeconds + 60) { client, limit in
-            try await client.request("device/add", request, timeout: limit)
-        }
-        if bridge.json {
-            printJSONLine(device)
-        } else {
-            let paired = BridgeDevice(device)
-            print(
-                "paired \(BridgeText.printable(paired?.friendlyName ?? devId)) (\(BridgeText.printable(address)))"
-                    + (paired?.profile.map { ", profile \(BridgeText.printable($0))" } ?? ""))
-        }
+        try await addDevice(
+            request, name: name, profile: profile, productID: productID, bridge: bridge,
+            waitDefault: pairingWaitSeconds + 60
+        ) { _ in address }
     }
 
     private func scanForDevices() async throws {

@@ -14,6 +14,33 @@ struct PairCommand: AsyncParsableCommand {
 /// Pairing waits for the device to answer a query with the right key: longer than a request.
 let pairingWaitSeconds = 30.0
 
+/// What `pair mqtt` and `pair ble` share: adds the optional `name`, `profile` and
+/// `productID` to `request`, sends `device/add` (waiting `waitDefault` seconds unless
+/// --wait says otherwise) and prints the device (as JSON with --json), shown with
+/// `detail` in brackets.
+func addDevice(
+    _ request: [String: JSONValue], name: String?, profile: String?, productID: String?, bridge: BridgeOptions,
+    waitDefault: Double, detail: (BridgeDevice?) -> String
+) async throws {
+    var request = request
+    if let name { request["name"] = .string(name) }
+    if let profile { request["profile"] = .string(profile) }
+    if let productID { request["product_id"] = .string(productID) }
+    let sent = request
+    let device = try await bridge.withBridge(waitDefault: waitDefault) { client, limit in
+        try await client.request("device/add", sent, timeout: limit)
+    }
+    if bridge.json {
+        printJSONLine(device)
+    } else {
+        let paired = BridgeDevice(device)
+        let id = request["id"]?.stringValue ?? "?"
+        print(
+            "paired \(BridgeText.printable(paired?.friendlyName ?? id)) (\(BridgeText.printable(detail(paired))))"
+                + (paired?.profile.map { ", profile \(BridgeText.printable($0))" } ?? ""))
+    }
+}
+
 /// `pair mqtt DEVID --key-file F [--name N]`: one Wi-Fi device by devId and local key.
 struct PairMQTT: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,23 +63,13 @@ struct PairMQTT: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            var request: [String: JSONValue] = [
+            let request: [String: JSONValue] = [
                 "id": .string(devId), "local_key": .string(try key.localKey()), "transport": .string("mqtt"),
             ]
-            if let name { request["name"] = .string(name) }
-            if let profile { request["profile"] = .string(profile) }
-            if let productID { request["product_id"] = .string(productID) }
-            let device = try await bridge.withBridge(waitDefault: pairingWaitSeconds) { client, limit in
-                try await client.request("device/add", request, timeout: limit)
-            }
-            if bridge.json {
-                printJSONLine(device)
-            } else {
-                let paired = BridgeDevice(device)
-                print(
-                    "paired \(BridgeText.printable(paired?.friendlyName ?? devId)) (\(BridgeText.printable(paired?.id ?? devId)))"
-                        + (paired?.profile.map { ", profile \(BridgeText.printable($0))" } ?? ""))
-            }
+            try await addDevice(
+                request, name: name, profile: profile, productID: productID, bridge: bridge,
+                waitDefault: pairingWaitSeconds
+            ) { paired in paired?.id ?? devId }
         }
     }
 }

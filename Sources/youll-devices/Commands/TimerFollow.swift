@@ -18,72 +18,26 @@ enum TimerFollow {
     /// Only a terminal gets the redrawn line; a pipe gets plain lines.
     static var isLive: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    private enum Tick: Sendable {
-        case message(BridgeMessage)
-        case second
-        case interrupt
-        case ended
-    }
-
     static func follow(_ client: BridgeClient, session: String?) async throws {
-        let base = client.baseTopic
-        let stream = try await client.subscribe(["\(base)/bridge/session", "\(base)/bridge/event"])
-        let (ticks, sink) = AsyncStream.makeStream(of: Tick.self)
-        let pump = Task {
-            for await message in stream { sink.yield(.message(message)) }
-            sink.yield(.ended)
-        }
-        let timer = Task {
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(1))
-                sink.yield(.second)
-            }
-        }
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        interrupt.setEventHandler { sink.yield(.interrupt) }
-        interrupt.resume()
-        defer {
-            pump.cancel()
-            timer.cancel()
-            interrupt.cancel()
-            signal(SIGINT, SIG_DFL)
-        }
+        let ticks = try await Ticks(client)
+        defer { ticks.stop() }
         var status: JSONValue = SessionStatusPayload.idle.json
         var receivedAt = ContinuousClock.now
         func draw() {
-            var shown = status
-            if case .object(var fields) = status, fields["state"]?.stringValue == "running" {
-                let since = (ContinuousClock.now - receivedAt).sessionSecondsValue
-                for key in ["elapsed_seconds"] {
-                    if let value = TimerLine.seconds(fields[key]) { fields[key] = .double(value + since) }
-                }
-                for key in ["remaining_seconds", "next_bell_seconds"] {
-                    if let value = TimerLine.seconds(fields[key]) { fields[key] = .double(max(0, value - since)) }
-                }
-                shown = .object(fields)
-            }
-            print("\r\u{1B}[K" + TimerLine.render(shown), terminator: "")
+            let since = (ContinuousClock.now - receivedAt).sessionSecondsValue
+            print("\r\u{1B}[K" + TimerLine.render(extrapolated(status, by: since)), terminator: "")
             flushStandardOutput()
         }
-        for await tick in ticks {
+        for await tick in ticks.stream {
             switch tick {
             case .second:
                 draw()
             case .interrupt:
                 print("")
-                guard Terminal.standardInputIsTerminal else {
+                guard try await askToStop(client) else {
                     print("the session goes on in the daemon; `youll-devices timer stop` ends it")
                     return
                 }
-                print("Stop the session? [y/N] ", terminator: "")
-                flushStandardOutput()
-                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
-                guard answer == "y" || answer == "yes" else {
-                    print("the session goes on in the daemon; `youll-devices timer stop` ends it")
-                    return
-                }
-                _ = try await client.request("session/stop", timeout: .seconds(10))
             case .ended:
                 print("")
                 throw CLIError("lost the connection to the broker; the session goes on in the daemon")
@@ -95,22 +49,111 @@ enum TimerFollow {
                     draw()
                     continue
                 }
-                guard let object = json.objectValue, let data = object["data"]?.objectValue,
-                    session == nil || data["id"]?.stringValue == session
-                else { continue }
-                switch object["type"]?.stringValue {
-                case "session_cue":
-                    print("\r\u{1B}[K" + TimerLine.cue(data))
+                switch event(json, of: session) {
+                case .cue(let line):
+                    print("\r\u{1B}[K" + line)
                     draw()
-                case "session_ended":
-                    let elapsed = TimerLine.clock(TimerLine.seconds(data["elapsed_seconds"]) ?? 0)
-                    print("\r\u{1B}[Ksession \(data["state"]?.stringValue ?? "ended") after \(elapsed)")
+                case .ended(let line):
+                    print("\r\u{1B}[K" + line)
                     return
-                default:
+                case nil:
                     continue
                 }
             }
         }
+    }
+
+    /// `status` as it stands `seconds` after it was received: a running session's elapsed
+    /// time moves on, its remaining time and next bell count down (never below zero).
+    static func extrapolated(_ status: JSONValue, by seconds: Double) -> JSONValue {
+        guard case .object(var fields) = status, fields["state"]?.stringValue == "running" else { return status }
+        if let value = TimerLine.seconds(fields["elapsed_seconds"]) {
+            fields["elapsed_seconds"] = .double(value + seconds)
+        }
+        for key in ["remaining_seconds", "next_bell_seconds"] {
+            if let value = TimerLine.seconds(fields[key]) { fields[key] = .double(max(0, value - seconds)) }
+        }
+        return .object(fields)
+    }
+
+    /// What a bridge event means to the view of `session` (nil: any session).
+    enum Event: Equatable {
+        /// A cue fired: the line to print above the progress line.
+        case cue(String)
+        /// The session ended: the last line.
+        case ended(String)
+    }
+
+    /// The cue or end that `json` (a bridge event) reports for `session`; nil for anything else.
+    static func event(_ json: JSONValue, of session: String?) -> Event? {
+        guard let object = json.objectValue, let data = object["data"]?.objectValue,
+            session == nil || data["id"]?.stringValue == session
+        else { return nil }
+        switch object["type"]?.stringValue {
+        case "session_cue":
+            return .cue(TimerLine.cue(data))
+        case "session_ended":
+            let elapsed = TimerLine.clock(TimerLine.seconds(data["elapsed_seconds"]) ?? 0)
+            return .ended("session \(data["state"]?.stringValue ?? "ended") after \(elapsed)")
+        default:
+            return nil
+        }
+    }
+
+    /// After Ctrl-C: asks on the terminal whether to stop the session and stops it if so.
+    /// False (keep the session, stop following) when the answer is no or there is no terminal.
+    private static func askToStop(_ client: BridgeClient) async throws -> Bool {
+        guard Terminal.standardInputIsTerminal else { return false }
+        print("Stop the session? [y/N] ", terminator: "")
+        flushStandardOutput()
+        let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard answer == "y" || answer == "yes" else { return false }
+        _ = try await client.request("session/stop", timeout: .seconds(10))
+        return true
+    }
+}
+
+/// What wakes the follow view: a message on the session topics, a second gone by, Ctrl-C,
+/// or the end of the subscription. SIGINT is caught while it exists; `stop()` restores it.
+private struct Ticks {
+    enum Tick: Sendable {
+        case message(BridgeMessage)
+        case second
+        case interrupt
+        case ended
+    }
+
+    let stream: AsyncStream<Tick>
+    private let pump: Task<Void, Never>
+    private let timer: Task<Void, any Error>
+    private let interrupt: any DispatchSourceSignal
+
+    init(_ client: BridgeClient) async throws {
+        let base = client.baseTopic
+        let messages = try await client.subscribe(["\(base)/bridge/session", "\(base)/bridge/event"])
+        let (stream, sink) = AsyncStream.makeStream(of: Tick.self)
+        self.stream = stream
+        pump = Task {
+            for await message in messages { sink.yield(.message(message)) }
+            sink.yield(.ended)
+        }
+        timer = Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(1))
+                sink.yield(.second)
+            }
+        }
+        signal(SIGINT, SIG_IGN)
+        interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
+        interrupt.setEventHandler { sink.yield(.interrupt) }
+        interrupt.resume()
+    }
+
+    func stop() {
+        pump.cancel()
+        timer.cancel()
+        interrupt.cancel()
+        signal(SIGINT, SIG_DFL)
     }
 }
 

@@ -23,14 +23,7 @@ struct TimerForeground {
     let options: BridgeOptions
 
     func run(payload: [String: JSONValue]) async throws {
-        let request: SessionStartRequest
-        do {
-            guard
-                case .session(.start(let parsed)) = try BridgeRequest.parse(
-                    verb: "session/start", payload: CompactJSON.encode(.object(payload)))
-            else { throw CLIError("session/start: not a start request") }
-            request = parsed
-        }
+        let request = try Self.startRequest(payload)
         let configuration = try options.loadConfiguration()
         let directory = URL(fileURLWithPath: configuration.stateDirectory)
         let lock: DaemonLock
@@ -46,13 +39,7 @@ struct TimerForeground {
         let library = ProfileLibrary.load(
             directories: ProfileDirectories.daemon(
                 installed: configuration.profiles.installed, user: configuration.profiles.user))
-        var busConfiguration = configuration.mqttLinkConfiguration()
-        busConfiguration.clientID = configuration.effectiveClientID + "-timer"
-        var settings = TuyaController.Configuration()
-        settings.confirmationTimeout = configuration.devices.confirmationTimeout
-        let controller = TuyaController(
-            bus: try MQTTDeviceBus(configuration: busConfiguration), library: library,
-            store: SQLiteDeviceStore(database: database), configuration: settings)
+        let controller = try Self.controller(configuration, database: database, library: library)
         try await controller.start()
         await waitForDevices(controller, limit: try options.waitLimit(default: 5))
 
@@ -60,34 +47,10 @@ struct TimerForeground {
         errorLog.logLevel = .error
         let logger = errorLog
         let (endings, ended) = AsyncStream.makeStream(of: Void.self)
-        let live = TimerFollow.isLive && !options.json
-        let json = options.json
         let service = SessionService(
             tuyaController: controller, store: SQLiteSessionStore(database: database),
             settings: SessionService.Settings(configuration.timer, library: library),
-            announce: { announcement in
-                if case .status(let status, let names) = announcement {
-                    guard live, let status else { return }
-                    print(
-                        "\r\u{1B}[K" + TimerLine.render(SessionStatusPayload(status, names: names).json), terminator: ""
-                    )
-                    flushStandardOutput()
-                    return
-                }
-                guard let (type, data) = SessionEventPayload.event(for: announcement) else { return }
-                if json {
-                    printJSONLine(.object(["type": .string(type), "data": .object(data)]))
-                } else if type == "session_cue" {
-                    print((live ? "\r\u{1B}[K" : "") + TimerLine.cue(data))
-                } else if type == "session_ended" {
-                    let elapsed = TimerLine.clock(TimerLine.seconds(data["elapsed_seconds"]) ?? 0)
-                    print(
-                        (live ? "\r\u{1B}[K" : "") + "session \(data["state"]?.stringValue ?? "ended") after \(elapsed)"
-                    )
-                }
-                flushStandardOutput()
-                if type == "session_ended" { ended.yield() }
-            },
+            announce: Self.printer(live: TimerFollow.isLive && !options.json, json: options.json, ended: ended),
             log: { logger.log($0) })
         do {
             _ = try await service.start(request)
@@ -109,6 +72,55 @@ struct TimerForeground {
         // The end state's commands settle before the controller goes.
         try? await Task.sleep(for: .milliseconds(500))
         await controller.stop()
+    }
+
+    /// `payload` read as the bridge's `session/start` would read it.
+    static func startRequest(_ payload: [String: JSONValue]) throws -> SessionStartRequest {
+        guard
+            case .session(.start(let request)) = try BridgeRequest.parse(
+                verb: "session/start", payload: CompactJSON.encode(.object(payload)))
+        else { throw CLIError("session/start: not a start request") }
+        return request
+    }
+
+    /// A controller of its own over the configured broker (a client ID apart from the
+    /// daemon's) and the state directory's devices.
+    private static func controller(
+        _ configuration: GatewayConfiguration, database: GatewayDatabase, library: ProfileLibrary
+    ) throws -> TuyaController {
+        var busConfiguration = configuration.mqttLinkConfiguration()
+        busConfiguration.clientID = configuration.effectiveClientID + "-timer"
+        var settings = TuyaController.Configuration()
+        settings.confirmationTimeout = configuration.devices.confirmationTimeout
+        return TuyaController(
+            bus: try MQTTDeviceBus(configuration: busConfiguration), library: library,
+            store: SQLiteDeviceStore(database: database), configuration: settings)
+    }
+
+    /// Prints what the session announces: the redrawn status line on a terminal (`live`),
+    /// each event as a JSON line (`json`) or its cues and end as text; `ended` hears the end.
+    private static func printer(live: Bool, json: Bool, ended: AsyncStream<Void>.Continuation)
+        -> @Sendable (SessionAnnouncement) async -> Void
+    {
+        { announcement in
+            if case .status(let status, let names) = announcement {
+                guard live, let status else { return }
+                print("\r\u{1B}[K" + TimerLine.render(SessionStatusPayload(status, names: names).json), terminator: "")
+                flushStandardOutput()
+                return
+            }
+            guard let (type, data) = SessionEventPayload.event(for: announcement) else { return }
+            let event = JSONValue.object(["type": .string(type), "data": .object(data)])
+            if json {
+                printJSONLine(event)
+            } else if case .cue(let line) = TimerFollow.event(event, of: nil) {
+                print((live ? "\r\u{1B}[K" : "") + line)
+            } else if case .ended(let line) = TimerFollow.event(event, of: nil) {
+                print((live ? "\r\u{1B}[K" : "") + line)
+            }
+            flushStandardOutput()
+            if type == "session_ended" { ended.yield() }
+        }
     }
 
     /// Gives paired devices a moment to connect, so the start scene reaches them at once

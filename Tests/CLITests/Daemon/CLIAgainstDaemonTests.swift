@@ -18,75 +18,6 @@ struct CLIAgainstDaemonTests {
     /// A terminal that would show colour, so only stdout being a pipe keeps it off.
     static let colourTerminal = ["TERM": "xterm-256color"]
 
-    private func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
-
-    /// The `label  value` lines `get` and `set` print, by label; every value starts in the same column.
-    private func keyValues(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String: String] {
-        var fields: [String: String] = [:]
-        var valueColumns = Set<Int>()
-        for line in lines(text) {
-            guard let gap = line.range(of: "  ") else {
-                Issue.record("not a label  value line: \(line)", sourceLocation: sourceLocation)
-                continue
-            }
-            let label = String(line[..<gap.lowerBound])
-            let value = line[gap.lowerBound...].drop { $0 == " " }
-            valueColumns.insert(line.count - value.count)
-            fields[label] = String(value)
-        }
-        #expect(valueColumns.count <= 1, "values aligned: \(text)", sourceLocation: sourceLocation)
-        return fields
-    }
-
-    private func jsonObject(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
-    }
-
-    private func jsonArray(_ text: String) throws -> [[String: Any]] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]], "\(text)")
-    }
-
-    /// Exit status 1, nothing on stdout, one `error: …` line on stderr; that line.
-    @discardableResult
-    private func expectOneLineError(
-        _ result: CLIRunner.Result, sourceLocation: SourceLocation = #_sourceLocation
-    ) -> String {
-        #expect(
-            result.status == 1, "stdout: \(result.stdout)\nstderr: \(result.stderr)", sourceLocation: sourceLocation)
-        #expect(result.stdout.isEmpty, "\(result.stdout)", sourceLocation: sourceLocation)
-        let errorLines = lines(result.stderr)
-        #expect(errorLines.count == 1, "one line: \(result.stderr)", sourceLocation: sourceLocation)
-        #expect(result.stderr.hasPrefix("error: "), "\(result.stderr)", sourceLocation: sourceLocation)
-        return errorLines.first ?? ""
-    }
-
-    private func expectNoKeys(
-        _ results: [CLIRunner.Result], _ fleet: SimulatorFleet, sourceLocation: SourceLocation = #_sourceLocation
-    ) {
-        for result in results {
-            for identity in fleet.identities {
-                #expect(
-                    !result.stdout.contains(identity.localKey), "a local key on stdout", sourceLocation: sourceLocation)
-                #expect(
-                    !result.stderr.contains(identity.localKey), "a local key on stderr", sourceLocation: sourceLocation)
-            }
-        }
-    }
-
-    /// Waits until the daemon has published every device's availability as online, so the
-    /// retained topics the CLI reads are settled.
-    private func waitOnline(_ rig: DaemonRig, _ names: [String]) async throws {
-        for name in names {
-            _ = try await rig.observer.wait(for: "youll/\(name)/availability") { $0.json?["state"]?.string == "online" }
-        }
-    }
-
-    private func writeDevicesJSON(_ rig: DaemonRig, _ fleet: SimulatorFleet) throws -> String {
-        let file = rig.directory.appendingPathComponent("devices.json").path
-        try fleet.devicesJSON().write(toFile: file, atomically: true, encoding: .utf8)
-        return file
-    }
-
     @Test(
         "pair mqtt with the key from YOULL_LOCAL_KEY names the device and its profile; a wrong key and a silent device each fail in one line naming why"
     )
@@ -246,16 +177,19 @@ struct CLIAgainstDaemonTests {
         // which shows it is subscribed, then the change `set` makes; --count 3 ends it.
         // --seconds bounds it should the change never come.
         _ = try await rig.observer.wait(for: "youll/desk/availability") { $0.json?["state"]?.string == "online" }
-        let monitor = try BackgroundCLI(
+        let ((monitored, dimmer), monitorStatus) = try await ChildProcess.streamingLines(
+            try CLIRunner.binary().path,
             ["monitor", "--retained", "--json", "--count", "3", "--seconds", "60", "--config", rig.configPath],
-            environment: rig.cleanEnvironment())
-        var output = monitor.lines.makeAsyncIterator()
-        let firstLine = try #require(await output.next(), "monitor printed nothing")
-        let dimmer = try await rig.cli(["set", "desk", "brightness=25"])
+            environment: rig.cleanEnvironment()
+        ) { output, _ in
+            let firstLine = try #require(try await output.next(), "monitor printed nothing")
+            let dimmer = try await rig.cli(["set", "desk", "brightness=25"])
+            var monitored = [firstLine]
+            while let line = try await output.next() { monitored.append(line) }
+            return (monitored, dimmer)
+        }
         #expect(dimmer.status == 0, "\(dimmer.stderr)")
-        var monitored = [firstLine]
-        while let line = await output.next() { monitored.append(line) }
-        #expect(monitor.waitForExit() == 0)
+        #expect(monitorStatus == 0)
         #expect(monitored.count == 3, "\(monitored)")
         let messages = try monitored.map { try jsonObject($0) }
         #expect(messages.prefix(2).allSatisfy { $0["retained"] as? Bool == true }, "\(monitored)")
@@ -394,45 +328,5 @@ struct CLIAgainstDaemonTests {
             lines(stopped.stdout).contains("warn  daemon    the daemon is not running (youll/bridge/state is offline)"),
             "\(stopped.stdout)")
         await rig.shutdown()
-    }
-}
-
-/// A CLI run in the background, its stdout read line by line as it is printed (stderr is
-/// dropped). The environment is given whole through `env -i`, since the pipe spawner
-/// inherits this process's.
-final class BackgroundCLI: Sendable {
-    let process: ChildProcess
-    let lines: AsyncStream<String>
-
-    init(_ arguments: [String], environment: [String: String]) throws {
-        let binary = try CLIRunner.binary().path
-        let assignments = environment.map { "\($0.key)=\($0.value)" }
-        let (process, fd) = try ChildProcess.spawnWithOutputPipe(
-            "/usr/bin/env", ["-i"] + assignments + [binary] + arguments)
-        self.process = process
-        let (lines, sink) = AsyncStream.makeStream(of: String.self)
-        self.lines = lines
-        Thread {
-            var pending: [UInt8] = []
-            while true {
-                let chunk = ChildProcess.read(fd)
-                if chunk.isEmpty { break }
-                pending += chunk
-                while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    sink.yield(String(decoding: pending[..<end], as: UTF8.self))
-                    pending.removeSubrange(...end)
-                }
-            }
-            if !pending.isEmpty { sink.yield(String(decoding: pending, as: UTF8.self)) }
-            close(fd)
-            sink.finish()
-        }.start()
-    }
-
-    func waitForExit() -> Int32? { process.waitForExit() }
-
-    /// A test that failed half-way leaves no monitor behind.
-    deinit {
-        if process.isRunning { process.kill() }
     }
 }

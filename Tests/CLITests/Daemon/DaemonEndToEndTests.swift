@@ -67,20 +67,7 @@ struct DaemonEndToEndTests {
         #expect(retained.json?["brightness"] == .integer(40))
         await late.close()
 
-        // With a transaction, /set is answered with the confirmed state, or with the bad field.
-        let answerMark = await rig.observer.mark
-        try await set(rig, "desk", #"{"brightness":75,"transaction":"a1"}"#)
-        let answer = try await rig.observer.wait(for: "youll/bridge/response/device/set", after: answerMark) {
-            $0.json?["transaction"]?.string == "a1"
-        }
-        #expect(answer.json?["status"]?.string == "ok")
-        #expect(answer.json?["data"]?["state"]?["brightness"] == .integer(75))
-        try await set(rig, "desk", #"{"brightness":140,"transaction":"a2"}"#)
-        let refused = try await rig.observer.wait(for: "youll/bridge/response/device/set", after: answerMark) {
-            $0.json?["transaction"]?.string == "a2"
-        }
-        #expect(refused.json?["status"]?.string == "error")
-        #expect(refused.json?["error"]?.string?.contains("brightness") == true)
+        try await expectTransactionAnswers(rig)
 
         // Prometheus sees the same: one Wi-Fi device online, the confirmed commands counted
         // (the latency histogram with them), and no local key anywhere in the text.
@@ -100,6 +87,23 @@ struct DaemonEndToEndTests {
         let everything = await rig.observer.messages.filter { !$0.topic.contains("/request/") }
         #expect(!everything.contains { $0.text.contains(fleet.identities[0].localKey) }, "nor published")
         await rig.shutdown()
+    }
+
+    /// With a transaction, /set on `desk` is answered with the confirmed state, or with the bad field.
+    func expectTransactionAnswers(_ rig: DaemonRig) async throws {
+        let answerMark = await rig.observer.mark
+        try await set(rig, "desk", #"{"brightness":75,"transaction":"a1"}"#)
+        let answer = try await rig.observer.wait(for: "youll/bridge/response/device/set", after: answerMark) {
+            $0.json?["transaction"]?.string == "a1"
+        }
+        #expect(answer.json?["status"]?.string == "ok")
+        #expect(answer.json?["data"]?["state"]?["brightness"] == .integer(75))
+        try await set(rig, "desk", #"{"brightness":140,"transaction":"a2"}"#)
+        let refused = try await rig.observer.wait(for: "youll/bridge/response/device/set", after: answerMark) {
+            $0.json?["transaction"]?.string == "a2"
+        }
+        #expect(refused.json?["status"]?.string == "error")
+        #expect(refused.json?["error"]?.string?.contains("brightness") == true)
     }
 
     @Test("a restart keeps paired devices and their confirmed state, even with the broker's retained copy gone")

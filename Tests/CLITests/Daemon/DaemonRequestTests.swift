@@ -26,54 +26,7 @@ struct DaemonRequestTests {
             ["id": .string(identity.devId), "local_key": .string(identity.localKey), "name": .string("bulb")])
         #expect(added["status"]?.string == "ok")
 
-        // (verb, payload, text the error must contain)
-        let cases: [(String, JSONValue, String)] = [
-            ("permit_join", .object(["value": .string("maybe")]), "value"),
-            ("permit_join", .object(["value": .bool(true), "time": .integer(-5)]), "time"),
-            ("permit_join", .object(["value": .bool(true), "colour": .string("red")]), "colour"),
-            ("device/add", .object(["local_key": .string("0123456789abcdef")]), "id"),
-            ("device/add", .object(["id": .string("../../etc"), "local_key": .string("0123456789abcdef")]), "id"),
-            ("device/add", .object(["id": .string("bfabc"), "local_key": .string("short")]), "local_key"),
-            (
-                "device/add",
-                .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "name": .string("a/b")]),
-                "name"
-            ),
-            (
-                "device/add",
-                .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "name": .string("bulb")]),
-                "already used"
-            ),
-            (
-                "device/add",
-                .object([
-                    "id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "profile": .string("toaster"),
-                ]), "profile"
-            ),
-            (
-                "device/add",
-                .object([
-                    "id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "transport": .string("zigbee"),
-                ]), "transport"
-            ),
-            ("device/remove", .object([:]), "id"),
-            ("device/remove", .object(["id": .string("nobody")]), "no device"),
-            ("device/remove", .object(["id": .array([])]), "id"),
-            ("device/rename", .object(["from": .string("bulb"), "to": .string("bridge")]), "to"),
-            ("device/rename", .object(["from": .string("bulb"), "to": .string("a+b")]), "to"),
-            (
-                "device/rename", .object(["from": .string("bulb"), "to": .string(String(repeating: "x", count: 65))]),
-                "to"
-            ),
-            ("device/rename", .object(["from": .string("ghost"), "to": .string("fine")]), "from"),
-            ("device/rekey", .object(["id": .string("bulb"), "local_key": .integer(5)]), "local_key"),
-            ("device/rekey", .object(["id": .string("bulb")]), "local_key"),
-            ("device/refresh", .object(["id": .null]), "id"),
-            ("health_check", .object(["deep": .bool(true)]), "deep"),
-            ("backup", .object(["to": .string("/etc/passwd")]), "to"),
-            ("no_such_verb", .object([:]), "unknown request"),
-        ]
-        for (verb, payload, expected) in cases {
+        for (verb, payload, expected) in Self.hostileCases {
             let response = try await rig.request(verb, payload.objectValue ?? [:])
             #expect(response["status"]?.string == "error", "\(verb) \(payload)")
             let message = response["error"]?.string ?? ""
@@ -81,26 +34,8 @@ struct DaemonRequestTests {
             #expect(message.hasPrefix(verb + ":"), "the error names the request: \(message)")
         }
 
-        // Raw garbage: not JSON, not an object, deep nesting, a megabyte, invalid UTF-8,
-        // on every request topic and on the device's /set and /get.
-        let garbage: [[UInt8]] = [
-            Array("{".utf8), Array("[1,2,3]".utf8), Array("\"just a string\"".utf8),
-            Array(String(repeating: "[", count: 10_000).utf8), [UInt8](repeating: 0x41, count: 1_000_000),
-            [0xff, 0xfe, 0x00, 0x7b], Array(#"{"transaction":{"nested":[1,2]}}"#.utf8),
-        ]
         let mark = await rig.observer.mark
-        for verb in [
-            "permit_join", "device/add", "device/remove", "device/rename", "device/rekey", "device/refresh",
-            "health_check", "backup",
-        ] {
-            for payload in garbage { try await rig.publish("youll/bridge/request/\(verb)", payload) }
-        }
-        for payload in garbage {
-            try await rig.publish("youll/bulb/set", payload)
-            try await rig.publish("youll/bulb/get", payload)
-            try await rig.publish("youll/nobody/set", payload)
-        }
-        try await rig.publish("youll/bridge/request/" + String(repeating: "v", count: 300), Array("{}".utf8))
+        try await Self.publishGarbage(rig)
         // Every request was answered with an error (8 verbs × 7 payloads) …
         for verb in ["permit_join", "device/add", "health_check", "backup"] {
             _ = try await rig.observer.wait(for: "youll/bridge/response/\(verb)", after: mark) {
@@ -122,6 +57,76 @@ struct DaemonRequestTests {
         let devices = try await rig.observer.wait(for: "youll/bridge/devices") { $0.json?.arrayValue?.count == 1 }
         #expect(devices.json?.arrayValue?.first?["friendly_name"]?.string == "bulb")
         await rig.shutdown()
+    }
+
+    /// Each request: (verb, payload, text the error must contain).
+    static let hostileCases: [(String, JSONValue, String)] = [
+        ("permit_join", .object(["value": .string("maybe")]), "value"),
+        ("permit_join", .object(["value": .bool(true), "time": .integer(-5)]), "time"),
+        ("permit_join", .object(["value": .bool(true), "colour": .string("red")]), "colour"),
+        ("device/add", .object(["local_key": .string("0123456789abcdef")]), "id"),
+        ("device/add", .object(["id": .string("../../etc"), "local_key": .string("0123456789abcdef")]), "id"),
+        ("device/add", .object(["id": .string("bfabc"), "local_key": .string("short")]), "local_key"),
+        (
+            "device/add",
+            .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "name": .string("a/b")]),
+            "name"
+        ),
+        (
+            "device/add",
+            .object(["id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "name": .string("bulb")]),
+            "already used"
+        ),
+        (
+            "device/add",
+            .object([
+                "id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "profile": .string("toaster"),
+            ]), "profile"
+        ),
+        (
+            "device/add",
+            .object([
+                "id": .string("bfabc"), "local_key": .string("0123456789abcdef"), "transport": .string("zigbee"),
+            ]), "transport"
+        ),
+        ("device/remove", .object([:]), "id"),
+        ("device/remove", .object(["id": .string("nobody")]), "no device"),
+        ("device/remove", .object(["id": .array([])]), "id"),
+        ("device/rename", .object(["from": .string("bulb"), "to": .string("bridge")]), "to"),
+        ("device/rename", .object(["from": .string("bulb"), "to": .string("a+b")]), "to"),
+        (
+            "device/rename", .object(["from": .string("bulb"), "to": .string(String(repeating: "x", count: 65))]),
+            "to"
+        ),
+        ("device/rename", .object(["from": .string("ghost"), "to": .string("fine")]), "from"),
+        ("device/rekey", .object(["id": .string("bulb"), "local_key": .integer(5)]), "local_key"),
+        ("device/rekey", .object(["id": .string("bulb")]), "local_key"),
+        ("device/refresh", .object(["id": .null]), "id"),
+        ("health_check", .object(["deep": .bool(true)]), "deep"),
+        ("backup", .object(["to": .string("/etc/passwd")]), "to"),
+        ("no_such_verb", .object([:]), "unknown request"),
+    ]
+
+    /// Publishes raw garbage (not JSON, not an object, deep nesting, a megabyte, invalid
+    /// UTF-8) on every request topic and on the device's /set and /get.
+    static func publishGarbage(_ rig: DaemonRig) async throws {
+        let garbage: [[UInt8]] = [
+            Array("{".utf8), Array("[1,2,3]".utf8), Array("\"just a string\"".utf8),
+            Array(String(repeating: "[", count: 10_000).utf8), [UInt8](repeating: 0x41, count: 1_000_000),
+            [0xff, 0xfe, 0x00, 0x7b], Array(#"{"transaction":{"nested":[1,2]}}"#.utf8),
+        ]
+        for verb in [
+            "permit_join", "device/add", "device/remove", "device/rename", "device/rekey", "device/refresh",
+            "health_check", "backup",
+        ] {
+            for payload in garbage { try await rig.publish("youll/bridge/request/\(verb)", payload) }
+        }
+        for payload in garbage {
+            try await rig.publish("youll/bulb/set", payload)
+            try await rig.publish("youll/bulb/get", payload)
+            try await rig.publish("youll/nobody/set", payload)
+        }
+        try await rig.publish("youll/bridge/request/" + String(repeating: "v", count: 300), Array("{}".utf8))
     }
 
     @Test(

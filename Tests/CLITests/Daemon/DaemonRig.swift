@@ -126,7 +126,7 @@ final class DaemonRig {
     /// the environment (from `cleanEnvironment`) are given whole.
     static func cli(_ arguments: [String], environment: [String: String]) async throws -> CLIRunner.Result {
         let path = try CLIRunner.binary().path
-        let output = try await onThread { try ChildProcess.run(path, arguments, environment: environment) }
+        let output = try await ChildProcess.run(path, arguments, environment: environment)
         return CLIRunner.Result(status: output.status ?? -1, stdout: output.stdout, stderr: output.stderr)
     }
 
@@ -185,13 +185,5 @@ final class DaemonRig {
         await observer.close()
         broker.stop()
         try? FileManager.default.removeItem(at: directory)
-    }
-}
-
-/// Runs blocking work (waiting for a child process) on a new thread, not on the
-/// cooperative pool that the observer and the test's other tasks share.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result(catching: body)) }.start()
     }
 }

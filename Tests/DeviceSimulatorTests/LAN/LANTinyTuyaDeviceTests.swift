@@ -6,28 +6,20 @@ import TuyaCore
 import TuyaWire
 import YoullTestSupport
 
-/// Runs `Tests/Python/tinytuya_client.py` on a thread of its own (never on one of the
-/// cooperative pool's two threads) and returns the JSON object it prints last.
+/// Runs `Tests/Python/tinytuya_client.py` and returns the JSON object it prints last.
 private func tinytuya(_ arguments: [String]) async throws -> [String: Any] {
-    let python = try PythonTools.python()
+    let python = try await PythonTools.python()
     let script = PythonTools.script("tinytuya_client.py")
     // A scratch directory as the working directory, so no devices.json nearby is read.
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tinytuya-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let output = try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            continuation.resume(
-                with: Result {
-                    try ChildProcess.run(
-                        "/bin/sh",
-                        [
-                            "-c", "cd \"$0\" || exit 2; python=$1; shift; exec \"$python\" \"$@\"", directory.path,
-                            python, script,
-                        ] + arguments)
-                })
-        }.start()
-    }
+    // swift-subprocess waits for the child without holding a cooperative thread.
+    let output = try await ChildProcess.run(
+        "/bin/sh",
+        [
+            "-c", "cd \"$0\" || exit 2; python=$1; shift; exec \"$python\" \"$@\"", directory.path, python, script,
+        ] + arguments)
     #expect(output.status == 0, "tinytuya_client.py: \(output.stderr.suffix(2_000))")
     let line = output.stdout.split(separator: "\n").last.map(String.init) ?? ""
     return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(output.stdout)")

@@ -35,8 +35,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("tinytuya reads the CONTROL frames our codec writes, for 3.1, 3.3, 3.4 and 3.5")
-    func tinytuyaReadsOurRequests() throws {
-        let peer = try TinyTuyaPeer()
+    func tinytuyaReadsOurRequests() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         for version in [LANProtocolVersion.v3_1, .v3_3, .v3_4, .v3_5] {
             let frame = try LANMessageCodec(version: version).encode(
                 LANMessage(command: version.controlCommand, sequence: 12, payload: json), key: dataKey(version),
@@ -49,8 +49,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("our codec reads the frames tinytuya's client writes, for 3.1, 3.3, 3.4 and 3.5")
-    func weReadTinytuyaRequests() throws {
-        let peer = try TinyTuyaPeer()
+    func weReadTinytuyaRequests() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         for version in [LANProtocolVersion.v3_1, .v3_3, .v3_4, .v3_5] {
             let answer = try peer.call([
                 "op": "client_encode", "version": version.rawValue, "local_key": lanKey,
@@ -95,8 +95,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("our codec reads device pushes packed by tinytuya's pack_message and AESCipher, source header included")
-    func weReadTinytuyaPackedPushes() throws {
-        let peer = try TinyTuyaPeer()
+    func weReadTinytuyaPackedPushes() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         for version in [LANProtocolVersion.v3_1, .v3_3, .v3_4, .v3_5] {
             let header = LANVersionHeader(version: version, crc: 0, sequence: 0xBFF9, source: 1)
             let frame = try peer.bytes(try peer.call(devicePush(version, header: header)), "hex")
@@ -110,8 +110,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("tinytuya reads the STATUS pushes and empty acks our device session writes")
-    func tinytuyaReadsOurPushes() throws {
-        let peer = try TinyTuyaPeer()
+    func tinytuyaReadsOurPushes() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         for version in [LANProtocolVersion.v3_1, .v3_3, .v3_4, .v3_5] {
             let codec = LANMessageCodec(version: version)
             let push = LANMessage(
@@ -135,8 +135,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("tinytuya's client completes the 3.4 and 3.5 handshake with our device session and both hold one key")
-    func tinytuyaClientOurDevice() throws {
-        let peer = try TinyTuyaPeer()
+    func tinytuyaClientOurDevice() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         for version in [LANProtocolVersion.v3_4, .v3_5] {
             var device = LANDeviceSession(
                 version: version, localKey: key, random: SeededGenerator(seed: 99), firstSequence: 1000)
@@ -162,8 +162,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("a tinytuya client with another local key refuses our device's handshake answer")
-    func tinytuyaClientWrongKey() throws {
-        let peer = try TinyTuyaPeer()
+    func tinytuyaClientWrongKey() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         for version in [LANProtocolVersion.v3_4, .v3_5] {
             var device = LANDeviceSession(version: version, localKey: aesKey(otherLANKey))
             let start = try peer.call([
@@ -179,8 +179,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("our client completes the 3.4 and 3.5 handshake against device frames packed by tinytuya")
-    func ourClientTinytuyaDevice() throws {
-        let peer = try TinyTuyaPeer()
+    func ourClientTinytuyaDevice() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         let keyHex = hexString(key.bytes)
         for version in [LANProtocolVersion.v3_4, .v3_5] {
             var client = LANClientSession(version: version, localKey: key, random: SeededGenerator(seed: 21))
@@ -236,8 +236,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("our broadcasts decode with tinytuya's decrypt_udp in all three forms")
-    func tinytuyaReadsOurBroadcasts() throws {
-        let peer = try TinyTuyaPeer()
+    func tinytuyaReadsOurBroadcasts() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         let broadcast = LANBroadcast(
             gwId: "bf0123456789abcdef01", ip: "127.0.9.1", version: "3.4", productKey: "keydeadbeef12345",
             encrypt: true, active: 2, ability: 0, token: true, wifiConfigured: true)
@@ -250,8 +250,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("our discovery decodes broadcasts and the solicitation made by tinytuya's code")
-    func weReadTinytuyaBroadcasts() throws {
-        let peer = try TinyTuyaPeer()
+    func weReadTinytuyaBroadcasts() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         let json =
             #"{"ip":"127.0.0.1","gwId":"eb0123456789abcdefghij","active":2,"ablilty":0,"encrypt":true,"productKey":"keydeadbeef12345","version":"3.5","token":true,"wf_cfg":true}"#
         let expected = try LANBroadcast(json: ascii(json))
@@ -282,8 +282,8 @@ struct LANTinyTuyaTests {
     }
 
     @Test("our request bodies carry what tinytuya's generate_payload sends, per version")
-    func requestBodies() throws {
-        let peer = try TinyTuyaPeer()
+    func requestBodies() async throws {
+        let peer = try TinyTuyaPeer(python: try await PythonTools.python())
         let devId = "bf0123456789abcdef01"
         for version in [LANProtocolVersion.v3_1, .v3_3, .v3_4, .v3_5] {
             let cases: [(String, [String: Any]?, LANRequest)] = [

@@ -20,7 +20,7 @@ final class TinyTuyaPeer {
     private let fromChild: Int32
     private var buffered: [UInt8] = []
 
-    init() throws {
+    init(python: String) throws {
         var input: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw Failure(description: "pipe: errno \(errno)") }
@@ -33,7 +33,7 @@ final class TinyTuyaPeer {
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         for fd in input + output { posix_spawn_file_actions_addclose(&actions, fd) }
-        let python = try PythonTools.python()
+
         var argv: [UnsafeMutablePointer<CChar>?] =
             ([python, PythonTools.script("tinytuya_codec.py")] as [String]).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -73,7 +73,7 @@ final class TinyTuyaPeer {
             written += count
         }
         while !buffered.contains(0x0A) {
-            let chunk = ChildProcess.read(fromChild)
+            let chunk = Self.read(fromChild)
             guard !chunk.isEmpty else { throw Failure(description: "tinytuya_codec.py exited") }
             buffered += chunk
         }
@@ -85,6 +85,17 @@ final class TinyTuyaPeer {
         }
         if let error = answer["error"] as? String { throw Failure(description: "tinytuya: \(error)") }
         return answer
+    }
+
+    /// One read from the child's stdout (a blocking read: the peer is used from one test);
+    /// empty at its end.
+    private static func read(_ fd: Int32) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            return count > 0 ? Array(buffer[0..<count]) : []
+        }
     }
 
     /// The answer's field as bytes from hex.
@@ -99,4 +110,5 @@ func hexString(_ bytes: some Sequence<UInt8>) -> String {
         let digits = String(byte, radix: 16)
         return digits.count == 1 ? "0" + digits : digits
     }.joined()
+
 }
