@@ -5,7 +5,8 @@ import Foundation
 /// or youll-bench lan [--seconds N] [--body JSON]
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 /// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
-/// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench links [--seconds N]
+/// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench lan-link [--profiles DIR]
+/// [--samples N] or youll-bench links [--seconds N]
 /// or youll-bench session [--seconds IDLE_SECONDS]
 let arguments = Array(CommandLine.arguments.dropFirst())
 var options = BenchOptions()
@@ -80,6 +81,13 @@ case "serve":
         try await ServeBenchmarks(options: serveOptions).run()
     } catch {
         FileHandle.standardError.write(Data("youll-bench: serve: \(error)\n".utf8))
+        exit(1)
+    }
+case "lan-link":
+    do {
+        try await LANLinkBenchmarks(samples: bleOptions.samples / 2, profiles: mqttOptions.profiles).run()
+    } catch {
+        FileHandle.standardError.write(Data("youll-bench: lan-link: \(error)\n".utf8))
         exit(1)
     }
 case "links":

@@ -1,0 +1,151 @@
+import DeviceSimulator
+import Storage
+import Foundation
+import TuyaController
+import TuyaCore
+import TuyaWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The LAN path end to end, per protocol version: `TuyaController.send` to a paired LAN bulb
+/// → the link's one persistent TCP connection (session key agreed for 3.4/3.5) → a CONTROL
+/// frame to a simulated device on its own loopback address → its answer and STATUS push →
+/// decrypted and confirmed. Beside it, in the same run, the floor: a raw 64-byte echo over a
+/// loopback TCP connection between two threads doing blocking `write`/`read`.
+///
+/// The profile's frame gap (a rate limit towards real bulbs) is set to 0, and the simulated
+/// device answers at once, so the figure is the gateway's path, not a wait.
+struct LANLinkBenchmarks {
+    var samples = 1000
+    var profiles = "devices"
+
+    func run() async throws {
+        let floor = try tcpEcho(samples: samples * 5)
+        report("lan.floor.tcp-echo.p50", floor[floor.count / 2])
+        report("lan.floor.tcp-echo.p99", floor[floor.count * 99 / 100])
+        for version in [LANProtocolVersion.v3_3, .v3_4, .v3_5] {
+            let name = "lan" + version.rawValue.replacingOccurrences(of: ".", with: "")
+            let times = try await dpWrites(version: version)
+            report("\(name).dpwrite.p50", times[times.count / 2])
+            report("\(name).dpwrite.p99", times[times.count * 99 / 100])
+            print(
+                "BENCH \(name).dpwrite.p50.vs-tcp-echo.ratio \(String(format: "%.2f", times[times.count / 2] / floor[floor.count / 2])) x"
+            )
+            print(
+                "BENCH \(name).dpwrite.p99.vs-tcp-echo.ratio \(String(format: "%.2f", times[times.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
+            )
+        }
+    }
+
+    private func report(_ name: String, _ microseconds: Double) {
+        print("BENCH \(name) \(String(format: "%.1f", microseconds)) us")
+    }
+
+    /// Writes that each change the bulb's brightness, confirmed, in microseconds, sorted.
+    private func dpWrites(version: LANProtocolVersion) async throws -> [Double] {
+        var library = ProfileLibrary.load(directories: [URL(fileURLWithPath: profiles)])
+        guard var profile = library.profile(id: "rgbcct-bulb-v2") else {
+            throw BenchError("the profile rgbcct-bulb-v2 is not in \(profiles)")
+        }
+        profile.frameGapMilliseconds = 0
+        library = ProfileLibrary(profiles: library.all.filter { $0.id != profile.id } + [profile])
+        let base = "127.\(Int.random(in: 100...250)).\(Int.random(in: 1...250)).1"
+        let fleet = try LANSimulatorFleet(
+            options: .init(
+                lights: 1, diffusers: 0, versions: [version], baseAddress: base, broadcastInterval: nil,
+                solicitationPort: 0, behaviour: DeviceBehaviour(reportDelay: .zero)),
+            library: library)
+        try await fleet.start()
+        let controller = TuyaController(bus: SilentBus(), library: library)
+        try await controller.start()
+        guard let identity = fleet.identities.first else { throw BenchError("no simulated LAN bulb") }
+        let outcome = try await controller.pairLAN(
+            devId: identity.devId, localKey: identity.localKey, ip: identity.ip, version: version.rawValue,
+            profileID: profile.id)
+        guard case .paired(let paired) = outcome else { throw BenchError("LAN pairing failed: \(outcome)") }
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        times.reserveCapacity(samples)
+        for index in 0..<(samples + 50) {
+            let started = clock.now
+            _ = try await controller.send(.light(LightCommand(brightness: 10 + index % 80)), to: paired.id)
+            let elapsed = started.duration(to: clock.now)
+            if index >= 50 {
+                times.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+            }
+        }
+        await controller.stop()
+        await fleet.stop()
+        return times.sorted()
+    }
+
+    /// Round trips of 64 bytes over one loopback TCP connection, in microseconds, sorted.
+    private func tcpEcho(samples: Int) throws -> [Double] {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw BenchError("socket: errno \(errno)") }
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard bound else { throw BenchError("bind/listen: errno \(errno)") }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
+        }
+        guard connected else { throw BenchError("connect: errno \(errno)") }
+        let server = accept(listener, nil, nil)
+        guard server >= 0 else { throw BenchError("accept: errno \(errno)") }
+        var one: Int32 = 1
+        for fd in [client, server] {
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let size = 64
+        let echo = Thread {
+            var buffer = [UInt8](repeating: 0, count: size)
+            while Self.exchange(server, &buffer, size, echo: true) {}
+            close(server)
+        }
+        echo.start()
+        var buffer = [UInt8](repeating: 7, count: size)
+        var times: [Double] = []
+        times.reserveCapacity(samples)
+        let clock = ContinuousClock()
+        for index in 0..<(samples + 100) {
+            let started = clock.now
+            guard Self.exchange(client, &buffer, size, echo: false) else { throw BenchError("echo broke") }
+            let elapsed = started.duration(to: clock.now)
+            if index >= 100 { times.append(Double(elapsed.components.attoseconds) / 1e12) }
+        }
+        shutdown(client, Int32(SHUT_RDWR))
+        return times.sorted()
+    }
+
+    /// One exchange of `size` bytes: write then read (the client), or read then write back
+    /// (the echo). False at the connection's end.
+    private static func exchange(_ fd: Int32, _ buffer: inout [UInt8], _ size: Int, echo: Bool) -> Bool {
+        func move(_ write: Bool) -> Bool {
+            var done = 0
+            while done < size {
+                let count = buffer.withUnsafeMutableBytes { bytes in
+                    write
+                        ? Glibc.write(fd, bytes.baseAddress! + done, size - done)
+                        : Glibc.read(fd, bytes.baseAddress! + done, size - done)
+                }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                done += count
+            }
+            return true
+        }
+        return echo ? move(false) && move(true) : move(true) && move(false)
+    }
+}
