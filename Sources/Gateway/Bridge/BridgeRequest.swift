@@ -184,33 +184,6 @@ public struct SecretKey: Hashable, Sendable, CustomStringConvertible, CustomDebu
     public var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
-/// A device's friendly name, used in its topics (`<base>/<name>`): 1–64 characters, none of
-/// `/`, `+`, `#`, control characters or surrounding spaces, and not `bridge`.
-public struct DeviceName: Hashable, Sendable, CustomStringConvertible {
-    public let text: String
-
-    public init(field: String = "name", text: String) throws(BridgePayloadError) {
-        guard !text.isEmpty, text.count <= 64 else {
-            throw BridgePayloadError(field: field, reason: "must be 1 to 64 characters")
-        }
-        guard text.trimmingCharacters(in: .whitespaces) == text else {
-            throw BridgePayloadError(field: field, reason: "must not start or end with a space")
-        }
-        if let bad = text.unicodeScalars.first(where: {
-            "/+#".unicodeScalars.contains($0) || $0.properties.generalCategory == .control
-        }) {
-            let shown = bad.properties.generalCategory == .control ? "a control character" : "'\(bad)'"
-            throw BridgePayloadError(field: field, reason: "must not contain \(shown) (names are MQTT topic levels)")
-        }
-        guard text.lowercased() != "bridge" else {
-            throw BridgePayloadError(field: field, reason: "\"bridge\" is reserved for the bridge's own topics")
-        }
-        self.text = text
-    }
-
-    public var description: String { text }
-}
-
 /// Reads typed fields out of a request object (or a `/set` command), remembering which were
 /// read, so unknown fields can be refused.
 struct RequestFields {

@@ -68,12 +68,19 @@ extension BridgeServer {
     }
 
     /// Refuses a name another device uses as its name or id (either would make `<base>/<name>` ambiguous).
-    private func checkNameFree(_ name: String, for id: DeviceID, field: String) async throws {
+    /// Refuses a name another device has; returns a warning (also logged) when the name
+    /// mixes scripts and looks like another device's (`bridgе` with a Cyrillic е).
+    @discardableResult
+    private func checkNameFree(_ name: String, for id: DeviceID, field: String) async throws -> String? {
+        var warning: String?
         for device in await controller.devices() where device.id != id {
             if device.name == name || device.id.rawValue == name {
                 throw BridgeFailure(message: "\(field): \"\(name)\" is already used by device \(device.id)")
             }
+            if warning == nil { warning = (try? DeviceName(text: name))?.lookalikeWarning(of: device.name) }
         }
+        if let warning { logger.warning("\(field): \(warning)") }
+        return warning
     }
 
     // MARK: - Pairing
@@ -167,7 +174,7 @@ extension BridgeServer {
             throw BridgeFailure(
                 message: "id: \(PairingOutcome.alreadyPaired.description)", data: ["reason": .string("already_paired")])
         }
-        try await checkNameFree(name, for: add.id, field: add.name == nil ? "id" : "name")
+        let warning = try await checkNameFree(name, for: add.id, field: add.name == nil ? "id" : "name")
         await emit("pairing_started", device: add.id, idField)
         let outcome: PairingOutcome
         do {
@@ -197,7 +204,9 @@ extension BridgeServer {
         let json = BridgeDevicePayload.json(device, profile: library.profile(id: device.profileID))
         logger.info("paired \(device.name) (\(device.id)) with profile \(device.profileID)")
         await emit("device_paired", device: device.id, ["device": json])
-        return json.objectValue ?? [:]
+        var data = json.objectValue ?? [:]
+        if let warning { data["warning"] = .string(warning) }
+        return data
     }
 
     private func pairingFailed(_ id: DeviceID, reason: String, message: String) async {
@@ -242,7 +251,7 @@ extension BridgeServer {
 
     private func renameDevice(_ reference: String, to name: DeviceName) async throws -> [String: JSONValue] {
         let device = try await resolve(reference, field: "from")
-        try await checkNameFree(name.text, for: device.id, field: "to")
+        let warning = try await checkNameFree(name.text, for: device.id, field: "to")
         guard device.name != name.text else {
             return ["id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text)]
         }
@@ -262,7 +271,7 @@ extension BridgeServer {
         ]
         logger.info("renamed \(device.id) from \(device.name) to \(name.text)")
         await emit("device_renamed", device: device.id, data)
-        return data
+        return warning.map { data.merging(["warning": .string($0)]) { _, new in new } } ?? data
     }
 
     private func rekeyDevice(_ reference: String, key: SecretKey) async throws -> [String: JSONValue] {
