@@ -47,4 +47,27 @@ struct RequestAdmissionTests {
         let decision10 = admission.admit()
         #expect(decision10 == .admitted(id: 2))
     }
+
+    @Test("slow requests fill only their own budget: quick ones are admitted while every slow slot is taken")
+    func slowBudget() {
+        var admission = RequestAdmission(limit: 10, slowLimit: 3)
+        for id in 1...3 { #expect(admission.admit(.slow) == .admitted(id: id)) }
+        guard case .refused(let reason) = admission.admit(.slow) else {
+            Issue.record("a fourth slow request was admitted")
+            return
+        }
+        #expect(reason.contains("3 slow requests (pairing, rekeying, backups) are under way"))
+        // The other seven slots stay for /set, /get and quick requests.
+        for id in 4...10 { #expect(admission.admit(.quick) == .admitted(id: id)) }
+        #expect(admission.admit(.quick) == .refused(reason: "too many requests at once; try again"))
+        admission.finished(2)
+        #expect(admission.admit(.slow) == .admitted(id: 11))
+    }
+
+    @Test("pairing, rekeying and backups are the slow verbs; /set and listing are not")
+    func slowVerbs() {
+        #expect(RequestAdmission.slowVerbs.isSuperset(of: ["device/add", "device/rekey", "backup"]))
+        #expect(!RequestAdmission.slowVerbs.contains("device/rename"))
+        #expect(!RequestAdmission.slowVerbs.contains("health_check"))
+    }
 }

@@ -312,7 +312,9 @@ public actor BridgeServer {
         }
         // A retained command would be replayed at every start: only live messages count.
         guard !message.retain, let incoming = topics.classify(message.topic) else { return }
-        switch admission.admit() {
+        let kind: RequestAdmission.Kind =
+            if case .request(let verb) = incoming, RequestAdmission.slowVerbs.contains(verb) { .slow } else { .quick }
+        switch admission.admit(kind) {
         case .refused(let reason):
             refuse(incoming, payload: message.payload, reason: reason)
         case .admitted(let id):
