@@ -122,4 +122,43 @@ struct DaemonDeviceTopicsTests {
             #expect(Self.reminderTypes(latest) == ["clean", "refill", "replace-wick"])
         }
     }
+
+    @Test("pairings made together share bridge/devices publishes, and each answer comes after a list naming its device")
+    func pairingsShareDeviceLists() async throws {
+        let broker = try LocalBroker()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-topics-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let fleet = try SimulatorFleet(
+            options: .init(lights: 8, diffusers: 0, seed: 83), library: Repository.shippedProfiles,
+            broker: SwarmConfiguration(brokerURL: broker.url))
+        try await fleet.start()
+        #expect(await fleet.waitUntilConnected(timeout: Self.timeout))
+        defer { fleet.stop() }
+
+        try await withRunningDaemon(broker: broker, state: state) { daemon in
+            let lists = try await daemon.client.subscribe(["youll/bridge/devices"])
+            let counter = Task {
+                var seen: [Int] = []
+                for await message in lists where !message.retained {
+                    seen.append(message.json?.arrayValue?.count ?? -1)
+                    if seen.last == 8 { break }
+                }
+                return seen
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, identity) in fleet.identities.enumerated() {
+                    group.addTask {
+                        try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "lamp \(index)")
+                        // The CLI resolves names from the retained list: it names the device already.
+                        let names = try await daemon.client.devices(timeout: Self.timeout).map(\.friendlyName)
+                        #expect(names.contains("lamp \(index)"))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let seen = await counter.value
+            #expect(seen.last == 8)
+            #expect(seen.count < 8, "one list per pairing: \(seen)")
+        }
+    }
 }

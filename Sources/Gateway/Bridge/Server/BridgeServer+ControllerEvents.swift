@@ -26,7 +26,8 @@ extension BridgeServer {
                     "faults": .array(faults.map(JSONValue.string)),
                 ])
         case .devicePaired, .deviceRemoved:
-            await publishDevices()
+            // Not waited for here: values and availability keep flowing meanwhile.
+            Task { [weak self] in await self?.publishDevicesCoalesced() }
         case .candidateFound(let candidate):
             await emit("device_found", device: candidate.id, candidate.eventData)
         }

@@ -201,6 +201,8 @@ extension BridgeServer {
             await pairingFailed(add.id, reason: reason, message: outcome.description)
             throw BridgeFailure(message: outcome.description, data: ["reason": .string(reason)])
         }
+        // The answer follows the device list that names it: whoever reads the list next finds it.
+        await publishDevicesCoalesced()
         let json = BridgeDevicePayload.json(device, profile: library.profile(id: device.profileID))
         logger.info("paired \(device.name) (\(device.id)) with profile \(device.profileID)")
         await emit("device_paired", device: device.id, ["device": json])

@@ -43,6 +43,8 @@ public actor BridgeServer {
         public var presets: Set<String> = GatewayConfiguration.Timer().presetNames
         /// Hosts of universal links (`deep_links.universal_link_hosts`).
         public var universalLinkHosts: Set<String> = []
+        /// Pairings and removals within this long share one `bridge/devices` publish.
+        public var devicesCoalescing: Duration = .milliseconds(100)
 
         public init(
             topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue],
@@ -86,6 +88,8 @@ public actor BridgeServer {
     private var admission: RequestAdmission
     private var retained = RetainedPublishState()
     var counters = Counters()
+    /// The `bridge/devices` publish that pairings and removals are waiting to share.
+    private var pendingDevicesPublish: Task<Void, Never>?
     var pairingWindow = PermitJoinWindow()
     var permitJoinTimer: Task<Void, Never>?
     /// The BLE scan of the current pairing window, when it includes BLE.
@@ -241,6 +245,30 @@ public actor BridgeServer {
 
     func enqueueState(_ state: DeviceState, of device: TuyaDevice) {
         enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true)
+    }
+
+    /// Publishes `bridge/devices` (and discovery) once for every pairing or removal made
+    /// within `devicesCoalescing`: an import of 1,000 devices sends far fewer lists than
+    /// 1,001. Returns once the list that includes this change was handed to the outbox, so an
+    /// answer sent after it never precedes the list a client resolves names from.
+    func publishDevicesCoalesced() async {
+        if let pending = pendingDevicesPublish {
+            await pending.value
+            return
+        }
+        let clock = clock
+        let delay = settings.devicesCoalescing
+        let publish = Task { [weak self] in
+            try? await clock.sleep(for: delay)
+            await self?.publishPendingDevices()
+        }
+        pendingDevicesPublish = publish
+        await publish.value
+    }
+
+    private func publishPendingDevices() async {
+        pendingDevicesPublish = nil
+        await publishDevices()
     }
 
     func publishDevices() async {
