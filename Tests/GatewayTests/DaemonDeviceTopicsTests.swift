@@ -161,4 +161,27 @@ struct DaemonDeviceTopicsTests {
             #expect(seen.count < 8, "one list per pairing: \(seen)")
         }
     }
+
+    @Test(
+        "backup writes a copy once; a second request right after is refused with the reason, and nothing more is written"
+    )
+    func backupIsRateLimited() async throws {
+        let broker = try LocalBroker()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-topics-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        try await withRunningDaemon(broker: broker, state: state) { daemon in
+            let first = try await daemon.client.request("backup", timeout: Self.timeout)
+            let path = try #require(first.objectValue?["path"]?.stringValue)
+            #expect(FileManager.default.fileExists(atPath: path))
+            do {
+                _ = try await daemon.client.request("backup", timeout: Self.timeout)
+                Issue.record("a second backup within a minute was written")
+            } catch {
+                #expect("\(error)".contains("one per 60 s"), "\(error)")
+            }
+            let copies = try FileManager.default.contentsOfDirectory(
+                atPath: state.appendingPathComponent("backups").path)
+            #expect(copies.count == 1, "\(copies)")
+        }
+    }
 }

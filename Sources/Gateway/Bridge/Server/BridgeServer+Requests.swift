@@ -327,31 +327,6 @@ extension BridgeServer {
         return .object(fields)
     }
 
-    private func makeBackup() throws -> [String: JSONValue] {
-        let directory = settings.backupDirectory
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw BridgeFailure(message: "cannot create \(directory.path): \(error.localizedDescription)")
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let base = "youll-devices-" + formatter.string(from: Date())
-        var target = directory.appendingPathComponent(base + ".sqlite")
-        var attempt = 1
-        while FileManager.default.fileExists(atPath: target.path) {
-            attempt += 1
-            target = directory.appendingPathComponent("\(base)-\(attempt).sqlite")
-        }
-        try database.backup(to: target)
-        let size = (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int) ?? 0
-        logger.info("backup written to \(target.path)")
-        return ["path": .string(target.path), "size_bytes": .integer(Int64(size))]
-    }
-
     /// One line for a response or event; never includes a key.
     static func describe(_ error: any Error) -> String {
         if let failure = error as? BridgeFailure { return failure.message }

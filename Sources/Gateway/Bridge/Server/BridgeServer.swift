@@ -43,6 +43,8 @@ public actor BridgeServer {
         public var presets: Set<String> = GatewayConfiguration.Timer().presetNames
         /// Hosts of universal links (`deep_links.universal_link_hosts`).
         public var universalLinkHosts: Set<String> = []
+        /// How often `backup` may write a copy, how many are kept, how much room it leaves.
+        var backups = BackupRotation()
         /// Pairings and removals within this long share one `bridge/devices` publish.
         public var devicesCoalescing: Duration = .milliseconds(100)
 
@@ -88,6 +90,8 @@ public actor BridgeServer {
     private var admission: RequestAdmission
     private var retained = RetainedPublishState()
     var counters = Counters()
+    /// When `backup` last wrote a copy.
+    var lastBackupAt: ContinuousClock.Instant?
     /// The `bridge/devices` publish that pairings and removals are waiting to share.
     private var pendingDevicesPublish: Task<Void, Never>?
     var pairingWindow = PermitJoinWindow()
