@@ -189,6 +189,8 @@ let package = Package(
                 "BLELink",
                 "LocalBroker", "DeviceSimulator", "Maintenance", "DeepLinks", "SessionEngine",
                 .product(name: "Logging", package: "swift-log"),
+                // To hold the daemon's database locked, as a full disk would refuse its writes.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Fixtures"],

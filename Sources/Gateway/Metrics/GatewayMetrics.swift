@@ -22,6 +22,8 @@ public final class GatewayMetrics: Sendable {
     /// From `/set` to the device's confirming report.
     let commandLatency: Metrics.Timer
     let brokerReconnects: Metrics.Counter
+    /// Writes an answer depended on that failed (a full disk, a read-only state directory).
+    let databaseWritesFailed: Metrics.Counter
     let messagesIn: Metrics.Counter
     let messagesOut: Metrics.Counter
     /// The device bus's counters, moved on from its statistics at each `record`.
@@ -64,6 +66,7 @@ public final class GatewayMetrics: Sendable {
         commandLatency = Metrics.Timer(label: "youll_command_latency_seconds", dimensions: [], factory: factory)
         cueLateness = Metrics.Timer(label: "youll_session_cue_lateness_seconds", dimensions: [], factory: factory)
         brokerReconnects = counter("youll_broker_reconnects_total", [("connection", "bridge")])
+        databaseWritesFailed = counter("youll_database_writes_failed_total")
         messagesIn = counter("youll_mqtt_messages_total", [("connection", "bridge"), ("direction", "in")])
         messagesOut = counter("youll_mqtt_messages_total", [("connection", "bridge"), ("direction", "out")])
         deviceBusReconnects = counter("youll_broker_reconnects_total", [("connection", "devices")])

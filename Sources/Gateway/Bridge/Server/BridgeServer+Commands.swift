@@ -27,8 +27,14 @@ extension BridgeServer {
             sentAt = start
             let state = try await controller.send(command, to: device.id)
             metrics.recordCommand(.confirmed, latency: .now - start)
-            // Saved before the answer, so a confirmed command survives a crash that follows it.
-            await persistConfirmed(device.id)
+            // Saved before the answer, so a confirmed command survives a crash that follows it;
+            // an answer never says "ok" for a state the gateway could not keep.
+            if let failure = await persistConfirmed(device.id) {
+                throw BridgeFailure(
+                    message:
+                        "\(device.name) confirmed the command, but the gateway could not save it (\(failure)); "
+                        + "it would be lost if the gateway restarted: check the state directory's disk")
+            }
             if transaction != nil {
                 respond(
                     verb,

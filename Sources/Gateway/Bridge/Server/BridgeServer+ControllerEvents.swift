@@ -50,13 +50,21 @@ extension BridgeServer {
             ])
     }
 
-    /// Records the device's reported values as its confirmed state.
-    func persistConfirmed(_ id: DeviceID) async {
-        guard let reported = await controller.reportedDataPoints(of: id), !reported.isEmpty else { return }
+    /// Records the device's reported values as its confirmed state. A failed write is
+    /// logged, counted, and keeps `health_check` degraded (with the reason) until a write
+    /// succeeds again; the error is returned for an answer that promised the save.
+    @discardableResult
+    func persistConfirmed(_ id: DeviceID) async -> (any Error)? {
+        guard let reported = await controller.reportedDataPoints(of: id), !reported.isEmpty else { return nil }
         do {
             try await database.saveConfirmed(reported, for: id)
+            databaseProblem = nil
+            return nil
         } catch {
             logger.error("could not save the confirmed state of \(id): \(error)")
+            databaseProblem = "could not save a device's confirmed state: \(error)"
+            metrics.databaseWritesFailed.increment()
+            return error
         }
     }
 }

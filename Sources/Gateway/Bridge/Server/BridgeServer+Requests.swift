@@ -300,11 +300,12 @@ extension BridgeServer {
             let availability = await controller.status(of: device.id)?.availability ?? .unknown
             counts[availability.rawValue, default: 0] += 1
         }
-        let databaseHealthy = (try? await database.recentEvents(limit: 1)) != nil
+        let readable = (try? await database.recentEvents(limit: 1)) != nil
+        let databaseState = !readable ? "failing" : databaseProblem.map { "degraded: \($0)" } ?? "ok"
         return [
-            "healthy": .bool(isConnected && databaseHealthy),
+            "healthy": .bool(isConnected && databaseState == "ok"),
             "broker": .string(isConnected ? "connected" : "disconnected"),
-            "database": .string(databaseHealthy ? "ok" : "failing"),
+            "database": .string(databaseState),
             "uptime_seconds": .integer(uptime.components.seconds),
             "devices": .object(counts.mapValues { .integer($0) }),
             "permit_join": .bool(pairingWindow.isOpen),

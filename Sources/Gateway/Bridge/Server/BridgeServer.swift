@@ -90,6 +90,8 @@ public actor BridgeServer {
     private var admission: RequestAdmission
     private var retained = RetainedPublishState()
     var counters = Counters()
+    /// Why the last write the bridge depends on failed; nil once one succeeds again.
+    var databaseProblem: String?
     /// When `backup` last wrote a copy.
     var lastBackupAt: ContinuousClock.Instant?
     /// The `bridge/devices` publish that pairings and removals are waiting to share.
