@@ -95,7 +95,7 @@ public actor BridgeServer {
     /// When `backup` last wrote a copy.
     var lastBackupAt: ContinuousClock.Instant?
     /// The `bridge/devices` publish that pairings and removals are waiting to share.
-    private var pendingDevicesPublish: Task<Void, Never>?
+    var pendingDevicesPublish: Task<Void, Never>?
     var pairingWindow = PermitJoinWindow()
     var permitJoinTimer: Task<Void, Never>?
     /// The BLE scan of the current pairing window, when it includes BLE.
@@ -251,30 +251,6 @@ public actor BridgeServer {
 
     func enqueueState(_ state: DeviceState, of device: TuyaDevice) {
         enqueue(topics.device(device.name), DeviceStatePayload.json(state), retain: true)
-    }
-
-    /// Publishes `bridge/devices` (and discovery) once for every pairing or removal made
-    /// within `devicesCoalescing`: an import of 1,000 devices sends far fewer lists than
-    /// 1,001. Returns once the list that includes this change was handed to the outbox, so an
-    /// answer sent after it never precedes the list a client resolves names from.
-    func publishDevicesCoalesced() async {
-        if let pending = pendingDevicesPublish {
-            await pending.value
-            return
-        }
-        let clock = clock
-        let delay = settings.devicesCoalescing
-        let publish = Task { [weak self] in
-            try? await clock.sleep(for: delay)
-            await self?.publishPendingDevices()
-        }
-        pendingDevicesPublish = publish
-        await publish.value
-    }
-
-    private func publishPendingDevices() async {
-        pendingDevicesPublish = nil
-        await publishDevices()
     }
 
     func publishDevices() async {
