@@ -59,11 +59,17 @@ struct BLEBodyTests {
         }
     }
 
-    @Test("a firmware key length other than 0, 8 or 16, or longer than the reply, is refused")
-    func deviceInfoBadKeyLength() {
-        #expect(throws: WireError.self) { try BLEDeviceInfo(bytes: Self.deviceInfoBytes(extended: true, keyLength: 5)) }
-        let cut = Array(Self.deviceInfoBytes(extended: true, keyLength: 16).dropLast(3))
-        #expect(throws: WireError.self) { try BLEDeviceInfo(bytes: cut) }
+    @Test(
+        "a malformed optional tail (firmware key length not 0, 8 or 16, or longer than the reply) is ignored and said why; the first 46 bytes still count"
+    )
+    func deviceInfoBadKeyLength() throws {
+        let odd = try BLEDeviceInfo(bytes: Self.deviceInfoBytes(extended: true, keyLength: 5))
+        #expect(odd.extended == nil)
+        #expect(odd.ignoredTail?.contains("5 is not 0, 8 or 16") == true, "\(odd.ignoredTail ?? "nil")")
+        #expect(odd.srand == [1, 2, 3, 4, 5, 6] && odd.authMaterial?.count == 32)
+        let cut = try BLEDeviceInfo(bytes: Array(Self.deviceInfoBytes(extended: true, keyLength: 16).dropLast(3)))
+        #expect(cut.extended == nil && cut.ignoredTail != nil)
+        #expect(try BLEDeviceInfo(bytes: Self.deviceInfoBytes(extended: true)).ignoredTail == nil)
     }
 
     @Test("the device-info description leaves out the auth material and firmware key")

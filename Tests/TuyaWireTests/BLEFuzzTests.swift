@@ -75,7 +75,11 @@ struct BLEFuzzTests {
                     for dp in list.dataPoints where dp.id == spec.id { _ = try? dp.value(spec: spec) }
                 }
             }
-            if let info = try? BLEDeviceInfo(bytes: input) { #expect(try BLEDeviceInfo(bytes: info.encoded()) == info) }
+            if var info = try? BLEDeviceInfo(bytes: input) {
+                // An ignored tail is not encoded again: what was read round-trips.
+                info.ignoredTail = nil
+                #expect(try BLEDeviceInfo(bytes: info.encoded()) == info)
+            }
             if let request = try? BLEDeviceInfoRequest(bytes: input) { #expect(request.encoded == input) }
             if let pair = try? BLEPairRequest(bytes: input) { #expect(pair.encoded == input) }
             if let result = try? BLEPairResult(bytes: input) { #expect(result.encoded == input) }

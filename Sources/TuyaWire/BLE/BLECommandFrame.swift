@@ -44,13 +44,23 @@ public struct BLECommandFrame: Hashable, Sendable {
         }
         let length = Int(bytes[10]) << 8 | Int(bytes[11])
         let end = Self.overhead + length
-        guard end <= bytes.count, bytes.count - end < 16, bytes[end...].allSatisfy({ $0 == 0 }) else {
+        guard end <= bytes.count, bytes.count - end < 16 else {
             throw .keyMismatch(
                 "BLE frame length field \(length) does not fit the \(bytes.count) decrypted bytes")
         }
         let crcOffset = Self.headerLength + length
         let expected = UInt16(bytes[crcOffset]) << 8 | UInt16(bytes[crcOffset + 1])
         let actual = CRC16Modbus.checksum(bytes[0..<crcOffset])
+        guard bytes[end...].allSatisfy({ $0 == 0 }) else {
+            // A right CRC-16 over a header that fits says the key is right: the sender pads
+            // wrongly, which is not something a new key would fix.
+            guard expected == actual else {
+                throw .keyMismatch("BLE frame padding is not zeros and its CRC-16 does not match")
+            }
+            throw .malformed(
+                "BLE frame padding after byte \(end) is not zeros (the frame and its CRC-16 are right: the device pads wrongly)"
+            )
+        }
         guard expected == actual else {
             throw .checksumMismatch(what: "BLE frame CRC-16", expected: UInt32(expected), actual: UInt32(actual))
         }

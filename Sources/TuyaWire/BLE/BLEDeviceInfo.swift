@@ -73,6 +73,10 @@ public struct BLEDeviceInfo: Hashable, Sendable, CustomStringConvertible {
     /// Bytes 14–45, kept opaque (HTB calls it `auth_key`).
     public var authMaterial: [UInt8]?
     public var extended: Extended?
+    /// Why the optional tail after byte 46 was ignored (a malformed extended group, e.g. a
+    /// firmware key length other than 0, 8 or 16); nil when it read cleanly or was absent.
+    /// The handshake needs only the first 46 bytes, as ha_tuya_ble reads them.
+    public var ignoredTail: String?
 
     public init(
         firmwareVersion: Version, protocolVersion: Version, flags: UInt8 = 0, isBound: Bool,
@@ -101,13 +105,18 @@ public struct BLEDeviceInfo: Hashable, Sendable, CustomStringConvertible {
         hardwareVersion = nil
         authMaterial = nil
         extended = nil
+        ignoredTail = nil
         guard reader.remaining >= 2 else { return }
         hardwareVersion = Version(
             major: try reader.readUInt8("hardware major"), minor: try reader.readUInt8("hardware minor"))
         guard reader.remaining >= Self.authMaterialLength else { return }
         authMaterial = try reader.read(Self.authMaterialLength, "auth material")
         guard reader.remaining >= 39 else { return }
-        extended = try Self.readExtended(&reader)
+        do {
+            extended = try Self.readExtended(&reader)
+        } catch {
+            ignoredTail = "\(error)"
+        }
     }
 
     private static func readExtended(_ reader: inout BLEByteReader) throws(WireError) -> Extended {
