@@ -13,6 +13,8 @@ public enum SimulatorError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .unknownProfile(let id, let known) where known.isEmpty:
+            "no device profile '\(id)': no profiles were loaded; name their folder with --profiles DIR"
         case .unknownProfile(let id, let known):
             "no device profile '\(id)'; known profiles: \(known.joined(separator: ", "))"
         case .invalidBrokerURL(let text):

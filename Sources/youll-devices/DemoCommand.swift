@@ -29,7 +29,7 @@ struct DemoCommand: AsyncParsableCommand {
         let clock = ContinuousClock()
         let start = clock.now
         let directories = ProfileDirectories.search(explicit: profiles)
-        let library = ProfileLibrary.load(directories: directories)
+        let library = try ProfileDirectories.requireProfiles(in: directories)
         for error in library.errors { print("  warning: profile skipped: \(error)") }
 
         Self.step("Starting a private mosquitto broker")

@@ -33,7 +33,11 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seed for device ids and keys: the same seed gives the same devices.")
     var seed: UInt64 = 1
 
-    @Option(name: .long, help: "A folder of device profiles (repeatable; default: the installed ones).")
+    @Option(
+        name: .long,
+        help:
+            "A folder of device profiles (repeatable; default: the source checkout's devices/, the installed ones and ~/.config/youll-devices/devices)."
+    )
     var profiles: [String] = []
 
     @Option(name: .long, help: "Milliseconds a device waits before answering a command or query (real ones: tens).")
@@ -54,16 +58,31 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let behaviour = DeviceBehaviour(reportDelay: .milliseconds(reportDelayMs))
-        let directories = ProfileDirectories.search(explicit: profiles)
+        let directories = try profileDirectories()
         try await untilSignalled {
             try await SimulatorFleet.run(
                 lights: lights, diffusers: diffusers, brokerURL: broker, devicesJSONPath: devicesJSON,
                 library: ProfileLibrary.load(directories: directories), seed: seed, behaviour: behaviour
             ) { fleet in
-                print("simulating \(fleet.identities.count) devices on \(broker); ids and keys in \(devicesJSON)")
-                print("press Ctrl-C to stop")
+                // Written straight to the descriptor: a pipe reader (a test, a script) sees it at once.
+                FileHandle.standardOutput.write(
+                    Data(
+                        ("simulating \(fleet.identities.count) devices on \(broker); ids and keys in \(devicesJSON)\n"
+                            + "press Ctrl-C to stop\n").utf8))
             }
         }
+    }
+
+    /// The folders to read, once they are known to hold at least one profile.
+    private func profileDirectories() throws -> [URL] {
+        let directories = ProfileDirectories.search(explicit: profiles)
+        do {
+            _ = try ProfileDirectories.requireProfiles(in: directories)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        return directories
     }
 
     /// `--lan N`: LAN devices only, no broker.
@@ -75,7 +94,7 @@ struct SimulateCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        let directories = ProfileDirectories.search(explicit: profiles)
+        let directories = try profileDirectories()
         let path = devicesJSON
         try await untilSignalled {
             try await LANSimulatorFleet.run(

@@ -25,7 +25,7 @@ struct ConfigurationErrorTests {
             yaml: "ble:\n  max_connections: three\n", keyPath: "ble.max_connections", line: 2,
             reason: "expected a whole number"),
         Case(yaml: "ble:\n  max_connections: 0\n", keyPath: "ble.max_connections", line: 2, reason: "outside 1...16"),
-        Case(yaml: "metrics:\n  enabled: yes\n", keyPath: "metrics.enabled", line: 2, reason: "expected true or false"),
+        Case(yaml: "metrics:\n  enabled: 2\n", keyPath: "metrics.enabled", line: 2, reason: "expected on or off"),
         Case(yaml: "base_topic: [a]\n", keyPath: "base_topic", line: 1, reason: "expected a string, found a list"),
         Case(yaml: "mqtt:\n  url: http://x\n", keyPath: "mqtt.url", line: 2, reason: "unsupported scheme 'http'"),
         Case(yaml: "mqtt:\n  url: broker.lan\n", keyPath: "mqtt.url", line: 2, reason: "is not a broker URL"),

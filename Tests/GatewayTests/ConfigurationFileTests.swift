@@ -78,10 +78,11 @@ struct ConfigurationFileTests {
         #expect(try ConfigFixture.parse("mqtt:\n  url: MQTT://broker.lan/\n").mqtt.broker.port == 1883)
     }
 
-    @Test("BLE mode accepts auto, on and off as written, not YAML 1.1 booleans")
+    @Test("BLE mode accepts auto and the switch words (on/off, yes/no, true/false)")
     func bleModes() throws {
         #expect(try ConfigFixture.parse("ble:\n  enabled: on\n").ble.mode == .on)
         #expect(try ConfigFixture.parse("ble:\n  enabled: auto\n").ble.mode == .auto)
-        #expect(ConfigFixture.error("ble:\n  enabled: yes\n")?.keyPath == "ble.enabled")
+        #expect(try ConfigFixture.parse("ble:\n  enabled: yes\n").ble.mode == .on)
+        #expect(ConfigFixture.error("ble:\n  enabled: sometimes\n")?.keyPath == "ble.enabled")
     }
 }

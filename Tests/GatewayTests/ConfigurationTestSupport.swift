@@ -45,7 +45,7 @@ enum ConfigFixture {
     }
 
     static var exampleYAML: String {
-        let url = URL(fileURLWithPath: Repository.path("Tests/GatewayTests/Fixtures/config.example.yaml"))
+        let url = URL(fileURLWithPath: Repository.path("config.example.yaml"))
         return (try? String(contentsOf: url, encoding: .utf8)) ?? ""
     }
 }

@@ -48,7 +48,7 @@ struct LANConfigurationTests {
             ("lan:\n\n  bind: my-gateway\n", "lan.bind", 3, "is not an IPv4 address"),
             ("lan:\n  bind: 192.168.1.256\n", "lan.bind", 2, "is not an IPv4 address"),
             ("lan:\n  solicitation: 255.255.255.255\n", "lan.solicitation", 2, "expected host:port"),
-            ("lan:\n  enabled: yes\n", "lan.enabled", 2, "expected true or false"),
+            ("lan:\n  enabled: maybe\n", "lan.enabled", 2, "expected on or off"),
         ]
         for item in cases {
             let error = ConfigFixture.error(item.yaml)

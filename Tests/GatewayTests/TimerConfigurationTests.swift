@@ -75,7 +75,7 @@ struct TimerConfigurationTests {
                 "timer:\n  presets:\n    Bad Name:\n      diffuser: {mist: true}\n", "timer.presets.Bad Name",
                 "not a valid name"
             ),
-            ("timer:\n  history: maybe\n", "timer.history", "true or false"),
+            ("timer:\n  history: maybe\n", "timer.history", "on or off"),
         ])
     func refused(yaml: String, keyPath: String, reason: String) throws {
         let error = try #require(ConfigFixture.error(yaml))

@@ -2,8 +2,9 @@ import TuyaCore
 import Yams
 
 /// The YAML layer. The file is walked with TuyaCore's `ProfileNode`, the same strict reader as
-/// device profiles: scalars are taken as written (`yes` is not `true`, `0x10` is not 16), and every
-/// error carries the key path and line. The file may be edited by anyone with access to `/etc`
+/// device profiles: scalars are taken as written (`0x10` is not 16), and every error carries the
+/// key path and line. Switches are the exception: `on`/`off`, `true`/`false` and `yes`/`no` all
+/// work, as they do in the `YOULL_*` variables. The file may be edited by anyone with access to `/etc`
 /// and is treated as untrusted: size cap, no anchors or aliases, the parser's nesting limit.
 extension ConfigurationDraft {
     static let sections: [String: [String]] = [
@@ -74,7 +75,7 @@ extension ConfigurationDraft {
         }
         if let section = try top.optional("ble")?.keys(Self.sections["ble"]!) {
             if let node = section.optional("enabled") {
-                set(\.ble.mode, try node.choice(as: GatewayConfiguration.BLE.Mode.self, what: "BLE mode"), node)
+                set(\.ble.mode, try node.checked(ConfigurationValue.bleMode), node)
             }
             if let node = section.optional("adapter") {
                 set(\.ble.adapter, try node.checked(ConfigurationValue.bluetoothAdapter), node)
@@ -88,13 +89,13 @@ extension ConfigurationDraft {
         }
         if let node = top.optional("lan") { try readLAN(node) }
         if let section = try top.optional("home_assistant")?.keys(Self.sections["home_assistant"]!) {
-            if let node = section.optional("enabled") { set(\.homeAssistant.enabled, try node.bool(), node) }
+            if let node = section.optional("enabled") { set(\.homeAssistant.enabled, try node.switchValue(), node) }
             if let node = section.optional("prefix") {
                 set(\.homeAssistant.prefix, try node.topic(what: "discovery prefix"), node)
             }
         }
         if let section = try top.optional("metrics")?.keys(Self.sections["metrics"]!) {
-            if let node = section.optional("enabled") { set(\.metrics.enabled, try node.bool(), node) }
+            if let node = section.optional("enabled") { set(\.metrics.enabled, try node.switchValue(), node) }
             if let node = section.optional("listen") {
                 set(\.metrics.listen, try node.checked(ConfigurationValue.listenAddress), node)
             }
@@ -199,6 +200,11 @@ extension ProfileNode {
         } catch {
             throw self.error(error.reason)
         }
+    }
+
+    /// A switch: `on`/`off`, `true`/`false`, `yes`/`no` (any case), as the `YOULL_*` variables take them.
+    func switchValue() throws(ProfileError) -> Bool {
+        try checked(ConfigurationDraft.requiredSwitch)
     }
 
     func topic(what: String) throws(ProfileError) -> String {

@@ -55,14 +55,7 @@ extension ConfigurationDraft {
         ),
         (
             "YOULL_BLE", "ble.enabled",
-            { text, c throws(InvalidValue) in
-                if let flag = switchValue(text) {
-                    c.ble.mode = flag ? .on : .off
-                } else {
-                    c.ble.mode = try ConfigurationValue.choice(
-                        text, as: GatewayConfiguration.BLE.Mode.self, what: "BLE mode")
-                }
-            }
+            { text, c throws(InvalidValue) in c.ble.mode = try ConfigurationValue.bleMode(text) }
         ),
         (
             "YOULL_BLE_ADAPTER", "ble.adapter",
@@ -126,7 +119,7 @@ extension ConfigurationDraft {
         }
     }
 
-    /// `on`/`off` and their usual spellings in environment files.
+    /// `on`/`off` and their usual spellings, the same in the file and the environment.
     static func switchValue(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "on", "true", "yes", "1": true
@@ -135,7 +128,7 @@ extension ConfigurationDraft {
         }
     }
 
-    private static func requiredSwitch(_ text: String) throws(InvalidValue) -> Bool {
+    static func requiredSwitch(_ text: String) throws(InvalidValue) -> Bool {
         guard let value = switchValue(text) else {
             throw InvalidValue("expected on or off (true/false, yes/no, 1/0), found '\(text.prefix(40))'")
         }

@@ -7,7 +7,7 @@ extension ConfigurationDraft {
     mutating func readLAN(_ sectionNode: ProfileNode) throws(ProfileError) {
         let section = try sectionNode.keys(Self.lanKeys)
         if let node = section.optional("enabled") {
-            configuration.lan.enabled = try node.bool()
+            configuration.lan.enabled = try node.switchValue()
             remember(node)
         }
         if let node = section.optional("discovery_ports") {

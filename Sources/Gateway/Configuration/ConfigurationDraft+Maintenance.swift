@@ -8,7 +8,7 @@ extension ConfigurationDraft {
     mutating func readMaintenance(_ sectionNode: ProfileNode) throws(ProfileError) {
         let section = try sectionNode.keys(Self.maintenanceKeys)
         if let node = section.optional("enabled") {
-            configuration.maintenance.enabled = try node.bool()
+            configuration.maintenance.enabled = try node.switchValue()
             origins[node.path] = ConfigurationOrigin(source: node.source, line: node.line)
         }
         guard let webhookNode = section.optional("webhook") else { return }

@@ -182,4 +182,10 @@ enum ConfigurationValue {
         }
         return value
     }
+
+    /// `auto`, or a switch (`on`/`off`, `true`/`false`, `yes`/`no`).
+    static func bleMode(_ text: String) throws(InvalidValue) -> GatewayConfiguration.BLE.Mode {
+        if let flag = ConfigurationDraft.switchValue(text) { return flag ? .on : .off }
+        return try choice(text, as: GatewayConfiguration.BLE.Mode.self, what: "BLE mode")
+    }
 }

@@ -49,8 +49,8 @@ extension ConfigurationDraft {
     mutating func readTimer(_ node: ProfileNode) throws(ProfileError) {
         let section = try node.keys(Self.timerKeys)
         var timer = configuration.timer
-        if let value = section.optional("history") { timer.history = try value.bool() }
-        if let value = section.optional("badges") { timer.badges = try value.bool() }
+        if let value = section.optional("history") { timer.history = try value.switchValue() }
+        if let value = section.optional("badges") { timer.badges = try value.switchValue() }
         if let presets = section.optional("presets") {
             for (name, value) in try presets.namedEntries() {
                 let preset = try Self.preset(named: name, value)
@@ -76,7 +76,7 @@ extension ConfigurationDraft {
         let preset = SessionPreset(
             name: name, light: try fields.optional("light").map(light),
             diffuser: try fields.optional("diffuser").map(diffuser),
-            restoreAfterwards: try fields.optional("restore_afterwards")?.bool() ?? false)
+            restoreAfterwards: try fields.optional("restore_afterwards")?.switchValue() ?? false)
         do {
             try preset.validate()
         } catch {
@@ -119,7 +119,7 @@ extension ConfigurationDraft {
 
     private static func diffuser(_ node: ProfileNode) throws(ProfileError) -> DiffuserPreset {
         let fields = try node.keys(["mist", "end"])
-        let mist = try fields.optional("mist")?.bool() ?? true
+        let mist = try fields.optional("mist")?.switchValue() ?? true
         let end: DiffuserPreset.EndEffect =
             switch try fields.optional("end")?.choice(["fade-out", "restore", "none"], what: "end effect") {
             case "fade-out": .fadeOut

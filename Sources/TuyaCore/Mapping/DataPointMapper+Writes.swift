@@ -178,10 +178,11 @@ extension DataPointMapper {
     private func labelWrite(_ label: String, capability: Capability, field: String) throws(MappingError) -> Write {
         let spec = try writableSpec(capability, field: field)
         try requireType(spec, [.enumeration, .string], capability: capability)
-        guard spec.values.contains(label) else {
-            throw .unknownLabel(field: field, label: label, valid: spec.values, profile: profile.id)
+        guard let value = spec.enumValue(named: label) else {
+            let shown = spec.labels.count == spec.values.count ? spec.labels : spec.values
+            throw .unknownLabel(field: field, label: label, valid: shown, profile: profile.id)
         }
-        return Write(id: spec.id, value: spec.type == .string ? .string(label) : .enumeration(label), field: field)
+        return Write(id: spec.id, value: spec.type == .string ? .string(value) : .enumeration(value), field: field)
     }
 
     private func sceneWrite(_ name: String) throws(MappingError) -> Write {

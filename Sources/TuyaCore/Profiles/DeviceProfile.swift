@@ -116,6 +116,19 @@ public struct DataPointSpec: Hashable, Sendable {
         values.indices.contains(index) ? values[index] : nil
     }
 
+    /// The enum value `text` names: a value as written, or one of the `labels` that
+    /// `devices --json` and Home Assistant show (`off` for `cancel`, `1 h` or `1h` for `1`),
+    /// matched without regard to case or spaces. Nil when it names none.
+    public func enumValue(named text: String) -> String? {
+        if values.contains(text) { return text }
+        func folded(_ string: String) -> String { string.lowercased().filter { !$0.isWhitespace } }
+        let wanted = folded(text)
+        for (value, label) in displayedValues where folded(label) == wanted || folded(value) == wanted {
+            return value
+        }
+        return nil
+    }
+
     /// Each enum value with what people see for it (the value itself without `labels`).
     public var displayedValues: [(value: String, label: String)] {
         labels.count == values.count ? Array(zip(values, labels)) : values.map { ($0, $0) }
