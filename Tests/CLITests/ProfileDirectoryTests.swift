@@ -27,14 +27,14 @@ struct ProfileDirectoryTests {
         }
 
         /// `youll-devices ARGUMENTS` as a shell runs it: looked up on `$PATH`, so `argv[0]` has no folder.
-        func run(_ arguments: String) throws -> CLIRunner.Result {
+        func run(_ arguments: String) async throws -> CLIRunner.Result {
             var environment = ProcessInfo.processInfo.environment
             for key in ["YOULL_PROFILES", "YOULL_PROFILES_DIR", "XDG_CONFIG_HOME"] {
                 environment.removeValue(forKey: key)
             }
             environment["HOME"] = root.appendingPathComponent("home").path
             environment["PATH"] = bin.path + ":/usr/bin:/bin"
-            let output = try ChildProcess.run(
+            let output = try await ChildProcess.run(
                 "/bin/sh", ["-c", "cd \(root.path) && exec youll-devices \(arguments)"], environment: environment)
             return CLIRunner.Result(status: output.status ?? -1, stdout: output.stdout, stderr: output.stderr)
         }
@@ -52,31 +52,20 @@ struct ProfileDirectoryTests {
             "cd \(sandbox.root.path) && exec env -u YOULL_PROFILES -u XDG_CONFIG_HOME HOME=\(sandbox.root.path)/home "
             + "PATH=\(sandbox.bin.path):/usr/bin:/bin youll-devices simulate --lights 1 --diffusers 1 "
             + "--broker \(broker.url) --devices-json \(sandbox.root.path)/devices.json 2>&1"
-        let (process, output) = try ChildProcess.spawnWithOutputPipe("/bin/sh", ["-c", command])
-        defer {
-            process.signal(SIGTERM)
-            _ = process.waitForExit()
-            close(output)
+        _ = try await ChildProcess.streamingLines("/bin/sh", ["-c", command]) { lines, signal in
+            let banner = try await lines.next() ?? ""
+            try? signal(SIGTERM)
+            #expect(banner.hasPrefix("simulating 2 devices"), "\(banner)")
         }
-        let banner = try await onThread { () -> String in
-            var text = ""
-            while !text.contains("\n") {
-                let chunk = ChildProcess.read(output)
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            return text
-        }
-        #expect(banner.hasPrefix("simulating 2 devices"), "\(banner)")
     }
 
     @Test("no profiles at all says where it looked and how to name the folder")
-    func emptyProfileList() throws {
+    func emptyProfileList() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let empty = sandbox.root.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        let result = try sandbox.run("simulate --lights 1 --profiles \(empty.path)")
+        let result = try await sandbox.run("simulate --lights 1 --profiles \(empty.path)")
         #expect(result.status == 1)
         #expect(result.stderr.contains("no device profiles found; looked in \(empty.path)"), "\(result.stderr)")
         #expect(result.stderr.contains("--profiles DIR"), "\(result.stderr)")

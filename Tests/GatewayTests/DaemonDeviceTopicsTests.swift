@@ -184,4 +184,30 @@ struct DaemonDeviceTopicsTests {
             #expect(copies.count == 1, "\(copies)")
         }
     }
+
+    @Test(
+        "pairing a paired device again with its key is no error (an import run twice); with another key it says to rekey"
+    )
+    func pairingAgainIsIdempotent() async throws {
+        let broker = try LocalBroker()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-topics-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let fleet = try await Self.diffuserFleet(broker, seed: 85)
+        defer { fleet.stop() }
+        let identity = try #require(fleet.identities.first)
+        try await withRunningDaemon(broker: broker, state: state) { daemon in
+            try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "aroma")
+            let again = try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "aroma")
+            #expect(again.objectValue?["already_paired"] == .bool(true))
+            #expect(again.objectValue?["friendly_name"]?.stringValue == "aroma")
+            do {
+                try await daemon.pair(devId: identity.devId, localKey: "0123456789abcdef", as: "aroma")
+                Issue.record("pairing with another key succeeded")
+            } catch {
+                #expect("\(error)".contains("already paired with a different local key"), "\(error)")
+                #expect("\(error)".contains("youll-devices rekey aroma"), "\(error)")
+                #expect(!"\(error)".contains("0123456789abcdef"), "the key is never echoed")
+            }
+        }
+    }
 }

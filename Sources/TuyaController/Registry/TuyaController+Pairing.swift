@@ -211,3 +211,16 @@ extension TuyaController {
         if running, registry.isFree(id) { await restore(stored, profile: profile) }
     }
 }
+
+extension TuyaController {
+    /// Whether the paired device `id` has this local key (compared in constant time); nil
+    /// when no such device is paired or the key is not a valid one.
+    public func hasLocalKey(_ localKey: String, for id: DeviceID) async -> Bool? {
+        guard let stored = await registry.link(id)?.stored(), let key = try? AESKey(localKey: localKey) else {
+            return nil
+        }
+        var difference: UInt8 = 0
+        for (a, b) in zip(stored.localKey.bytes, key.bytes) { difference |= a ^ b }
+        return difference == 0 && stored.localKey.bytes.count == key.bytes.count
+    }
+}

@@ -179,10 +179,12 @@ struct PairImport: AsyncParsableCommand {
             return
         }
         var table = TextTable(headers: ["ID", "NAME", "RESULT"])
-        table.colour = { column, text in column == 2 ? (text == "paired" ? .green : .red) : nil }
+        table.colour = { column, text in column == 2 ? (text.hasPrefix("failed") ? .red : .green) : nil }
         for outcome in outcomes {
             switch outcome.result {
-            case .success: table.append([outcome.entry.id.rawValue, outcome.entry.name, "paired"])
+            case .success(let device):
+                let already = device.objectValue?["already_paired"] == .bool(true)
+                table.append([outcome.entry.id.rawValue, outcome.entry.name, already ? "already paired" : "paired"])
             case .failure(let error): table.append([outcome.entry.id.rawValue, outcome.entry.name, "failed: \(error)"])
             }
         }

@@ -169,7 +169,23 @@ extension BridgeServer {
             let known = library.all.map(\.id).joined(separator: ", ")
             throw BridgeFailure(message: "profile: no profile \"\(profile.prefix(64))\" (known: \(known))")
         }
-        if await controller.device(add.id) != nil {
+        if let paired = await controller.device(add.id) {
+            // Pairing again with the same key (an import run twice) changes nothing and is no
+            // error; with another key it is, and says how to change the key.
+            switch await controller.hasLocalKey(add.localKey.text, for: add.id) {
+            case true?:
+                var data =
+                    BridgeDevicePayload.json(paired, profile: library.profile(id: paired.profileID)).objectValue ?? [:]
+                data["already_paired"] = .bool(true)
+                return data
+            case false?:
+                let message =
+                    "\(paired.name) is already paired with a different local key; to change it run `youll-devices rekey \(paired.name)`"
+                await pairingFailed(add.id, reason: "already_paired", message: message)
+                throw BridgeFailure(message: "local_key: \(message)", data: ["reason": .string("already_paired")])
+            case nil:
+                break
+            }
             await pairingFailed(add.id, reason: "already_paired", message: PairingOutcome.alreadyPaired.description)
             throw BridgeFailure(
                 message: "id: \(PairingOutcome.alreadyPaired.description)", data: ["reason": .string("already_paired")])
