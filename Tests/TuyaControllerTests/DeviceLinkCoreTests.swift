@@ -127,4 +127,51 @@ struct DeviceLinkCoreTests {
         let same = core.receive(report: [Self.power: .bool(true)], now: .zero)
         #expect(Self.announcements(same).isEmpty)
     }
+
+    static func core(startedAt: Duration, desired: DataPoints, confirmed: DataPoints) -> DeviceLinkCore {
+        var profile = Fixtures.whiteBulb
+        profile.frameGapMilliseconds = 300
+        return DeviceLinkCore(
+            device: TuyaDevice(id: id, name: "lamp", profileID: profile.id, category: .light, transport: .mqtt),
+            profile: profile, confirmationTimeout: .seconds(5), desired: desired, confirmed: confirmed,
+            startedAt: startedAt)
+    }
+
+    @Test("after a restart a replayed report older than the link's start never becomes desired or reported")
+    func replayAfterRestartIsNotAdopted() {
+        var core = Self.core(
+            startedAt: .seconds(100), desired: [Self.power: .bool(false)], confirmed: [Self.power: .bool(false)])
+        _ = core.resume(now: .seconds(100))
+        _ = core.setAvailability(.online, hint: nil)
+        #expect(
+            Self.transmitted(
+                core.receive(report: [Self.power: .bool(false)], emittedAt: .seconds(100), now: .seconds(100))
+            ).isEmpty)
+        let replay = core.receive(report: [Self.power: .bool(true)], emittedAt: .seconds(40), now: .seconds(101))
+        #expect(replay.isEmpty)
+        #expect(core.desired[Self.power] == .bool(false))
+        #expect(core.reported[Self.power] == .bool(false))
+        #expect(core.staleReports == 1)
+        // A change made at the device after the link began is still adopted.
+        _ = core.receive(report: [Self.power: .bool(true)], emittedAt: .seconds(160), now: .seconds(160))
+        #expect(core.desired[Self.power] == .bool(true))
+    }
+
+    @Test("a report emitted before the last write cannot confirm it, and one just after it is not adopted")
+    func staleReportDoesNotConfirm() {
+        var core = Self.core(startedAt: .zero, desired: [:], confirmed: [Self.power: .bool(true)])
+        _ = core.resume(now: .zero)
+        _ = core.setAvailability(.online, hint: nil)
+        _ = core.receive(report: [Self.power: .bool(true)], emittedAt: .zero, now: .zero)
+        let (ticket, sent) = core.send([Self.power: .bool(false)], now: .seconds(30))
+        #expect(Self.transmitted(sent) == [[Self.power: .bool(false)]])
+        // A recording from before the command carries the value asked for: it proves nothing.
+        let replay = core.receive(report: [Self.power: .bool(false)], emittedAt: .seconds(10), now: .seconds(31))
+        #expect(Self.completions(replay).isEmpty)
+        let real = core.receive(report: [Self.power: .bool(false)], emittedAt: .seconds(31), now: .seconds(31))
+        #expect(Self.completions(real).map(\.0) == [ticket])
+        // A different value reported in the same breath as the write is not taken as the user's wish.
+        _ = core.receive(report: [Self.power: .bool(true)], emittedAt: .seconds(31), now: .seconds(32))
+        #expect(core.desired[Self.power] == .bool(false))
+    }
 }
