@@ -53,6 +53,11 @@ struct DeviceLinkCore: Sendable {
     /// Reports dropped because they were emitted before the last write (replays, or
     /// frames overtaken by a command).
     private(set) var staleReports = 0
+    /// How long a desired value the device has not confirmed is still re-applied
+    /// (`devices.reapply_within`); nil for ever.
+    let reapplyWithin: Duration?
+    /// When each desired value not yet confirmed by a report was asked for.
+    private(set) var unconfirmedSince: [DataPointID: Duration] = [:]
     /// How far a report may seem to precede the last write and still count: device times
     /// are whole seconds on a clock whose offset is learned to about a second.
     static let emissionSlack: Duration = .seconds(2)
@@ -62,12 +67,16 @@ struct DeviceLinkCore: Sendable {
     ///   - confirmed: the reported values saved before a restart: the state is known before
     ///     the device answers, and a fault still raised is not announced again.
     ///   - startedAt: when the link began. A report emitted before it is older than any
-    ///     command sent before a restart, so it never becomes desired state.
+    ///     command sent before a restart, so it never becomes desired state; a saved desired
+    ///     value the device had not confirmed is re-applied only within `reapplyWithin` of it.
     init(
         device: TuyaDevice, profile: DeviceProfile, confirmationTimeout: Duration, desired: DataPoints,
-        confirmed: DataPoints, startedAt: Duration = .zero
+        confirmed: DataPoints, startedAt: Duration = .zero, reapplyWithin: Duration? = nil
     ) {
         lastWriteAt = startedAt
+        // Never shorter than a command's own deadline, so a value waiting for its frame is not dropped.
+        self.reapplyWithin = reapplyWithin.map { max($0, confirmationTimeout) }
+        for (id, value) in desired where confirmed[id] != value { unconfirmedSince[id] = startedAt }
         self.device = device
         mapper = DataPointMapper(profile: profile)
         queue = CommandQueue(
@@ -86,8 +95,11 @@ struct DeviceLinkCore: Sendable {
     var status: ConnectionStatus { ConnectionStatus(availability: availability, lastSeen: lastSeen, hint: hint) }
     var confirmedState: DeviceState { mapper.state(from: reported) }
     var pendingState: DeviceState { mapper.state(from: reported.merging(queue.pending) { _, newer in newer }) }
-    /// When `tick(now:)` next has work.
-    var nextWake: Duration? { queue.nextWake }
+    /// When `tick(now:)` next has work: the queue's wake, or a desired value's re-apply bound.
+    var nextWake: Duration? {
+        let expiry = reapplyWithin.flatMap { bound in unconfirmedSince.values.min().map { $0 + bound } }
+        return [queue.nextWake, expiry].compactMap { $0 }.min()
+    }
     /// Commands or values still waiting to go out or to be confirmed.
     var hasPendingWrites: Bool { !queue.queued.isEmpty || queue.hasTickets }
 
@@ -101,6 +113,7 @@ struct DeviceLinkCore: Sendable {
     /// device confirms every DP, or fails at the confirmation deadline.
     mutating func send(_ writes: DataPoints, now: Duration) -> (CommandQueue.Ticket, [Action]) {
         desired.merge(writes) { _, newer in newer }
+        for id in writes.keys { unconfirmedSince[id] = now }
         var actions: [Action] = [.desiredChanged(desired)]
         let (ticket, queued) = queue.enqueue(writes, now: now)
         actions += translate(queued, now: now)
@@ -174,6 +187,7 @@ struct DeviceLinkCore: Sendable {
         {
             actions.append(.desiredChanged(desired))
         }
+        for id in unconfirmedSince.keys where reported[id] == desired[id] { unconfirmedSince[id] = nil }
         actions += announcer.events(for: confirmedState).map { .announce($0) }
         return actions
     }
@@ -197,7 +211,22 @@ struct DeviceLinkCore: Sendable {
     // MARK: - Time and stopping
 
     mutating func tick(now: Duration) -> [Action] {
-        translate(queue.tick(now: now), now: now)
+        translate(queue.tick(now: now), now: now) + expireDesired(now: now)
+    }
+
+    /// Drops desired values the device has not confirmed within `reapplyWithin` of being
+    /// asked for: their command already failed, and a light must not switch on hours later
+    /// when its device returns (issue 14).
+    private mutating func expireDesired(now: Duration) -> [Action] {
+        guard let bound = reapplyWithin else { return [] }
+        let expired = Set(unconfirmedSince.filter { $0.value + bound <= now }.keys)
+        guard !expired.isEmpty else { return [] }
+        for id in expired {
+            unconfirmedSince[id] = nil
+            desired[id] = nil
+        }
+        queue.drop(expired)
+        return [.desiredChanged(desired), .announce(.desiredExpired(device.id, expired.sorted()))]
     }
 
     /// The link is stopping: every waiting caller fails with `stopped`.

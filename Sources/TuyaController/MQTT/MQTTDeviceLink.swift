@@ -14,6 +14,8 @@ actor MQTTDeviceLink: DeviceLinkDriver {
         var confirmationTimeout: Duration = .seconds(5)
         var availability = AvailabilityTracker.Configuration()
         var freshness = FrameFreshness.Configuration()
+        /// How long an unconfirmed desired value is re-applied (`devices.reapply_within`).
+        var reapplyWithin: Duration? = .seconds(120)
     }
 
     /// The `source` header field of gateway frames; 1 marks a device (protocol/TUYA.md §3.2).
@@ -48,7 +50,8 @@ actor MQTTDeviceLink: DeviceLinkDriver {
     ) {
         core = DeviceLinkCore(
             device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
-            desired: desired, confirmed: confirmed, startedAt: clock.now())
+            desired: desired, confirmed: confirmed, startedAt: clock.now(),
+            reapplyWithin: configuration.reapplyWithin)
         freshness = FrameFreshness(configuration: configuration.freshness)
         statistics = bus.statistics
         self.key = key
