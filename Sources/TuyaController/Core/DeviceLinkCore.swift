@@ -59,8 +59,8 @@ struct DeviceLinkCore: Sendable {
     /// When each desired value not yet confirmed by a report was asked for.
     private(set) var unconfirmedSince: [DataPointID: Duration] = [:]
     /// How far a report may seem to precede the last write and still count: device times
-    /// are whole seconds on a clock whose offset is learned to about a second.
-    static let emissionSlack: Duration = .seconds(2)
+    /// are whole seconds on a clock whose offset is learned to a second or two.
+    static let emissionSlack: Duration = .seconds(5)
 
     /// - Parameters:
     ///   - desired: the desired values saved before a restart.
