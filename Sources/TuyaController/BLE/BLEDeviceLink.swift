@@ -22,8 +22,6 @@ actor BLEDeviceLink: DeviceLinkDriver {
         var session = BLESession.Configuration()
         var idleTimeout: Duration = .seconds(30)
         var backoff = Backoff.deviceLink
-        /// How long an unconfirmed desired value is re-applied (`devices.reapply_within`).
-        var reapplyWithin: Duration? = .seconds(120)
     }
 
     /// Why the current connection is being closed by the gateway.
@@ -93,7 +91,7 @@ actor BLEDeviceLink: DeviceLinkDriver {
         self.failures = failures
         core = DeviceLinkCore(
             device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
-            desired: desired, confirmed: confirmed, startedAt: clock.now(), reapplyWithin: configuration.reapplyWithin)
+            desired: desired, confirmed: confirmed)
         self.identity = identity
         self.credentials = credentials
         policy = profile.bleConnection
