@@ -245,21 +245,26 @@ private final class RigOutput: Sendable {
             state.nextID += 1
             return state.nextID
         }
-        // A bound that turns a hang into a failure, not a wait for something to happen.
-        let bound = Task {
-            try? await Task.sleep(for: timeout)
-            self.resolve(id, with: nil)
-        }
-        defer { bound.cancel() }
-        return await withCheckedContinuation { continuation in
-            let found = state.withLock { state -> String?? in
-                if let line = state.all.dropFirst(after).first(where: predicate) { return .some(line) }
-                if state.ended { return .some(nil) }
-                state.waiters.append(Waiter(id: id, predicate: predicate, from: after, continuation: continuation))
-                return nil
+        // The rig's one deadline (a Dispatch timer) turns a hang into a failure;
+        // cancelling the wait hands the waiter nil.
+        return try? await withDeadline(timeout, "a line from the Bumble rig") {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let found = self.state.withLock { state -> String?? in
+                        if let line = state.all.dropFirst(after).first(where: predicate) { return .some(line) }
+                        // Checked under the lock `resolve` takes: a cancel either finds the
+                        // waiter or is seen here, never missed in between.
+                        if state.ended || Task.isCancelled { return .some(nil) }
+                        state.waiters.append(
+                            Waiter(id: id, predicate: predicate, from: after, continuation: continuation))
+                        return nil
+                    }
+                    if let found { continuation.resume(returning: found) }
+                }
+            } onCancel: {
+                self.resolve(id, with: nil)
             }
-            if let found { continuation.resume(returning: found) }
-        }
+        } ?? nil
     }
 
     private func resolve(_ id: Int, with line: String?) {
