@@ -1,4 +1,5 @@
 import Foundation
+import LocalBroker
 import Testing
 
 @testable import Gateway
@@ -95,7 +96,7 @@ struct SystemdUnitFileTests {
     @Test(
         "systemd-analyze verify finds no unknown key or bad value in the unit",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
-    func systemdAnalyzeVerify() throws {
+    func systemdAnalyzeVerify() async throws {
         let text = try String(contentsOf: SystemdUnitFile.scriptURL("youll-devices.service"), encoding: .utf8)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-unit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -104,16 +105,11 @@ struct SystemdUnitFileTests {
         try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/youll-devices", with: "ExecStart=/bin/true")
             .write(to: copy, atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-        process.arguments = ["verify", copy.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(report)")
+        // Through ChildProcess (swift-subprocess): Foundation's Process.run() has crashed here
+        // with SIGSEGV under load, the crash ChildProcess exists for.
+        let output = try await ChildProcess.run("/usr/bin/systemd-analyze", ["verify", copy.path])
+        let report = output.stdout + output.stderr
+        #expect(output.status == 0, "\(report)")
         let complaints = report.split(separator: "\n").filter { $0.contains(copy.lastPathComponent) }
         #expect(complaints.isEmpty, "\(report)")
     }
