@@ -107,6 +107,12 @@ struct BridgeRequestTests {
         #expect(BridgeRequest.transaction(in: Array("not json".utf8)) == nil)
         let long = String(repeating: "t", count: 200)
         #expect(BridgeRequest.transaction(in: Array(#"{"transaction":"\#(long)"}"#.utf8)) == nil)
+        // A transaction the answer could not carry is refused, so the caller hears why.
+        #expect(field("health_check", #"{"transaction":{"a":1}}"#) == "transaction")
+        #expect(field("health_check", #"{"transaction":[1,2]}"#) == "transaction")
+        #expect(field("health_check", #"{"transaction":"\#(long)"}"#) == "transaction")
+        #expect(field("health_check", #"{"transaction":"x1"}"#) == nil)
+        #expect(field("health_check", #"{"transaction":null}"#) == nil)
     }
 
     @Test("a local key never shows in a description, a dump or an error")

@@ -45,6 +45,7 @@ struct ConfigurationErrorTests {
             yaml: "devices:\n  confirmation_timeout: 0s\n", keyPath: "devices.confirmation_timeout", line: 2,
             reason: "greater than zero"),
         Case(yaml: "devices:\n  query_interval: -5s\n", keyPath: "devices.query_interval", line: 2, reason: "negative"),
+        Case(yaml: "devices:\n  reapply_within: -1m\n", keyPath: "devices.reapply_within", line: 2, reason: "negative"),
         Case(
             yaml: "permit_join:\n  default_timeout: 120\n", keyPath: "permit_join.default_timeout", line: 2,
             reason: "needs a unit"),

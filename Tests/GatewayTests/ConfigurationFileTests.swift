@@ -34,6 +34,7 @@ struct ConfigurationFileTests {
           frame_gap: 0ms
           confirmation_timeout: 2500ms
           query_interval: 2h
+          reapply_within: 90s
         deep_links:
           universal_link_hosts: [Links.Example.com, youll.app]
         permit_join:
@@ -60,6 +61,8 @@ struct ConfigurationFileTests {
         #expect(c.devices.frameGap == .zero)
         #expect(c.devices.confirmationTimeout == .milliseconds(2500))
         #expect(c.devices.queryInterval == .seconds(7200))
+        #expect(c.devices.reapplyWithin == .seconds(90))
+        #expect(GatewayConfiguration.DeviceDefaults().reapplyWithin == .seconds(120))
         #expect(c.universalLinkHosts == ["links.example.com", "youll.app"])
         #expect(c.permitJoinTimeout == .seconds(240))
     }

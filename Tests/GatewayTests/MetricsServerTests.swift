@@ -3,6 +3,7 @@ import Gateway
 import Logging
 import Maintenance
 import Testing
+import TuyaController
 import TuyaCore
 
 #if canImport(FoundationNetworking)
@@ -119,5 +120,21 @@ struct MetricsServerTests {
         #expect(HTTPScrape.sample("youll_ble_connections", in: body) == 1)
         #expect(HTTPScrape.sample(#"youll_reminders{state="overdue"}"#, in: body) == 2)
         #expect(HTTPScrape.sample("youll_process_resident_memory_bytes", in: body) == 1024)
+    }
+
+    @Test("refused device frames are counted by reason, and a repeated snapshot adds nothing")
+    func rejectedFramesByReason() {
+        let metrics = GatewayMetrics()
+        var health = GatewayHealth(
+            uptime: .seconds(5), residentMemory: nil, messagesIn: 0, messagesOut: 0, devices: GatewayHealth.count([]),
+            bleConnected: 0, bleWaiting: 0, bleLimit: 0, session: nil, reminders: nil)
+        health.deviceBus = DeviceBusStatistics.Snapshot(
+            connections: 1, rejectedFrames: ["time_outside_window": 3, "older_than_command": 1])
+        metrics.record(health)
+        metrics.record(health)
+        let body = String(decoding: metrics.exposition(), as: UTF8.self)
+        #expect(HTTPScrape.sample(#"youll_device_frames_rejected_total{reason="time_outside_window"}"#, in: body) == 3)
+        #expect(HTTPScrape.sample(#"youll_device_frames_rejected_total{reason="older_than_command"}"#, in: body) == 1)
+        #expect(HTTPScrape.sample(#"youll_device_frames_rejected_total{reason="sequence_went_back"}"#, in: body) == 0)
     }
 }

@@ -202,6 +202,28 @@ struct ControllerInMemoryTests {
         await rig.controller.stop()
     }
 
+    @Test("replayed reports, and reports stamped in 1970 or years ahead, change no state")
+    func replayedReportsChangeNothing() async throws {
+        let rig = try await Rig()
+        _ = try await rig.pair()
+        // A report recorded now and played back after the device has spoken again.
+        let recorded = rig.device.report(["1": .bool(false)])
+        _ = try await rig.controller.send(.light(LightCommand(power: true)), to: id)
+        let before = try #require(await rig.controller.confirmedState(of: id))
+        let key = try AESKey(localKey: Self.key)
+        var frames = [recorded]
+        for (time, sequence) in [(Int64(1), UInt32(5_000)), (Int64(1_700_000_000 + 3 * 365 * 86_400), 5_001)] {
+            let body = TuyaEnvelope.report(devId: Self.devId, dps: ["1": .bool(false)], t: nil).encode(timestamp: time)
+            frames.append(try MQTTFrame.encode(body: body, key: key, sequence: sequence, source: 1))
+        }
+        for frame in frames { rig.bus.inject(topic: "smart/device/out/\(Self.devId)", payload: frame) }
+        // Messages are handled in order: once this command is confirmed, the replays were seen.
+        _ = try await rig.controller.send(.light(LightCommand(power: true)), to: id)
+        #expect(try BrokerRig.light(before).power == true)
+        #expect(await rig.controller.confirmedState(of: id) == before)
+        await rig.controller.stop()
+    }
+
     @Test(
         "a quiet device is asked again sooner after each missed answer, is offline 30 s after the first, and online when it answers"
     )

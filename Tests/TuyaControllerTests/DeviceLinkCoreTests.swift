@@ -1,5 +1,6 @@
 import Testing
 import TuyaCore
+import YoullTestSupport
 
 @testable import TuyaController
 
@@ -126,5 +127,100 @@ struct DeviceLinkCoreTests {
         #expect(light.power == true)
         let same = core.receive(report: [Self.power: .bool(true)], now: .zero)
         #expect(Self.announcements(same).isEmpty)
+    }
+
+    static func core(startedAt: Duration, desired: DataPoints, confirmed: DataPoints) -> DeviceLinkCore {
+        var profile = Fixtures.whiteBulb
+        profile.frameGapMilliseconds = 300
+        return DeviceLinkCore(
+            device: TuyaDevice(id: id, name: "lamp", profileID: profile.id, category: .light, transport: .mqtt),
+            profile: profile, confirmationTimeout: .seconds(5), desired: desired, confirmed: confirmed,
+            startedAt: startedAt)
+    }
+
+    @Test("after a restart a replayed report older than the link's start never becomes desired or reported")
+    func replayAfterRestartIsNotAdopted() {
+        var core = Self.core(
+            startedAt: .seconds(100), desired: [Self.power: .bool(false)], confirmed: [Self.power: .bool(false)])
+        _ = core.resume(now: .seconds(100))
+        _ = core.setAvailability(.online, hint: nil)
+        #expect(
+            Self.transmitted(
+                core.receive(report: [Self.power: .bool(false)], emittedAt: .seconds(100), now: .seconds(100))
+            ).isEmpty)
+        let replay = core.receive(report: [Self.power: .bool(true)], emittedAt: .seconds(40), now: .seconds(101))
+        #expect(replay.isEmpty)
+        #expect(core.desired[Self.power] == .bool(false))
+        #expect(core.reported[Self.power] == .bool(false))
+        #expect(core.staleReports == 1)
+        // A change made at the device after the link began is still adopted.
+        _ = core.receive(report: [Self.power: .bool(true)], emittedAt: .seconds(160), now: .seconds(160))
+        #expect(core.desired[Self.power] == .bool(true))
+    }
+
+    @Test("a report emitted before the last write cannot confirm it, and one just after it is not adopted")
+    func staleReportDoesNotConfirm() {
+        var core = Self.core(startedAt: .zero, desired: [:], confirmed: [Self.power: .bool(true)])
+        _ = core.resume(now: .zero)
+        _ = core.setAvailability(.online, hint: nil)
+        _ = core.receive(report: [Self.power: .bool(true)], emittedAt: .zero, now: .zero)
+        let (ticket, sent) = core.send([Self.power: .bool(false)], now: .seconds(30))
+        #expect(Self.transmitted(sent) == [[Self.power: .bool(false)]])
+        // A recording from before the command carries the value asked for: it proves nothing.
+        let replay = core.receive(report: [Self.power: .bool(false)], emittedAt: .seconds(10), now: .seconds(31))
+        #expect(Self.completions(replay).isEmpty)
+        let real = core.receive(report: [Self.power: .bool(false)], emittedAt: .seconds(31), now: .seconds(31))
+        #expect(Self.completions(real).map(\.0) == [ticket])
+        // A different value reported in the same breath as the write is not taken as the user's wish.
+        _ = core.receive(report: [Self.power: .bool(true)], emittedAt: .seconds(31), now: .seconds(32))
+        #expect(core.desired[Self.power] == .bool(false))
+    }
+
+    @Test("a command not confirmed within reapply_within is dropped from desired state and never re-applied")
+    func unconfirmedDesiredExpires() {
+        let clock = ManualClock()
+        var now: Duration { clock.now.offset }
+        var core = DeviceLinkCore(
+            device: TuyaDevice(
+                id: Self.id, name: "lamp", profileID: Fixtures.whiteBulb.id, category: .light, transport: .mqtt),
+            profile: Fixtures.whiteBulb, confirmationTimeout: .seconds(5), desired: [:],
+            confirmed: [Self.power: .bool(false)], reapplyWithin: .seconds(120))
+        _ = core.resume(now: now)
+        // The device is unreachable: the command goes out, is not confirmed, and fails.
+        let (ticket, _) = core.send([Self.power: .bool(true)], now: now)
+        clock.advance(by: .seconds(5))
+        #expect(Self.completions(core.tick(now: now)).map(\.0) == [ticket])
+        #expect(core.desired[Self.power] == .bool(true))
+        #expect(core.nextWake == .seconds(120))
+        clock.advance(by: .seconds(115))
+        let expired = core.tick(now: now)
+        #expect(core.desired[Self.power] == nil)
+        #expect(expired.contains { if case .desiredChanged(let d) = $0 { d.isEmpty } else { false } })
+        #expect(Self.announcements(expired) == [.desiredExpired(Self.id, [Self.power])])
+        // Hours later the device returns: nothing is written to it.
+        clock.advance(by: .seconds(3 * 3600))
+        _ = core.setAvailability(.online, hint: nil)
+        let back = core.receive(report: [Self.power: .bool(false)], now: now)
+        #expect(Self.transmitted(back).isEmpty)
+        #expect(core.pendingState == core.confirmedState)
+    }
+
+    @Test("a device that returns within reapply_within still gets the command, and confirming it ends the bound")
+    func unconfirmedDesiredReappliedWithinBound() {
+        var core = DeviceLinkCore(
+            device: TuyaDevice(
+                id: Self.id, name: "lamp", profileID: Fixtures.whiteBulb.id, category: .light, transport: .mqtt),
+            profile: Fixtures.whiteBulb, confirmationTimeout: .seconds(5), desired: [:],
+            confirmed: [Self.power: .bool(false)], reapplyWithin: .seconds(120))
+        _ = core.resume(now: .zero)
+        _ = core.send([Self.power: .bool(true)], now: .zero)
+        _ = core.tick(now: .seconds(5))
+        _ = core.setAvailability(.online, hint: nil)
+        let back = core.receive(report: [Self.power: .bool(false)], now: .seconds(60))
+        #expect(Self.transmitted(back) == [[Self.power: .bool(true)]])
+        _ = core.receive(report: [Self.power: .bool(true)], now: .seconds(61))
+        #expect(core.unconfirmedSince.isEmpty)
+        #expect(Self.announcements(core.tick(now: .seconds(600))).isEmpty)
+        #expect(core.desired[Self.power] == .bool(true))
     }
 }

@@ -95,7 +95,13 @@ public enum BridgeRequest: Hashable, Sendable {
             object = members
         }
         var fields = RequestFields(object)
-        _ = fields.take("transaction")
+        if let transaction = fields.take("transaction"), transaction != .null,
+            transaction != Self.transaction(in: payload)
+        {
+            // Answered without it, the caller could not match the answer to its request.
+            throw BridgePayloadError(
+                field: "transaction", reason: "expected a string of up to 128 bytes, a number or a boolean")
+        }
         let request: BridgeRequest
         switch verb {
         case "permit_join":

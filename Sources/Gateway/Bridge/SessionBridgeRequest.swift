@@ -98,6 +98,10 @@ public enum SessionBridgeRequest: Hashable, Sendable {
         guard allowZero || milliseconds >= 1 else {
             throw BridgePayloadError(field: field, reason: "must be longer than zero")
         }
+        // 0.0001 minutes is a typo, not a session: nothing a person sits through is under a second.
+        guard milliseconds == 0 || milliseconds >= 1000 else {
+            throw BridgePayloadError(field: field, reason: "must be at least one second (0.02 minutes)")
+        }
         return milliseconds < 1 ? nil : .milliseconds(Int64(milliseconds.rounded()))
     }
 
@@ -137,6 +141,9 @@ public enum SessionBridgeRequest: Hashable, Sendable {
         guard let value, value != .null else { return nil }
         guard case .array(let items) = value, items.count <= maximumDevices else {
             throw BridgePayloadError(field: "devices", reason: "expected a list of device names or ids")
+        }
+        guard !items.isEmpty else {
+            throw BridgePayloadError(field: "devices", reason: "is empty; leave it out to use every paired device")
         }
         var names: [String] = []
         for (index, item) in items.enumerated() {

@@ -14,7 +14,7 @@ extension ConfigurationDraft {
         "lan": lanKeys,
         "home_assistant": ["enabled", "prefix"],
         "metrics": ["enabled", "listen"],
-        "devices": ["frame_gap", "confirmation_timeout", "query_interval"],
+        "devices": ["frame_gap", "confirmation_timeout", "query_interval", "reapply_within"],
         "deep_links": ["universal_link_hosts"],
         "permit_join": ["default_timeout"],
         "maintenance": maintenanceKeys,
@@ -139,6 +139,9 @@ extension ConfigurationDraft {
             }
             if let node = section.optional("query_interval") {
                 set(\.devices.queryInterval, try node.duration(maximum: .seconds(86400)), node)
+            }
+            if let node = section.optional("reapply_within") {
+                set(\.devices.reapplyWithin, try node.duration(maximum: .seconds(86400)), node)
             }
         }
         if let section = try top.optional("deep_links")?.keys(Self.sections["deep_links"]!),

@@ -123,6 +123,9 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
         public var confirmationTimeout: Duration = .seconds(5)
         /// How often an idle device is asked for all its data points.
         public var queryInterval: Duration = .seconds(60)
+        /// How long a command the device did not confirm is still applied when it returns;
+        /// after that it is dropped, so a light never switches on hours after it was asked.
+        public var reapplyWithin: Duration = .seconds(120)
 
         public init() {}
     }

@@ -77,6 +77,7 @@ extension GatewayDaemon {
         var settings = TuyaController.Configuration()
         settings.confirmationTimeout = configuration.devices.confirmationTimeout
         settings.queryInterval = configuration.devices.queryInterval
+        settings.reapplyWithin = configuration.devices.reapplyWithin
         return TuyaController(
             bus: bus, library: library, store: SQLiteDeviceStore(database: database), radio: radio,
             lan: lanNetwork(), configuration: settings)

@@ -239,7 +239,7 @@ public actor MaintenanceService {
             names[id] = nil
             do { try await store.forget(id) } catch { logger.error("maintenance: could not forget \(id): \(error)") }
             await publisher?.publishMaintenanceReminders(.array([]), deviceName: name)
-        case .candidateFound:
+        case .candidateFound, .desiredExpired:
             break
         }
     }

@@ -31,6 +31,8 @@ public final class GatewayMetrics: Sendable {
     let deviceBusIn: Metrics.Counter
     let deviceBusOut: Metrics.Counter
     private let deviceBusCounted = Mutex(DeviceBusStatistics.Snapshot(connections: 1))
+    /// Device frames refused as replayed or stale, by reason (`DeviceBusStatistics.rejectionReasons`).
+    let rejectedFrames: [String: Metrics.Counter]
     let routeResolutions: [String: Metrics.Counter]
     /// BLE problems by reason, moved on from the radio's totals at each `record`.
     let bleFailures: [String: Metrics.Counter]
@@ -72,6 +74,10 @@ public final class GatewayMetrics: Sendable {
         deviceBusReconnects = counter("youll_broker_reconnects_total", [("connection", "devices")])
         deviceBusIn = counter("youll_mqtt_messages_total", [("connection", "devices"), ("direction", "in")])
         deviceBusOut = counter("youll_mqtt_messages_total", [("connection", "devices"), ("direction", "out")])
+        rejectedFrames = Dictionary(
+            uniqueKeysWithValues: DeviceBusStatistics.rejectionReasons.map {
+                ($0, counter("youll_device_frames_rejected_total", [("reason", $0)]))
+            })
         routeResolutions = Dictionary(
             uniqueKeysWithValues: Self.routeOutcomes.map {
                 ($0, counter("youll_route_resolutions_total", [("outcome", $0)]))
@@ -99,19 +105,7 @@ public final class GatewayMetrics: Sendable {
         gauge("youll_ble_connection_limit").record(health.bleLimit)
         if let bus = health.deviceBus {
             // Two records may race (a scrape and the health loop): only ever move forwards.
-            let (inc, out, reconnects) = deviceBusCounted.withLock { counted in
-                let increments = (
-                    max(0, bus.messagesIn - counted.messagesIn), max(0, bus.messagesOut - counted.messagesOut),
-                    max(0, bus.reconnects - counted.reconnects)
-                )
-                counted.messagesIn += increments.0
-                counted.messagesOut += increments.1
-                counted.connections += increments.2
-                return increments
-            }
-            if inc > 0 { deviceBusIn.increment(by: inc) }
-            if out > 0 { deviceBusOut.increment(by: out) }
-            if reconnects > 0 { deviceBusReconnects.increment(by: reconnects) }
+            recordDeviceBus(bus)
         }
         // Counters only go up: add what the radio counted since the last record.
         let increments = bleFailuresCounted.withLock { counted in
@@ -134,6 +128,35 @@ public final class GatewayMetrics: Sendable {
         gauge("youll_uptime_seconds").record(health.uptime.components.seconds)
         if let memory = health.residentMemory { gauge("youll_process_resident_memory_bytes").record(memory) }
         gauge("youll_session_active").record(health.session == nil ? 0 : 1)
+    }
+
+    /// Moves the device bus's counters on to its latest totals. Two records may race (a
+    /// scrape and the health loop): they only ever move forwards.
+    private func recordDeviceBus(_ bus: DeviceBusStatistics.Snapshot) {
+        let (inc, out, reconnects, rejected) = deviceBusCounted.withLock { counted in
+            let increments = (
+                max(0, bus.messagesIn - counted.messagesIn), max(0, bus.messagesOut - counted.messagesOut),
+                max(0, bus.reconnects - counted.reconnects)
+            )
+            counted.messagesIn += increments.0
+            counted.messagesOut += increments.1
+            counted.connections += increments.2
+            var rejected: [String: Int] = [:]
+            for (reason, total) in bus.rejectedFrames where total > counted.rejectedFrames[reason, default: 0] {
+                rejected[reason] = total - counted.rejectedFrames[reason, default: 0]
+                counted.rejectedFrames[reason] = total
+            }
+            return (increments.0, increments.1, increments.2, rejected)
+        }
+        if inc > 0 { deviceBusIn.increment(by: inc) }
+        if out > 0 { deviceBusOut.increment(by: out) }
+        if reconnects > 0 { deviceBusReconnects.increment(by: reconnects) }
+        for (reason, increment) in rejected {
+            (rejectedFrames[reason]
+                ?? Metrics.Counter(
+                    label: "youll_device_frames_rejected_total", dimensions: [("reason", reason)], factory: factory))
+                .increment(by: increment)
+        }
     }
 
     /// A `/set` command's outcome: confirmed by the device (with its latency), not confirmed in time, or failed.

@@ -22,6 +22,8 @@ actor BLEDeviceLink: DeviceLinkDriver {
         var session = BLESession.Configuration()
         var idleTimeout: Duration = .seconds(30)
         var backoff = Backoff.deviceLink
+        /// How long an unconfirmed desired value is re-applied (`devices.reapply_within`).
+        var reapplyWithin: Duration? = .seconds(120)
     }
 
     /// Why the current connection is being closed by the gateway.
@@ -91,7 +93,7 @@ actor BLEDeviceLink: DeviceLinkDriver {
         self.failures = failures
         core = DeviceLinkCore(
             device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
-            desired: desired, confirmed: confirmed)
+            desired: desired, confirmed: confirmed, startedAt: clock.now(), reapplyWithin: configuration.reapplyWithin)
         self.identity = identity
         self.credentials = credentials
         policy = profile.bleConnection

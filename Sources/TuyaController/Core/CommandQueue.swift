@@ -139,6 +139,13 @@ struct CommandQueue: Sendable {
         return flush(now: now)
     }
 
+    /// Forgets values nobody wants written any more (their re-apply bound passed): they
+    /// are neither sent nor awaited. Tickets run to their own deadlines.
+    mutating func drop(_ ids: Set<DataPointID>) {
+        queued = queued.filter { !ids.contains($0.key) }
+        awaiting = awaiting.filter { !ids.contains($0.key) }
+    }
+
     /// Drops every ticket (the link is stopping) and returns them so their callers can be told.
     mutating func cancelAll() -> [Ticket] {
         let all = tickets.keys.sorted()

@@ -47,15 +47,36 @@ struct DeviceLinkCore: Sendable {
     private var sentSinceLink: DataPoints = [:]
     private var needsReconcile = false
     private var announcer: StateAnnouncer
+    /// When the last frame went to the device, or when the link began: a report emitted
+    /// before it says nothing about what the device holds now.
+    private var lastWriteAt: Duration
+    /// Reports dropped because they were emitted before the last write (replays, or
+    /// frames overtaken by a command).
+    private(set) var staleReports = 0
+    /// How long a desired value the device has not confirmed is still re-applied
+    /// (`devices.reapply_within`); nil for ever.
+    let reapplyWithin: Duration?
+    /// When each desired value not yet confirmed by a report was asked for.
+    private(set) var unconfirmedSince: [DataPointID: Duration] = [:]
+    /// How far a report may seem to precede the last write and still count: device times
+    /// are whole seconds on a clock whose offset is learned to a second or two.
+    static let emissionSlack: Duration = .seconds(5)
 
     /// - Parameters:
     ///   - desired: the desired values saved before a restart.
     ///   - confirmed: the reported values saved before a restart: the state is known before
     ///     the device answers, and a fault still raised is not announced again.
+    ///   - startedAt: when the link began. A report emitted before it is older than any
+    ///     command sent before a restart, so it never becomes desired state; a saved desired
+    ///     value the device had not confirmed is re-applied only within `reapplyWithin` of it.
     init(
         device: TuyaDevice, profile: DeviceProfile, confirmationTimeout: Duration, desired: DataPoints,
-        confirmed: DataPoints
+        confirmed: DataPoints, startedAt: Duration = .zero, reapplyWithin: Duration? = nil
     ) {
+        lastWriteAt = startedAt
+        // Never shorter than a command's own deadline, so a value waiting for its frame is not dropped.
+        self.reapplyWithin = reapplyWithin.map { max($0, confirmationTimeout) }
+        for (id, value) in desired where confirmed[id] != value { unconfirmedSince[id] = startedAt }
         self.device = device
         mapper = DataPointMapper(profile: profile)
         queue = CommandQueue(
@@ -74,8 +95,11 @@ struct DeviceLinkCore: Sendable {
     var status: ConnectionStatus { ConnectionStatus(availability: availability, lastSeen: lastSeen, hint: hint) }
     var confirmedState: DeviceState { mapper.state(from: reported) }
     var pendingState: DeviceState { mapper.state(from: reported.merging(queue.pending) { _, newer in newer }) }
-    /// When `tick(now:)` next has work.
-    var nextWake: Duration? { queue.nextWake }
+    /// When `tick(now:)` next has work: the queue's wake, or a desired value's re-apply bound.
+    var nextWake: Duration? {
+        let expiry = reapplyWithin.flatMap { bound in unconfirmedSince.values.min().map { $0 + bound } }
+        return [queue.nextWake, expiry].compactMap { $0 }.min()
+    }
     /// Commands or values still waiting to go out or to be confirmed.
     var hasPendingWrites: Bool { !queue.queued.isEmpty || queue.hasTickets }
 
@@ -89,9 +113,10 @@ struct DeviceLinkCore: Sendable {
     /// device confirms every DP, or fails at the confirmation deadline.
     mutating func send(_ writes: DataPoints, now: Duration) -> (CommandQueue.Ticket, [Action]) {
         desired.merge(writes) { _, newer in newer }
+        for id in writes.keys { unconfirmedSince[id] = now }
         var actions: [Action] = [.desiredChanged(desired)]
         let (ticket, queued) = queue.enqueue(writes, now: now)
-        actions += translate(queued)
+        actions += translate(queued, now: now)
         return (ticket, actions)
     }
 
@@ -100,7 +125,7 @@ struct DeviceLinkCore: Sendable {
     /// Frames can flow (broker session up, TCP connected, BLE session ready): release what
     /// waited.
     mutating func resume(now: Duration) -> [Action] {
-        translate(queue.resume(now: now))
+        translate(queue.resume(now: now), now: now)
     }
 
     /// Frames cannot flow: hold them instead of handing them to a transport that would
@@ -137,21 +162,42 @@ struct DeviceLinkCore: Sendable {
 
     /// Values the device reported: confirms what they carry, reconciles after a new link
     /// session, adopts changes made at the device, and announces a changed state.
-    mutating func receive(report values: DataPoints, now: Duration) -> [Action] {
+    ///
+    /// `emittedAt` is when the device sent them, on the link's clock, when the frame says
+    /// (MQTT's `t`); nil means now. A report emitted before the last write is dropped: it
+    /// cannot confirm that write. And a report becomes desired state only when it is
+    /// clearly newer than the last write (or than the link's start, after a restart): a
+    /// replayed report would otherwise switch a light back on.
+    mutating func receive(report values: DataPoints, emittedAt: Duration? = nil, now: Duration) -> [Action] {
+        if let emittedAt, emittedAt < lastWriteAt - Self.emissionSlack {
+            staleReports += 1
+            return []
+        }
         reported.merge(values) { _, newer in newer }
         reportedSinceLink.merge(values) { _, newer in newer }
         let pendingBefore = queue.pending
-        var actions = translate(queue.receiveReport(values, now: now))
+        var actions = translate(queue.receiveReport(values, now: now), now: now)
         if needsReconcile {
             needsReconcile = false
             let plan = Reconciliation.plan(reported: reportedSinceLink, desired: desired)
                 .filter { id, value in sentSinceLink[id] != value }
-            if !plan.isEmpty { actions += translate(queue.enqueueUntracked(plan, now: now)) }
-        } else if Reconciliation.adopt(values, into: &desired, pending: pendingBefore) {
+            if !plan.isEmpty { actions += translate(queue.enqueueUntracked(plan, now: now), now: now) }
+        } else if isAfterLastWrite(emittedAt),
+            Reconciliation.adopt(values, into: &desired, pending: pendingBefore)
+        {
             actions.append(.desiredChanged(desired))
         }
+        for id in unconfirmedSince.keys where reported[id] == desired[id] { unconfirmedSince[id] = nil }
         actions += announcer.events(for: confirmedState).map { .announce($0) }
         return actions
+    }
+
+    /// Whether a report emitted at `emittedAt` is clearly newer than the last write, so its
+    /// values may become desired. Without a time (LAN, BLE: their sessions are fresh by
+    /// construction) it is.
+    private func isAfterLastWrite(_ emittedAt: Duration?) -> Bool {
+        guard let emittedAt else { return true }
+        return emittedAt > lastWriteAt + Self.emissionSlack
     }
 
     /// Announces the current availability and state again from scratch: for a link that was
@@ -165,7 +211,22 @@ struct DeviceLinkCore: Sendable {
     // MARK: - Time and stopping
 
     mutating func tick(now: Duration) -> [Action] {
-        translate(queue.tick(now: now))
+        translate(queue.tick(now: now), now: now) + expireDesired(now: now)
+    }
+
+    /// Drops desired values the device has not confirmed within `reapplyWithin` of being
+    /// asked for: their command already failed, and a light must not switch on hours later
+    /// when its device returns (issue 14).
+    private mutating func expireDesired(now: Duration) -> [Action] {
+        guard let bound = reapplyWithin else { return [] }
+        let expired = Set(unconfirmedSince.filter { $0.value + bound <= now }.keys)
+        guard !expired.isEmpty else { return [] }
+        for id in expired {
+            unconfirmedSince[id] = nil
+            desired[id] = nil
+        }
+        queue.drop(expired)
+        return [.desiredChanged(desired), .announce(.desiredExpired(device.id, expired.sorted()))]
     }
 
     /// The link is stopping: every waiting caller fails with `stopped`.
@@ -173,11 +234,12 @@ struct DeviceLinkCore: Sendable {
         queue.cancelAll().map { .complete($0, .failure(.stopped)) }
     }
 
-    private mutating func translate(_ actions: [CommandQueue.Action]) -> [Action] {
+    private mutating func translate(_ actions: [CommandQueue.Action], now: Duration) -> [Action] {
         actions.map { action in
             switch action {
             case .send(let values):
                 sentSinceLink.merge(values) { _, newer in newer }
+                lastWriteAt = max(lastWriteAt, now)
                 return .transmit(values)
             case .confirmed(let ticket):
                 return .complete(ticket, .success(confirmedState))

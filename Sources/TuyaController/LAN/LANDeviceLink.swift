@@ -20,6 +20,8 @@ actor LANDeviceLink: DeviceLinkDriver {
         /// its own loopback address).
         var port = 6668
         var policy = LANLinkPolicy.Configuration()
+        /// How long an unconfirmed desired value is re-applied (`devices.reapply_within`).
+        var reapplyWithin: Duration? = .seconds(120)
     }
 
     /// How a pairing probe ended: the first answer on an established session, the failure
@@ -71,7 +73,7 @@ actor LANDeviceLink: DeviceLinkDriver {
     ) {
         core = DeviceLinkCore(
             device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
-            desired: desired, confirmed: confirmed)
+            desired: desired, confirmed: confirmed, startedAt: clock.now(), reapplyWithin: configuration.reapplyWithin)
         self.key = key
         self.endpoint = endpoint
         self.version = version

@@ -13,6 +13,9 @@ actor MQTTDeviceLink: DeviceLinkDriver {
     struct Configuration: Hashable, Sendable {
         var confirmationTimeout: Duration = .seconds(5)
         var availability = AvailabilityTracker.Configuration()
+        var freshness = FrameFreshness.Configuration()
+        /// How long an unconfirmed desired value is re-applied (`devices.reapply_within`).
+        var reapplyWithin: Duration? = .seconds(120)
     }
 
     /// The `source` header field of gateway frames; 1 marks a device (protocol/TUYA.md §3.2).
@@ -35,15 +38,22 @@ actor MQTTDeviceLink: DeviceLinkDriver {
     var timer = LinkTimer()
     /// Frames dropped because they were corrupt, undecryptable or not a report.
     private(set) var droppedFrames = 0
+    private var freshness: FrameFreshness
+    /// Where refused frames are counted by reason (the gateway's metrics read it).
+    private let statistics: DeviceBusStatistics?
 
     init(
         device: TuyaDevice, key: AESKey, profile: DeviceProfile, bus: any DeviceBus, configuration: Configuration,
         clock: OffsetClock, unixTime: @escaping @Sendable () -> Int64, sequenceSeed: UInt32, desired: DataPoints,
-        confirmed: DataPoints = [:], hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void
+        confirmed: DataPoints = [:], hub: EventHub,
+        onDesiredChange: @escaping @Sendable (DataPoints) -> Void
     ) {
         core = DeviceLinkCore(
             device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
-            desired: desired, confirmed: confirmed)
+            desired: desired, confirmed: confirmed, startedAt: clock.now(),
+            reapplyWithin: configuration.reapplyWithin)
+        freshness = FrameFreshness(configuration: configuration.freshness)
+        statistics = bus.statistics
         self.key = key
         self.clock = clock
         self.unixTime = unixTime
@@ -99,30 +109,41 @@ actor MQTTDeviceLink: DeviceLinkDriver {
     // MARK: - Frames from the device
 
     /// A payload published on `smart/device/out/<devId>`. Anything that is not an intact,
-    /// decryptable protocol-4 report for this device changes no state.
+    /// decryptable, fresh protocol-4 report for this device changes no state.
     func receive(_ payload: [UInt8]) {
         guard !isStopped else { return }
         let now = clock.now()
-        let body: [UInt8]
+        let frame: DecodedMQTTFrame
         do throws(WireError) {
-            body = try MQTTFrame.decode(payload, key: key).body
+            frame = try MQTTFrame.decode(payload, key: key)
         } catch {
             droppedFrames += 1
             if case .keyMismatch = error { perform(tracker.receivedKeyMismatch(now: now)) }
             reschedule()
             return
         }
-        guard let (envelope, _) = try? TuyaEnvelope.decode(body),
+        guard let (envelope, time) = try? TuyaEnvelope.decode(frame.body),
             case .report(let devId, let dps, _) = envelope,
             devId == nil || devId == core.device.id.rawValue
         else {
             droppedFrames += 1
             return
         }
-        core.heard(at: Date(timeIntervalSince1970: TimeInterval(unixTime())))
+        let unixNow = unixTime()
+        let emitted: Int64
+        switch freshness.check(time: time, sequence: frame.sequence, now: unixNow) {
+        case .fresh(let emittedAt): emitted = emittedAt
+        case .rejected(let reason):
+            // A replay or a frame from another time: heard, but it proves nothing.
+            statistics?.rejected(reason.rawValue)
+            return
+        }
+        core.heard(at: Date(timeIntervalSince1970: TimeInterval(unixNow)))
         let values = DataPointJSON.decode(dps, profile: core.mapper.profile).values
         perform(tracker.receivedGoodFrame(now: now))
-        perform(core.receive(report: values, now: now))
+        let staleBefore = core.staleReports
+        perform(core.receive(report: values, emittedAt: now - .seconds(unixNow - emitted), now: now))
+        if core.staleReports > staleBefore { statistics?.rejected(DeviceBusStatistics.olderThanCommand) }
         reschedule()
     }
 

@@ -29,18 +29,25 @@ extension DeviceBus {
     public var statistics: DeviceBusStatistics? { nil }
 }
 
-/// What crossed a device bus since start: device frames in and out, and connections made
-/// (each reconnect is one more). Read by the gateway's health and metrics.
+/// What crossed a device bus since start: device frames in and out, connections made
+/// (each reconnect is one more), and device frames refused as replayed or stale, by reason.
+/// Read by the gateway's health and metrics.
 public final class DeviceBusStatistics: Sendable {
     public struct Snapshot: Hashable, Sendable {
         public var messagesIn: Int
         public var messagesOut: Int
         public var connections: Int
+        /// Frames refused by reason: `time_outside_window`, `time_went_back`,
+        /// `sequence_went_back` (see `FrameFreshness`) and `older_than_command`.
+        public var rejectedFrames: [String: Int]
 
-        public init(messagesIn: Int = 0, messagesOut: Int = 0, connections: Int = 0) {
+        public init(
+            messagesIn: Int = 0, messagesOut: Int = 0, connections: Int = 0, rejectedFrames: [String: Int] = [:]
+        ) {
             self.messagesIn = messagesIn
             self.messagesOut = messagesOut
             self.connections = connections
+            self.rejectedFrames = rejectedFrames
         }
 
         /// Connections after the first.
@@ -54,6 +61,12 @@ public final class DeviceBusStatistics: Sendable {
     func received() { counts.withLock { $0.messagesIn += 1 } }
     func sent() { counts.withLock { $0.messagesOut += 1 } }
     func connected() { counts.withLock { $0.connections += 1 } }
+    func rejected(_ reason: String) { counts.withLock { $0.rejectedFrames[reason, default: 0] += 1 } }
+
+    /// Every reason a device frame may be refused for, as the metrics label them.
+    public static let rejectionReasons = FrameFreshness.Rejection.allCases.map(\.rawValue) + [olderThanCommand]
+    /// A report emitted before the last command the gateway sent (`DeviceLinkCore`).
+    static let olderThanCommand = "older_than_command"
 
     public var snapshot: Snapshot { counts.withLock { $0 } }
 }

@@ -32,7 +32,8 @@ struct LinkFactory: Sendable {
                 availability: .init(
                     queryInterval: configuration.queryInterval, answerTimeout: configuration.answerTimeout,
                     offlineAfter: configuration.offlineAfter,
-                    keyMismatchesForAuthFailure: configuration.keyMismatchesForAuthFailure)),
+                    keyMismatchesForAuthFailure: configuration.keyMismatchesForAuthFailure),
+                reapplyWithin: configuration.reapplyWithin),
             clock: clock, unixTime: unixTime, sequenceSeed: sequenceSeed(), desired: stored.desired,
             confirmed: stored.confirmed, hub: hub, onDesiredChange: desiredRecorder(for: stored.device.id))
     }
@@ -47,6 +48,7 @@ struct LinkFactory: Sendable {
         guard let endpoint = stored.lan, let version = LANProtocolVersion(endpoint.version) else { return nil }
         var linkConfiguration = lan.link
         linkConfiguration.confirmationTimeout = configuration.confirmationTimeout
+        linkConfiguration.reapplyWithin = configuration.reapplyWithin
         let hub = registered ? hub : EventHub()
         var onDesiredChange: @Sendable (DataPoints) -> Void = { _ in }
         if registered { onDesiredChange = desiredRecorder(for: stored.device.id) }
@@ -65,6 +67,7 @@ struct LinkFactory: Sendable {
         let id = stored.device.id
         var linkConfiguration = BLEDeviceLink.Configuration()
         linkConfiguration.confirmationTimeout = configuration.bleConfirmationTimeout
+        linkConfiguration.reapplyWithin = configuration.reapplyWithin
         let unixTime = unixTime
         let credentials = BLESession.Credentials(
             uuid: identity.uuid, localKey: String(decoding: stored.localKey.bytes, as: UTF8.self), devId: id.rawValue)

@@ -21,6 +21,10 @@ extension TuyaController {
         public var bleConfirmationTimeout: Duration = .seconds(15)
         /// How long `pairLAN` waits for the device to connect, agree a session key and answer.
         public var lanPairingTimeout: Duration = .seconds(15)
+        /// How long a desired value the device has not confirmed is re-applied when it
+        /// returns; after that it is dropped, so a light never switches on hours after it was
+        /// asked (`devices.reapply_within`). Nil re-applies for ever.
+        public var reapplyWithin: Duration? = .seconds(120)
 
         public init() {}
     }

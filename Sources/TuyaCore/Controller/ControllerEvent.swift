@@ -12,4 +12,7 @@ public enum ControllerEvent: Hashable, Sendable {
     /// An unpaired device published on the broker while the pairing window was open
     /// (announced once per device and window).
     case candidateFound(PairingCandidate)
+    /// Desired values the device never confirmed were dropped once `reapplyWithin` passed:
+    /// they will not be applied when the device returns.
+    case desiredExpired(DeviceID, [DataPointID])
 }

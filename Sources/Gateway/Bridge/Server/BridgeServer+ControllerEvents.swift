@@ -30,6 +30,11 @@ extension BridgeServer {
             Task { [weak self] in await self?.publishDevicesCoalesced() }
         case .candidateFound(let candidate):
             await emit("device_found", device: candidate.id, candidate.eventData)
+        case .desiredExpired(let id, let dataPoints):
+            let name = await controller.device(id)?.name ?? id.rawValue
+            logger.notice(
+                "\(name) (\(id)) did not confirm DPs \(dataPoints.map(\.rawValue)) within devices.reapply_within; they will not be applied when it returns"
+            )
         }
     }
 
