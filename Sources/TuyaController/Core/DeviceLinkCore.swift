@@ -50,6 +50,10 @@ struct DeviceLinkCore: Sendable {
     /// When the last frame went to the device, or when the link began: a report emitted
     /// before it says nothing about what the device holds now.
     private var lastWriteAt: Duration
+    /// Reports accepted since the last write (or the link's start). The first one answers
+    /// the write; any later one the transport passed as fresh (MQTT: its sequence moved on)
+    /// comes after it, whatever its whole-second `t` says.
+    private var reportsSinceWrite = 0
     /// Reports dropped because they were emitted before the last write (replays, or
     /// frames overtaken by a command).
     private(set) var staleReports = 0
@@ -166,13 +170,18 @@ struct DeviceLinkCore: Sendable {
     /// `emittedAt` is when the device sent them, on the link's clock, when the frame says
     /// (MQTT's `t`); nil means now. A report emitted before the last write is dropped: it
     /// cannot confirm that write. And a report becomes desired state only when it is
-    /// clearly newer than the last write (or than the link's start, after a restart): a
-    /// replayed report would otherwise switch a light back on.
+    /// newer than the last write (or than the link's start, after a restart): its time is
+    /// clearly later, or it follows the report that answered the write (a diffuser whose
+    /// tank ran dry a moment after it was switched on). A replayed report would otherwise
+    /// switch a light back on.
     mutating func receive(report values: DataPoints, emittedAt: Duration? = nil, now: Duration) -> [Action] {
         if let emittedAt, emittedAt < lastWriteAt - Self.emissionSlack {
             staleReports += 1
             return []
         }
+        // A report after the one that answered the last write is newer than that write.
+        let followsAnswer = reportsSinceWrite > 0
+        reportsSinceWrite += 1
         reported.merge(values) { _, newer in newer }
         reportedSinceLink.merge(values) { _, newer in newer }
         let pendingBefore = queue.pending
@@ -182,7 +191,7 @@ struct DeviceLinkCore: Sendable {
             let plan = Reconciliation.plan(reported: reportedSinceLink, desired: desired)
                 .filter { id, value in sentSinceLink[id] != value }
             if !plan.isEmpty { actions += translate(queue.enqueueUntracked(plan, now: now), now: now) }
-        } else if isAfterLastWrite(emittedAt),
+        } else if followsAnswer || isAfterLastWrite(emittedAt),
             Reconciliation.adopt(values, into: &desired, pending: pendingBefore)
         {
             actions.append(.desiredChanged(desired))
@@ -240,6 +249,7 @@ struct DeviceLinkCore: Sendable {
             case .send(let values):
                 sentSinceLink.merge(values) { _, newer in newer }
                 lastWriteAt = max(lastWriteAt, now)
+                reportsSinceWrite = 0
                 return .transmit(values)
             case .confirmed(let ticket):
                 return .complete(ticket, .success(confirmedState))
