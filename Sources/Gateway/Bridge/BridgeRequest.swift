@@ -64,6 +64,21 @@ public enum BridgeRequest: Hashable, Sendable {
             }
     }
 
+    /// Where requests on unanswerable topics are answered: `<base>/bridge/response/invalid`.
+    public static let invalidVerbTopic = "invalid"
+
+    /// Why `verb` is not a request topic, quoting at most its first 32 characters with
+    /// anything unprintable escaped, so the answer is short and safe to show.
+    public static func whyUnanswerable(verb: String) -> String {
+        var shown = ""
+        for scalar in verb.unicodeScalars.prefix(32) {
+            shown += (0x21...0x7e).contains(scalar.value) ? String(scalar) : scalar.escaped(asASCII: true)
+        }
+        if verb.unicodeScalars.count > 32 { shown += "…" }
+        let rule = "a verb is 1 to \(maximumVerbLength) bytes of lower-case a-z, 0-9, _ and /"
+        return "request topic 'bridge/request/\(shown)' is not a verb (\(verb.utf8.count) bytes): \(rule)"
+    }
+
     /// Reads the transaction first, so even a request refused for a bad field is answered
     /// with the caller's transaction.
     public static func transaction(in payload: [UInt8]) -> JSONValue? {

@@ -8,7 +8,7 @@ extension BridgeServer {
     /// Parses and performs one request, and answers it on `bridge/response/<verb>`.
     func answer(verb: String, payload: [UInt8]) async {
         guard BridgeRequest.isAnswerable(verb: verb) else {
-            logger.warning("ignored a request on an unanswerable topic (\(verb.utf8.count) bytes of verb)")
+            refuseUnanswerable(verb: verb, payload: payload)
             return
         }
         let transaction = BridgeRequest.transaction(in: payload)
@@ -29,6 +29,17 @@ extension BridgeServer {
             result = .failure(verb: verb, message: error.description)
         }
         respond(verb, result, transaction: transaction)
+    }
+
+    /// A request on a topic whose verb cannot be echoed in a response topic (upper case,
+    /// non-ASCII, `..`, spaces, over 64 bytes): answered on the fixed
+    /// `bridge/response/invalid`, so the caller hears why instead of nothing.
+    func refuseUnanswerable(verb: String, payload: [UInt8]) {
+        logger.warning("refused a request on an unanswerable topic (\(verb.utf8.count) bytes of verb)")
+        respond(
+            BridgeRequest.invalidVerbTopic,
+            BridgeResult(outcome: .error(BridgeRequest.whyUnanswerable(verb: verb)), data: [:]),
+            transaction: BridgeRequest.transaction(in: payload))
     }
 
     private func perform(_ request: BridgeRequest, verb: String) async -> BridgeResult {

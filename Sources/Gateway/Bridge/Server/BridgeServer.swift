@@ -352,7 +352,9 @@ public actor BridgeServer {
     private func refuse(_ incoming: BridgeTopics.Incoming, payload: [UInt8], reason: String) {
         switch incoming {
         case .request(let verb):
-            guard BridgeRequest.isAnswerable(verb: verb) else { return }
+            guard BridgeRequest.isAnswerable(verb: verb) else {
+                return refuseUnanswerable(verb: verb, payload: payload)
+            }
             respond(verb, .failure(verb: verb, message: reason), transaction: BridgeRequest.transaction(in: payload))
         case .set:
             if let transaction = BridgeRequest.transaction(in: payload) {
