@@ -98,6 +98,9 @@ public actor BridgeClient {
     public func requireDaemonOnline(timeout: Duration) async throws(BridgeClientError) {
         let topic = "\(baseTopic)/bridge/state"
         guard let message = try await retained(topic, timeout: timeout) else {
+            if let uptime = await brokerUptime(timeout: timeout), uptime < Self.recentBrokerStart {
+                throw .daemonNotRepublished(stateTopic: topic, brokerUptime: uptime)
+            }
             throw .daemonNotRunning(stateTopic: topic, found: "has never been published")
         }
         switch message.availability {
@@ -107,6 +110,19 @@ public actor BridgeClient {
             let text = BridgeText.printable(String(decoding: message.payload.prefix(64), as: UTF8.self))
             throw .daemonNotRunning(stateTopic: topic, found: "is \"\(text)\", not online")
         }
+    }
+
+    /// A broker up for less than this many seconds may have just restarted under a running daemon.
+    public static let recentBrokerStart = 120
+
+    /// Seconds since the broker started, from mosquitto's retained `$SYS/broker/uptime`
+    /// ("42 seconds"); nil when the broker does not publish it or an ACL hides it.
+    func brokerUptime(timeout: Duration) async -> Int? {
+        let topic = "$SYS/broker/uptime"
+        guard let message = try? await retained(topic, timeout: timeout) else { return nil }
+        let text = String(decoding: message.payload.prefix(32), as: UTF8.self)
+        guard let number = text.split(separator: " ").first, let seconds = Int(number), seconds >= 0 else { return nil }
+        return seconds
     }
 
     // MARK: - Requests

@@ -10,6 +10,10 @@ public enum BridgeClientError: Error, Hashable, Sendable, CustomStringConvertibl
     case connectionLost(broker: String, reason: String)
     /// `<base>/bridge/state` is not `online`: no daemon answers on this base topic.
     case daemonNotRunning(stateTopic: String, found: String)
+    /// Nothing is retained on `<base>/bridge/state` and the broker started `brokerUptime`
+    /// seconds ago: it keeps no retained messages across a restart, so a running daemon
+    /// may simply not have reconnected and republished yet.
+    case daemonNotRepublished(stateTopic: String, brokerUptime: Int)
     /// No answer within the time allowed; `waitingFor` names the topic.
     case timedOut(waitingFor: String, after: Duration)
     /// The daemon answered `status: error`; `message` is its `error` text.
@@ -34,6 +38,10 @@ public enum BridgeClientError: Error, Hashable, Sendable, CustomStringConvertibl
         case .daemonNotRunning(let topic, let found):
             "the daemon is not running (\(topic) \(found)); start it with `youll-devices serve` or "
                 + "`systemctl start youll-devices`"
+        case .daemonNotRepublished(let topic, let uptime):
+            "nothing is published on \(topic) since the broker started \(uptime) s ago: a running daemon "
+                + "republishes it within seconds of reconnecting, so try again; if none is running, start it with "
+                + "`youll-devices serve` or `systemctl start youll-devices`"
         case .timedOut(let what, let after):
             "timed out after \(Self.seconds(after)) waiting for \(what)"
         case .requestFailed(_, let message):

@@ -68,7 +68,7 @@ struct TimerStartCommand: AsyncParsableCommand {
                         }
                     }
                     return
-                } catch BridgeClientError.daemonNotRunning {
+                } catch BridgeClientError.daemonNotRunning, BridgeClientError.daemonNotRepublished {
                     printNote("no daemon is running: the session runs in this process (Ctrl-C stops it)")
                 }
             }
