@@ -8,6 +8,9 @@ public enum MaintenanceError: Error, Hashable, Sendable, CustomStringConvertible
     case unknownType(String, device: DeviceID, known: [String])
     /// A snooze must be positive and at most the policy's maximum.
     case invalidSnooze(seconds: Double, maximumSeconds: Double)
+    /// The change was made but could not be saved (a full or failing disk): it would be
+    /// undone by a restart.
+    case notSaved(reason: String)
 
     public var description: String {
         switch self {
@@ -18,6 +21,9 @@ public enum MaintenanceError: Error, Hashable, Sendable, CustomStringConvertible
                 + (known.isEmpty ? "none" : known.joined(separator: ", "))
         case .invalidSnooze(let seconds, let maximum):
             "a snooze of \(Int(seconds)) s is not allowed; snooze for more than 0 and at most \(Int(maximum / 86_400)) days"
+        case .notSaved(let reason):
+            "the gateway could not save it (\(reason)); it would be undone if the gateway restarted: "
+                + "check the state directory's disk"
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Gateway
 import LocalBroker
+import Synchronization
 import Testing
 import TuyaCore
 import YoullTestSupport
@@ -13,6 +14,80 @@ import YoullTestSupport
 @Suite("A failed write through the daemon", .serialized, .timeLimit(.minutes(2)))
 struct DaemonFailedWriteTests {
     static let timeout = Duration.seconds(30)
+
+    /// Another connection takes the write lock and keeps it until the returned semaphore is
+    /// signalled: every write of the daemon's fails after its busy timeout.
+    static func lockDatabase(in state: URL) throws -> DispatchSemaphore {
+        var configuration = Configuration()
+        // The daemon may be writing at that moment: wait for it rather than fail.
+        configuration.busyMode = .timeout(10)
+        let blocker = try DatabaseQueue(
+            path: state.appendingPathComponent("state.sqlite").path, configuration: configuration)
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let failure = Mutex<String?>(nil)
+        // A thread of its own holds the lock (never one of the cooperative pool's).
+        Thread {
+            do {
+                try blocker.inTransaction(.exclusive) { _ in
+                    locked.signal()
+                    release.wait()
+                    return .rollback
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+                locked.signal()
+            }
+        }.start()
+        locked.wait()
+        if let reason = failure.withLock({ $0 }) { throw LockFailed(reason: reason) }
+        return release
+    }
+
+    struct LockFailed: Error { var reason: String }
+
+    @Test(
+        "when a reminder marked done or snoozed cannot be saved, the answer is an error and health is degraded, until a save succeeds"
+    )
+    func maintenanceAnswersTheFailedSave() async throws {
+        let broker = try LocalBroker()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-write-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let fleet = try await DaemonMaintenanceTests.dryFleet(broker: broker)
+        defer { fleet.stop() }
+        let identity = try #require(fleet.identities.first)
+
+        try await withRunningDaemon(broker: broker, state: state, timeout: Self.timeout) { daemon in
+            let events = try await daemon.client.subscribe(["youll/bridge/event"])
+            try await DaemonMaintenanceTests.pairAndMist(daemon, identity)
+            // The tank runs dry: the refill reminder is due, so marking it done changes state.
+            var alert = try #require(await DaemonMaintenanceTests.Events.nextAlert(events))
+            while alert["type"]?.stringValue != "refill" {
+                alert = try #require(await DaemonMaintenanceTests.Events.nextAlert(events))
+            }
+            let refill = ["device": JSONValue.string("aroma"), "type": .string("refill")]
+            var snooze = refill
+            snooze["for"] = .integer(3600)
+
+            let release = try Self.lockDatabase(in: state)
+            for (verb, payload) in [("maintenance/done", refill), ("maintenance/snooze", snooze)] {
+                do {
+                    _ = try await daemon.client.request(verb, payload, timeout: Self.timeout)
+                    Issue.record("\(verb) answered ok although nothing could be saved")
+                } catch {
+                    #expect("\(error)".contains("could not save it"), "\(verb): \(error)")
+                }
+            }
+            let degraded = try await daemon.client.request("health_check", timeout: Self.timeout)
+            #expect(degraded.objectValue?["healthy"] == .bool(false))
+            #expect(degraded.objectValue?["database"]?.stringValue?.hasPrefix("degraded: ") == true)
+
+            release.signal()
+            _ = try await daemon.client.request("maintenance/snooze", snooze, timeout: Self.timeout)
+            let healthy = try await daemon.client.request("health_check", timeout: Self.timeout)
+            #expect(healthy.objectValue?["database"]?.stringValue == "ok")
+        }
+    }
 
     @Test("when the confirmed state cannot be saved, /set answers an error, health is degraded, and both recover")
     func setAnswersTheFailedSave() async throws {
@@ -32,20 +107,7 @@ struct DaemonFailedWriteTests {
             _ = try await daemon.client.set(
                 device: "lamp", payload: ["brightness": .integer(30)], timeout: Self.timeout)
 
-            // Another connection takes the write lock and keeps it: every write of the daemon's
-            // fails after its busy timeout.
-            let blocker = try DatabaseQueue(path: state.appendingPathComponent("state.sqlite").path)
-            let locked = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            // A thread of its own holds the lock (never one of the cooperative pool's).
-            Thread {
-                try? blocker.inTransaction(.exclusive) { _ in
-                    locked.signal()
-                    release.wait()
-                    return .rollback
-                }
-            }.start()
-            locked.wait()
+            let release = try Self.lockDatabase(in: state)
             do {
                 _ = try await daemon.client.set(
                     device: "lamp", payload: ["brightness": .integer(60)], timeout: Self.timeout)

@@ -49,7 +49,7 @@ public actor MaintenanceService {
     private var loaded = false
     private var loadWaiters: [CheckedContinuation<Void, Never>] = []
     /// The tail of the chain that performs updates one after another, in the order they were made.
-    private var performing: Task<Void, Never>?
+    private var performing: Task<String?, Never>?
 
     /// - Parameter publisher: where alerts and reminder lists are published (the bridge).
     public init(
@@ -93,7 +93,7 @@ public actor MaintenanceService {
             }
             await group.waitForAll()
         }
-        await performing?.value
+        _ = await performing?.value
         try? await store.save(usage: tracker.usageSnapshot(at: now()))
     }
 
@@ -137,7 +137,7 @@ public actor MaintenanceService {
         await waitUntilLoaded()
         let time = now()
         let update = try tracker.markDone(type: type, device: device, at: time)
-        await perform(update)
+        if let failure = await perform(update) { throw .notSaved(reason: failure) }
         // Done on a reminder that was already fine changes no state, but whoever pressed
         // the button sees it acknowledged on the retained list all the same.
         if !update.reminders.contains(where: { $0.key.device == device }) { await publishReminders(of: device) }
@@ -152,7 +152,7 @@ public actor MaintenanceService {
         await waitUntilLoaded()
         let time = now()
         let update = try tracker.snooze(type: type, device: device, for: .seconds(seconds), at: time)
-        await perform(update)
+        if let failure = await perform(update) { throw .notSaved(reason: failure) }
         logger.info("maintenance: \(type) of \(name(of: device)) snoozed for \(seconds) s")
         return try tracker.report(type: type, device: device, at: time)
     }
@@ -247,18 +247,22 @@ public actor MaintenanceService {
     // MARK: - Performing updates
 
     /// Carries out `update` after every update made before it.
-    private func perform(_ update: MaintenanceUpdate) async {
-        guard !update.isEmpty else { return }
+    /// Carries out `update` after the ones before it; returns why its states could not be
+    /// saved, or nil when they were.
+    @discardableResult
+    private func perform(_ update: MaintenanceUpdate) async -> String? {
+        guard !update.isEmpty else { return nil }
         let previous = performing
         let task = Task {
-            await previous?.value
-            await self.carryOut(update)
+            _ = await previous?.value
+            return await self.carryOut(update)
         }
         performing = task
-        await task.value
+        return await task.value
     }
 
-    private func carryOut(_ update: MaintenanceUpdate) async {
+    private func carryOut(_ update: MaintenanceUpdate) async -> String? {
+        var failure: String?
         // 1. The durable sink: the webhook's outbox (idempotent by alert id).
         if let webhook {
             for alert in update.alerts {
@@ -274,6 +278,7 @@ public actor MaintenanceService {
             try await store.save(reminders: update.reminders, transitions: update.transitions)
         } catch {
             logger.error("maintenance: could not store reminder states: \(error)")
+            failure = "\(error)"
         }
         for transition in update.transitions {
             logger.debug("maintenance: \(name(of: transition.key.device)) \(transition)")
@@ -293,6 +298,7 @@ public actor MaintenanceService {
             )
         }
         if !update.transitions.isEmpty { await saveUsage() }
+        return failure
     }
 
     private func publishReminders(of device: DeviceID) async {

@@ -19,22 +19,34 @@ extension BridgeServer {
             let device = try await resolve(reference, field: "device")
             do {
                 let report = try await service.markDone(type: type, device: device.id)
+                databaseProblem = nil
                 return ["reminder": MaintenanceJSON.reminder(report, deviceName: device.name)]
             } catch {
+                if case .notSaved(let reason) = error { throw savingFailed(reason) }
                 throw BridgeFailure(message: "type: \(error)")
             }
         case .snooze(let reference, let type, let seconds):
             let device = try await resolve(reference, field: "device")
             do {
                 let report = try await service.snooze(type: type, device: device.id, seconds: seconds)
+                databaseProblem = nil
                 return ["reminder": MaintenanceJSON.reminder(report, deviceName: device.name)]
             } catch {
+                if case .notSaved(let reason) = error { throw savingFailed(reason) }
                 let field = if case .invalidSnooze = error { "for" } else { "type" }
                 throw BridgeFailure(message: "\(field): \(error)")
             }
         case .resolveLink:
             return [:]
         }
+    }
+
+    /// A maintenance change that could not be saved: the answer is an error, and health
+    /// stays degraded until a write succeeds again.
+    private func savingFailed(_ reason: String) -> BridgeFailure {
+        databaseProblem = "could not save a maintenance reminder: \(reason)"
+        metrics.databaseWritesFailed.increment()
+        return BridgeFailure(message: MaintenanceError.notSaved(reason: reason).description)
     }
 
     /// Resolves a link against the live registry; a link that cannot be resolved is an
