@@ -36,7 +36,9 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .paired(let device): "paired \(device.name) (\(device.id)) with profile \(device.profileID)"
         case .wrongKey: "the device answered but the local key does not decrypt its frames; check the local key"
-        case .noAnswer: "no answer from the device; check that it is powered and connected to this broker"
+        case .noAnswer:
+            "no answer from the device; it is off, not connected to this broker, or has another local key "
+                + "(a device that cannot decrypt the query does not answer)"
         case .unknownProduct(let seen):
             "no profile fits this device (it reported \(seen.map(\.description).joined(separator: ", "))); "
                 + "choose a profile id or add one under devices/"
