@@ -160,10 +160,11 @@ public actor MaintenanceService {
     /// What links resolve against now: paired devices with their profiles' maintenance
     /// types, the presets, whether a session runs, the universal-link hosts.
     public func routeContext() async -> RouteContext {
-        .gateway(
-            devices: await controller.devices().map { ($0.id, $0.profileID) }, library: library,
-            presets: settings.presets,
-            sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts)
+        let devices = await controller.devices()
+        return .gateway(
+            devices: devices.map { ($0.id, $0.profileID) }, library: library, presets: settings.presets,
+            sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts,
+            names: Dictionary(devices.map { ($0.id, $0.name) }) { first, _ in first })
     }
 
     public func name(of device: DeviceID) -> String { names[device] ?? device.rawValue }
