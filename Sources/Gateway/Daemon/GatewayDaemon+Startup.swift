@@ -50,7 +50,8 @@ extension GatewayDaemon {
                 return controller
             } catch let error as MQTTError where Self.isTransient(error) {
                 let delay = backoff.delay(retry: attempt)
-                logger.warning("broker \(configuration.mqtt) not reachable (\(error)); retrying in \(delay)")
+                logger.warning(
+                    "broker \(configuration.mqtt) not reachable (\(error)); retrying in \(delay.roundedText)")
                 hooks.status("waiting for the broker at \(configuration.mqtt)")
                 let shutDown = await cancelWhenGracefulShutdown {
                     (try? await Task.sleep(for: delay)) == nil

@@ -97,7 +97,10 @@ struct GatewayServices {
             webhook = WebhookDelivery(
                 endpoint: settings.url, poster: WebhookPoster(), outbox: store, clock: ContinuousClock(),
                 backoff: Backoff(initial: settings.retryInitial, maximum: settings.retryMaximum),
-                headers: settings.headers,
+                // Receivers see which gateway and version sent the alert, unless the config names one.
+                headers: settings.headers.keys.contains { $0.lowercased() == "user-agent" }
+                    ? settings.headers
+                    : settings.headers.merging(["User-Agent": "youll-devices/\(daemon.version)"]) { $1 },
                 onFailure: { id, attempts, reason in
                     await publisher.emit(
                         "maintenance_delivery_failed",

@@ -23,6 +23,8 @@ public struct Doctor: Sendable {
     public var loadProfiles: @Sendable ([URL]) -> ProfileLibrary
     /// Binds the configured LAN discovery ports and lets them go; the ports that failed.
     public var probeLANPorts: @Sendable (GatewayConfiguration.LAN) async -> [DoctorCheck.PortProblem]
+    /// The webhook's undelivered alerts in the state directory's database (read-only).
+    public var inspectOutbox: @Sendable (String) -> Result<GatewayDatabase.OutboxSummary?, StorageError>
     /// The running daemon's `health_check` answer (asked only when its bridge is online).
     public var daemonHealth: @Sendable (GatewayConfiguration) async -> JSONValue?
 
@@ -39,6 +41,11 @@ public struct Doctor: Sendable {
         openController = { await DoctorCheck.openController($0) }
         observeBroker = { await BrokerProbe(gateway: $0, timeout: brokerTimeout).observe() }
         inspectState = { StateDirectoryInspection.inspect($0) }
+        inspectOutbox = { path in
+            Result { () throws(StorageError) in
+                try GatewayDatabase.outboxSummaryReadOnly(directory: URL(fileURLWithPath: path))
+            }
+        }
         loadProfiles = { ProfileLibrary.load(directories: $0) }
         probeLANPorts = { await DoctorCheck.probeDiscoveryPorts($0) }
         daemonHealth = { configuration in
@@ -85,6 +92,9 @@ public struct Doctor: Sendable {
             checks.append(DoctorCheck.lan(configuration.lan, problems: await probeLANPorts(configuration.lan)))
             checks.append(
                 DoctorCheck.stateDirectory(configuration.stateDirectory, inspectState(configuration.stateDirectory)))
+            if configuration.maintenance.enabled, configuration.maintenance.webhook != nil {
+                checks.append(DoctorCheck.webhook(inspectOutbox(configuration.stateDirectory)))
+            }
             let folders = configuration.profiles
             checks += DoctorCheck.profiles(
                 loadProfiles([folders.installed, folders.user].map { URL(fileURLWithPath: $0) }), folders: folders)

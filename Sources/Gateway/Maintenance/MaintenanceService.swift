@@ -264,7 +264,9 @@ public actor MaintenanceService {
         if let webhook {
             for alert in update.alerts {
                 do {
-                    try await webhook.deliver(alert)
+                    var named = alert
+                    named.friendlyName = name(of: alert.device)
+                    try await webhook.deliver(named)
                 } catch {
                     logger.error("maintenance: alert \(alert.id) could not be queued for the webhook: \(error)")
                 }

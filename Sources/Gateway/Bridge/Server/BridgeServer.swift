@@ -303,7 +303,7 @@ public actor BridgeServer {
             retained.disconnected()
             logger.warning("bridge lost the broker: \(reason)")
         case .reconnectFailed(let error, let delay):
-            logger.warning("broker unreachable (\(error)); retrying in \(delay)")
+            logger.warning("broker unreachable (\(error)); retrying in \(delay.roundedText)")
         case .message(let message):
             await received(message)
         }
