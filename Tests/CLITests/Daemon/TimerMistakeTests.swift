@@ -13,7 +13,9 @@ import YoullTestSupport
 struct TimerMistakeTests {
     @Test("--until a time that passed today is refused with the fix, before anything is sent")
     func untilInThePast() async throws {
-        let past = Date().addingTimeInterval(-120)
+        // Two minutes ago, or today's 00:00 in the first minutes of a day: passed today either way.
+        let now = Date()
+        let past = max(now.addingTimeInterval(-120), Calendar.current.startOfDay(for: now))
         let parts = Calendar.current.dateComponents([.hour, .minute], from: past)
         let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
         let result = try await CLIRunner.run(
