@@ -12,7 +12,7 @@ extension CLIAgainstDaemonTests {
     func wrongKeyIsExplained() async throws {
         let rig = try await DaemonRig()
         try await rig.startDaemon()
-        let fleet = try await rig.fleet(lights: 2, seed: 43)
+        let fleet = try await rig.fleet(lights: 3, seed: 43)
         defer { fleet.stop() }
         let (desk, spare) = (fleet.identities[0], fleet.identities[1])
         let paired = try await rig.cli(
@@ -24,6 +24,12 @@ extension CLIAgainstDaemonTests {
         let started = ContinuousClock.now
         let pair = try await rig.cli(
             ["pair", "mqtt", spare.devId, "--name", "spare", "--timeout", "4"], environment: wrongKey)
+        // The daemon's attempt for spare still waits out its 15 s window: asking again says so.
+        let again = try await rig.cli(
+            ["pair", "mqtt", spare.devId, "--name", "spare", "--timeout", "2"], environment: wrongKey)
+        #expect(
+            expectOneLineError(again).contains("a pairing of this device is still waiting for its answer"),
+            "\(again.stderr)")
         let rekey = try await rig.cli(["rekey", "desk", "--timeout", "4"], environment: wrongKey)
         // Each stopped at its 4 s, before the daemon's own 15 s pairing window.
         #expect(ContinuousClock.now - started < .seconds(28))
@@ -37,6 +43,18 @@ extension CLIAgainstDaemonTests {
             #expect(!result.stderr.contains("Wr0ngKey"))
         }
         expectNoKeys([paired, pair, rekey], fleet)
+
+        // On a terminal (script(1) gives one) the wait is shown, counting seconds.
+        let script = "/usr/bin/script"
+        try #require(FileManager.default.isExecutableFile(atPath: script), "util-linux script is needed")
+        let command =
+            "'\(try CLIRunner.binary().path)' pair mqtt \(fleet.identities[2].devId) --name third --timeout 3 --config '\(rig.configPath)'"
+        let terminal = try await ChildProcess.run(
+            "/usr/bin/timeout", ["30", script, "-qec", command, "/dev/null"],
+            environment: rig.cleanEnvironment(wrongKey))
+        #expect(
+            terminal.stdout.contains("waiting for third to answer… 0 s of 3 s (Ctrl-C to stop)"), "\(terminal.stdout)")
+        #expect(terminal.stdout.contains("no answer from the device third within 3 s"), "\(terminal.stdout)")
         await rig.shutdown()
     }
 

@@ -241,6 +241,7 @@ extension BridgeServer {
         case .noAnswer: "no_answer"
         case .unknownProduct: "unknown_product"
         case .alreadyPaired: "already_paired"
+        case .pairingUnderWay: "pairing_under_way"
         case .notSaved: "storage_failed"
         case .refused: "refused"
         case .notFound: "not_found"
