@@ -139,6 +139,30 @@ struct BridgeAuthenticationTests {
         }
     }
 
+    @Test("the token, key and client id suffix are made once, mode 0600, and a file others can read is made 0600")
+    func identityFiles() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-identity-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let tokenFile = state.appendingPathComponent("bridge-token").path
+        let first = try BridgeIdentity.loadOrCreate(stateDirectory: state, tokenFile: tokenFile)
+        #expect(first.notices.count == 3)
+        #expect(first.notices.allSatisfy { !$0.contains(Hex.string(first.token.bytes)) })
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tokenFile)
+        let second = try BridgeIdentity.loadOrCreate(stateDirectory: state, tokenFile: tokenFile)
+        #expect(second.token == first.token)
+        #expect(second.publicKeyText == first.publicKeyText)
+        #expect(second.clientIDSuffix == first.clientIDSuffix)
+        #expect(second.notices == ["\(tokenFile) was readable by others; it is now mode 0600"])
+        for file in ["bridge-token", "bridge-key", "client-id"] {
+            let path = state.appendingPathComponent(file).path
+            #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
+        }
+        try "not a token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        #expect(throws: BridgeIdentityError.self) {
+            try BridgeIdentity.loadOrCreate(stateDirectory: state, tokenFile: tokenFile)
+        }
+    }
+
     @Test("a token never shows in a description, a dump or a mirror")
     func tokenRedacted() throws {
         let token = try #require(BridgeToken(text: String(repeating: "ab", count: 32)))

@@ -42,9 +42,13 @@ extension BrokerProbe {
         let topic = baseTopic + "/bridge/request/doctor-anonymous-" + UUID().uuidString.lowercased()
         let marker = Array(UUID().uuidString.utf8)
         let events = watcher.events
-        let delivered = await firstOf(timeout, on: clock) { () async throws -> Bool in
+        // Each step has the whole timeout: on a busy machine connecting alone may take seconds.
+        let listening = await firstOf(timeout, on: ContinuousClock()) {
             try await watcher.connect()
             try await watcher.subscribe(topic)
+        }
+        guard case .success = listening else { return .accepted(writesRequests: false) }
+        let delivered = await firstOf(timeout, on: clock) { () async throws -> Bool in
             try await intruder.publish(topic: topic, payload: marker)
             for await event in events {
                 if case .message(let message) = event, message.topic == topic, message.payload == marker { return true }
