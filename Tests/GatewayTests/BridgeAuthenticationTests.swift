@@ -89,6 +89,17 @@ struct BridgeAuthenticationTests {
         #expect(checker.check(verb: "backup", payload: signed, now: Self.now + 200)?.reason == "stale")
     }
 
+    @Test("after a restart, a request signed before the gateway started is refused: it cannot be replayed once")
+    func signedBeforeStart() {
+        var checker = RequestAuthenticator(token: Self.token, tokenFile: "/t", startedAt: Self.now)
+        let before = BridgeAuthentication.sign(verb: "backup", payload: [:], token: Self.token, time: Self.now - 10)
+        let refusal = checker.check(verb: "backup", payload: before, now: Self.now + 5)
+        #expect(refusal?.reason == "stale")
+        #expect(refusal?.message.contains("before the gateway started") == true)
+        let after = BridgeAuthentication.sign(verb: "backup", payload: [:], token: Self.token, time: Self.now)
+        #expect(checker.check(verb: "backup", payload: after, now: Self.now + 5) == nil)
+    }
+
     @Test("prepare seals a local key to the gateway's public key and signs the verbs that need it")
     func prepareSealsAndSigns() throws {
         let gateway = Curve25519.KeyAgreement.PrivateKey()

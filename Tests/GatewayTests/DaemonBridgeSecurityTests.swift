@@ -141,7 +141,11 @@ struct DaemonBridgeSecurityTests {
         let fleet = try await Self.light(on: broker, seed: 43)
         defer { fleet.stop() }
         let identity = try #require(fleet.identities.first)
-        try await withRunningDaemon(broker: broker, state: state) { daemon in
+        let port = ListeningPort()
+        try await withRunningDaemon(
+            broker: broker, state: state, hooks: .init(metricsListening: { port.set($0) }),
+            configure: { $0.metrics.enabled = true }
+        ) { daemon in
             try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "lamp")
             let token = try Self.token(in: state)
             let now = Int64(Date().timeIntervalSince1970)
@@ -176,6 +180,11 @@ struct DaemonBridgeSecurityTests {
             let replayed = Self.message(await Self.raw(daemon.client, "device/rename", signed))
             #expect(replayed.hasPrefix("device/rename: replayed request"), "\(replayed)")
             #expect(try await daemon.client.devices(timeout: Self.timeout).map(\.friendlyName) == ["desk"])
+            let metrics = try await HTTPScrape.get(port: try #require(port.port), path: "/metrics").body
+            for reason in ["unsigned", "bad_signature", "stale", "replayed"] {
+                let series = #"youll_bridge_requests_refused_total{reason=""# + reason + #""}"#
+                #expect(HTTPScrape.sample(series, in: metrics) == 1, "\(series)")
+            }
         }
     }
 

@@ -21,10 +21,17 @@ struct RequestAuthenticator: Sendable {
     /// The most nonces remembered; more signed requests within one window are refused.
     static let maximumRemembered = 10_000
 
-    init(token: BridgeToken, tokenFile: String, window: Int64 = BridgeAuthentication.window) {
+    /// When the gateway started (Unix seconds): the nonces seen before are forgotten, so a
+    /// request signed before it is refused rather than replayable once after a restart.
+    let startedAt: Int64?
+
+    init(
+        token: BridgeToken, tokenFile: String, window: Int64 = BridgeAuthentication.window, startedAt: Int64? = nil
+    ) {
         self.token = token
         self.tokenFile = tokenFile
         self.window = window
+        self.startedAt = startedAt
     }
 
     /// Accepts a signed `verb` request whose object is `payload` at `now` (Unix seconds), or
@@ -66,6 +73,12 @@ struct RequestAuthenticator: Sendable {
                 reason: "stale",
                 message: "request not signed: auth.time is \(skew) s \(time > now ? "ahead of" : "behind") the "
                     + "gateway's clock (allowed: ±\(window) s); check both clocks (NTP)")
+        }
+        if let startedAt, time < startedAt {
+            return Refusal(
+                reason: "stale",
+                message: "request not signed: auth.time is before the gateway started (\(startedAt - time) s); "
+                    + "sign it again")
         }
         forget(before: now - window)
         guard seen[nonce] == nil else {

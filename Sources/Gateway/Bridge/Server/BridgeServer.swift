@@ -128,7 +128,8 @@ public actor BridgeServer {
         time = OffsetClock(clock)
         admission = RequestAdmission(limit: settings.maximumConcurrentRequests)
         authenticator = settings.security.token.map {
-            RequestAuthenticator(token: $0, tokenFile: settings.security.tokenFile)
+            RequestAuthenticator(
+                token: $0, tokenFile: settings.security.tokenFile, startedAt: settings.security.now())
         }
         discoveryPublisher = settings.homeAssistant.map {
             HADiscoveryPublisher(configuration: $0, topics: settings.topics, logger: logger)
