@@ -48,6 +48,11 @@ struct DoctorCommandTests {
         let output = lines(result.stdout)
         #expect(output.contains("ok    broker    \(broker.url) reachable, authorised"))
         #expect(output.contains("ok    topics    a message published under youll/ came back"))
+        // The test broker is open: anyone may connect and write the bridge's requests.
+        #expect(
+            output.contains {
+                $0.hasPrefix("warn  access    the broker accepts clients without credentials, and they can publish")
+            }, "\(result.stdout)")
         #expect(output.contains("warn  daemon    the daemon is not running (nothing retained on youll/bridge/state)"))
         #expect(
             output.contains(

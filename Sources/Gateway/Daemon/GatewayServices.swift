@@ -74,11 +74,17 @@ struct GatewayServices {
             backupDirectory: stateDirectory.appendingPathComponent("backups"),
             info: daemon.info(bleAdapter: ble.adapter), ble: ble)
         settings.bleScanner = bleScanner
+        settings.security.tokenFile = configuration.effectiveTokenFile
+        settings.security.token = configuration.bridge.auth ? daemon.identity?.token : nil
+        settings.security.privateKey = daemon.identity?.privateKey
+        settings.security.acceptClearKeys = configuration.bridge.acceptClearKeys
         settings.presets = configuration.timer.presetNames
         settings.universalLinkHosts = Set(configuration.universalLinkHosts)
         if configuration.homeAssistant.enabled {
+            var discovery = HADiscovery.Settings(prefix: configuration.homeAssistant.prefix, version: daemon.version)
+            discovery.permitJoinButton = !configuration.bridge.auth
             settings.homeAssistant = HADiscoveryConfiguration(
-                discovery: .init(prefix: configuration.homeAssistant.prefix, version: daemon.version),
+                discovery: discovery,
                 ledgerFile: HADiscoveryConfiguration.ledgerFile(inStateDirectory: stateDirectory))
         }
         return settings

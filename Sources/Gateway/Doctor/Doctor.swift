@@ -19,6 +19,8 @@ public struct Doctor: Sendable {
     /// Opens the gateway's own HCI host on `ble.transport` (when not `bluez`) and closes it.
     public var openController: @Sendable (BLETransportSetting) async -> Result<HCIControllerInfo, HCIHostError>
     public var observeBroker: @Sendable (GatewayConfiguration) async -> BrokerObservation
+    /// Whether the broker lets in clients without credentials (asked once the broker let doctor in).
+    public var observeAnonymous: @Sendable (GatewayConfiguration) async -> BrokerObservation.AnonymousAccess?
     public var inspectState: @Sendable (String) -> StateDirectoryInspection
     public var loadProfiles: @Sendable ([URL]) -> ProfileLibrary
     /// Binds the configured LAN discovery ports and lets them go; the ports that failed.
@@ -40,6 +42,7 @@ public struct Doctor: Sendable {
         probeBluetooth = { adapter throws(BLEUnavailable) in try BluetoothAvailability.probe(adapter: adapter) }
         openController = { await DoctorCheck.openController($0) }
         observeBroker = { await BrokerProbe(gateway: $0, timeout: brokerTimeout).observe() }
+        observeAnonymous = { await BrokerProbe(gateway: $0, timeout: brokerTimeout).observeAnonymousAccess() }
         inspectState = { StateDirectoryInspection.inspect($0) }
         inspectOutbox = { path in
             Result { () throws(StorageError) in
@@ -76,6 +79,9 @@ public struct Doctor: Sendable {
             checks += DoctorCheck.broker(
                 observation, broker: configuration.mqtt.broker.description, user: configuration.mqtt.username,
                 baseTopic: configuration.baseTopic)
+            if observation.connection == .connected, let access = await observeAnonymous(configuration) {
+                checks.append(DoctorCheck.anonymousAccess(access, baseTopic: configuration.baseTopic))
+            }
             let daemonOnline =
                 if case .retained(let payload) = observation.bridgeState {
                     DoctorCheck.bridgeStateValue(payload) == "online"
