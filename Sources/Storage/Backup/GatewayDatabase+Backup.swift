@@ -71,7 +71,11 @@ extension GatewayDatabase {
         for attempt in 0..<100 {
             let path = files.database + ".replaced-\(stamp)" + (attempt == 0 ? "" : "-\(attempt)")
             if link(files.database, path) == 0 { return URL(fileURLWithPath: path) }
-            guard errno == EEXIST else { break }
+            if errno == EEXIST { continue }
+            // A file system without hard links (some FUSE and network mounts): a copy, 0600.
+            guard (try? FileManager.default.copyItem(atPath: files.database, toPath: path)) != nil else { break }
+            chmod(path, 0o600)
+            return URL(fileURLWithPath: path)
         }
         let reason = StateFiles.errnoText("cannot keep a copy of the state being replaced")
         unlink(temporary)
