@@ -155,6 +155,8 @@ let package = Package(
                 "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "Storage", "BLELink", "LANLink", "Maintenance",
                 "DeepLinks", "SessionEngine", "Timing",
                 .product(name: "Yams", package: "Yams"),
+                // HPKE (sealed local keys) and HMAC (signed bridge requests).
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -191,6 +193,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // To hold the daemon's database locked, as a full disk would refuse its writes.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // To play a gateway's key pair for sealed local keys.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Fixtures"],

@@ -42,3 +42,14 @@ extension Backoff {
     /// Webhook deliveries: 1 s doubling to 5 min, no jitter (one gateway, one receiver).
     public static let delivery = Backoff(initial: .seconds(1), maximum: .seconds(300))
 }
+
+extension Duration {
+    /// A wait as a person reads it in a log line: `1.7 s` below ten seconds, `12 s` from
+    /// there (never `1.734628 seconds`).
+    public var roundedText: String {
+        let (seconds, attoseconds) = components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        if value < 10 { return "\((value * 10).rounded() / 10) s" }
+        return "\(Int(value.rounded())) s"
+    }
+}

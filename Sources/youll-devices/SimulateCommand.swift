@@ -43,6 +43,20 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Milliseconds a device waits before answering a command or query (real ones: tens).")
     var reportDelayMs: Int = 20
 
+    @Option(
+        name: .customLong("water-minutes"),
+        help:
+            "Minutes of misting a diffuser's full tank lasts (fractions allowed; default: 6 hours): it then reports water_shortage, as a real one runs dry."
+    )
+    var waterMinutes: Double?
+
+    @Option(
+        name: .long,
+        help:
+            "Raise this fault (a label of the diffuser's profile, e.g. water_shortage) on every diffuser once connected; repeatable."
+    )
+    var fault: [String] = []
+
     func run() async throws {
         if lan.lan > 0 {
             try await runLAN()
@@ -57,19 +71,57 @@ struct SimulateCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("error: --report-delay-ms: 0 to 60000\n".utf8))
             throw ExitCode(1)
         }
-        let behaviour = DeviceBehaviour(reportDelay: .milliseconds(reportDelayMs))
+        var behaviour = DeviceBehaviour(reportDelay: .milliseconds(reportDelayMs))
+        if let waterMinutes {
+            guard waterMinutes.isFinite, waterMinutes > 0, waterMinutes <= 100_000 else {
+                FileHandle.standardError.write(
+                    Data("error: --water-minutes: a number of minutes above 0 (up to 100000)\n".utf8))
+                throw ExitCode(1)
+            }
+            behaviour.tankDuration = .milliseconds(Int64((waterMinutes * 60_000).rounded()))
+        }
         let directories = try profileDirectories()
+        let library = ProfileLibrary.load(directories: directories)
+        try checkFaults(library)
+        let (faults, broker, devicesJSON, fleetBehaviour) = (fault, broker, devicesJSON, behaviour)
         try await untilSignalled {
             try await SimulatorFleet.run(
                 lights: lights, diffusers: diffusers, brokerURL: broker, devicesJSONPath: devicesJSON,
-                library: ProfileLibrary.load(directories: directories), seed: seed, behaviour: behaviour
+                library: library, seed: seed, behaviour: fleetBehaviour
             ) { fleet in
+                var raised: [String] = []
+                for label in faults {
+                    for identity in fleet.identities where identity.profile.category == .diffuser {
+                        if await fleet.raiseFault(label, on: identity.devId) {
+                            raised.append("\(label) on \(identity.name)")
+                        }
+                    }
+                }
                 // Written straight to the descriptor: a pipe reader (a test, a script) sees it at once.
                 FileHandle.standardOutput.write(
                     Data(
                         ("simulating \(fleet.identities.count) devices on \(broker); ids and keys in \(devicesJSON)\n"
+                            + (raised.isEmpty ? "" : "raised \(raised.joined(separator: ", "))\n")
                             + "press Ctrl-C to stop\n").utf8))
             }
+        }
+    }
+
+    /// Every --fault must be a fault label of a diffuser profile, and there must be a diffuser.
+    private func checkFaults(_ library: ProfileLibrary) throws {
+        guard !fault.isEmpty else { return }
+        let known = Set(library.all.filter { $0.category == .diffuser }.flatMap { $0.faults.map(\.label) })
+        for label in fault where !known.contains(label) {
+            FileHandle.standardError.write(
+                Data(
+                    "error: --fault: no diffuser profile has a fault \"\(label.prefix(64))\"; known: \(known.sorted().joined(separator: ", "))\n"
+                        .utf8))
+            throw ExitCode(1)
+        }
+        if diffusers == 0 {
+            FileHandle.standardError.write(
+                Data("error: --fault: there is no diffuser to raise it on (--diffusers 0)\n".utf8))
+            throw ExitCode(1)
         }
     }
 
@@ -140,7 +192,7 @@ struct LANSimulateOptions: ParsableArguments {
     @Option(name: .long, help: "How many of the LAN devices are diffusers (default: a third); the rest are lights.")
     var lanDiffusers: Int?
 
-    @Option(name: .long, help: "Protocol versions handed out in turn, e.g. 3.3,3.4,3.5 (default).")
+    @Option(name: .long, help: "Protocol versions handed out in turn, comma-separated.")
     var lanVersions: String = "3.3,3.4,3.5"
 
     @Option(name: .long, help: "The first device's loopback address; the next ones count up from it.")

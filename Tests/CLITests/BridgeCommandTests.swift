@@ -105,6 +105,56 @@ struct BridgeCommandTests {
         let restored = try await CLIRunner.run(["restore", file], environment: env)
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(restored.stdout.contains("restored"))
+        // The state it replaced is kept beside the new one.
+        let keptLine = restored.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let prefix = "the state it replaced is kept in \(state.path)/state.sqlite.replaced-"
+        #expect(keptLine.hasPrefix(prefix), "\(restored.stdout)")
+        let kept = String(keptLine.dropFirst("the state it replaced is kept in ".count))
+        #expect(FileManager.default.fileExists(atPath: kept), "\(kept)")
+    }
+
+    @Test("backup into a folder that does not exist names the folder")
+    func backupMissingFolder() async throws {
+        let state = try temporaryDirectory()
+        try GatewayDatabase.open(directory: state).close()
+        let folder = state.appendingPathComponent("no/such/folder").path
+        let result = try await CLIRunner.run(
+            ["backup", folder + "/youll.backup"], environment: environment(state: state))
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: \(folder): no such folder; create it first"), "\(result.stderr)")
+        #expect(!result.stderr.contains(".tmp"), "no temporary file named")
+    }
+
+    @Test("help texts do not repeat the defaults the help already shows")
+    func helpDefaults() async throws {
+        for command in [
+            ["timer", "history"], ["timer", "start"], ["pair", "ble"], ["pair", "mqtt"], ["pair", "permit"],
+            ["simulate"], ["monitor"], ["set"], ["open"], ["remove"], ["rekey"],
+        ] {
+            let help = try await CLIRunner.run(command + ["--help"])
+            #expect(help.status == 0)
+            // One block per option: its first line starts with "  -", continuation lines are indented deeper.
+            var blocks: [String] = []
+            for line in help.stdout.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("  -") {
+                    blocks.append(String(line))
+                } else if line.hasPrefix("     "), !blocks.isEmpty {
+                    blocks[blocks.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+                }
+            }
+            for block in blocks {
+                #expect(block.components(separatedBy: "default").count <= 2, "\(command): \(block)")
+            }
+        }
+    }
+
+    @Test("pair ble's help shows each example on one line")
+    func pairBLEExample() async throws {
+        let help = try await CLIRunner.run(["pair", "ble", "--help"])
+        let examples = help.stdout.split(separator: "\n").filter { $0.contains("youll-devices pair ble ") }
+        #expect(examples.count >= 2, "\(help.stdout)")
+        for example in examples { #expect(example.count <= 80, "\(example)") }
+        #expect(examples.contains { $0.contains("--uuid") && $0.contains("--dev-id") }, "\(help.stdout)")
     }
 
     @Test("backup of a state directory with no database says there is nothing to back up")

@@ -1,5 +1,6 @@
 import Foundation
 import LocalBroker
+import Storage
 import Testing
 import YoullTestSupport
 
@@ -47,6 +48,11 @@ struct DoctorCommandTests {
         let output = lines(result.stdout)
         #expect(output.contains("ok    broker    \(broker.url) reachable, authorised"))
         #expect(output.contains("ok    topics    a message published under youll/ came back"))
+        // The test broker is open: anyone may connect and write the bridge's requests.
+        #expect(
+            output.contains {
+                $0.hasPrefix("warn  access    the broker accepts clients without credentials, and they can publish")
+            }, "\(result.stdout)")
         #expect(output.contains("warn  daemon    the daemon is not running (nothing retained on youll/bridge/state)"))
         #expect(
             output.contains(
@@ -116,5 +122,34 @@ struct DoctorCommandTests {
         for object in array { #expect(Set(object.keys) == ["check", "status", "detail", "fix"]) }
         #expect(!result.stdout.contains("wrong-staple-99"))
         #expect(!result.stderr.contains("wrong-staple-99"))
+    }
+
+    @Test("doctor reports maintenance alerts the webhook did not take, without the URL's token")
+    func failingWebhook() async throws {
+        let broker = try LocalBroker()
+        let home = try temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let state = home.appendingPathComponent("state-dir")
+        let database = try GatewayDatabase.open(directory: state)
+        try await database.enqueueAlert(id: "bf1:refill:due:1", payload: "{}")
+        _ = try await database.recordAlertFailure("bf1:refill:due:1", reason: "HTTP 503")
+        _ = try await database.recordAlertFailure("bf1:refill:due:1", reason: "HTTP 503")
+        try database.close()
+        let file = home.appendingPathComponent("config.yaml")
+        try """
+        state_directory: \(state.path)
+        mqtt:
+          url: \(broker.url)
+        maintenance:
+          webhook:
+            url: https://hooks.example.com/alert?token=s3cret-t0ken
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let result = try await run(["--config", file.path], home: home, [:])
+        let output = lines(result.stdout)
+        #expect(
+            output.contains(
+                "warn  webhook   1 maintenance alert was not delivered (the oldest: HTTP 503, 2 attempts); the daemon keeps retrying"
+            ), "\(result.stdout)")
+        #expect(!result.stdout.contains("s3cret-t0ken"))
     }
 }

@@ -83,6 +83,19 @@ struct OpenCommandTests {
         #expect(try Self.json(unknown.stdout)["field"] as? String == "preset", "\(unknown.stdout)")
     }
 
+    @Test("a link may name the device by its friendly name; it resolves to the device's id")
+    func friendlyName() async throws {
+        let (config, state) = try await Self.scratch()
+        defer { try? FileManager.default.removeItem(at: state.deletingLastPathComponent()) }
+        let result = try await CLIRunner.run([
+            "open", "--dry-run", "--json", "--config", config, "youll://tuya/maintenance?type=refill&device=aroma",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try Self.json(result.stdout)
+        #expect(object["resolution"] as? String == "proceed", "\(object)")
+        #expect((object["destination"] as? [String: Any])?["device"] as? String == Self.devId)
+    }
+
     @Test("an unpaired device is a gate that names the pair command; a type the profile lacks is a field error")
     func gatesAndFieldErrors() async throws {
         let (config, state) = try await Self.scratch()

@@ -105,6 +105,36 @@ struct OutputTests {
                 ]))
     }
 
+    @Test(
+        "monitor prints a state change as what changed, a cleared topic as cleared, a maintenance alert in the columns")
+    func monitorChanges() {
+        let date = Date(timeIntervalSince1970: 1_700_000_000.25)
+        func message(_ topic: String, _ text: String, retained: Bool = false) -> BridgeMessage {
+            BridgeMessage(topic: topic, payload: Array(text.utf8), retained: retained)
+        }
+        var states = MonitorState()
+        let first = message("youll/lamp", #"{"brightness":40,"color_temp":2700,"state":"ON"}"#, retained: true)
+        #expect(states.changes(first) == nil, "the first state is the baseline")
+        let dimmer = message("youll/lamp", #"{"brightness":25,"color_temp":2700,"state":"ON"}"#)
+        let changes = states.changes(dimmer)
+        #expect(changes == .object(["brightness": .integer(25)]))
+        #expect(
+            MonitorLine.human(dimmer, baseTopic: "youll", at: date, terminal: plain, changes: changes).hasSuffix(
+                #"lamp              state           {"brightness":25}"#))
+
+        let cleared = MonitorLine.human(message("youll/old", ""), baseTopic: "youll", at: date, terminal: plain)
+        #expect(cleared.hasSuffix("old               cleared         the retained value was removed"), "\(cleared)")
+
+        let alert = message(
+            "youll/bridge/event",
+            #"{"type":"maintenance_alert","data":{"alert":{"device":"bf01","friendly_name":"aroma","type":"refill","state":"due","title":"Refill the water tank","deeplink":"youll://tuya/maintenance?type=refill&device=bf01"}}}"#
+        )
+        #expect(
+            MonitorLine.human(alert, baseTopic: "youll", at: date, terminal: plain).hasSuffix(
+                "aroma             maintenance     refill due: Refill the water tank  youll://tuya/maintenance?type=refill&device=bf01"
+            ))
+    }
+
     /// `line` without its SGR colour sequences (ESC [ … m).
     func withoutEscapes(_ line: String) -> String {
         var out = ""

@@ -1,5 +1,6 @@
+import Crypto
 import Foundation
-import Gateway
+@testable import Gateway
 import LocalBroker
 import MQTTLink
 import Synchronization
@@ -76,7 +77,12 @@ struct BridgeClientBrokerTests {
         #expect(data == .object(["id": .string("bf01"), "friendly_name": .string("lamp")]))
         let seen = await daemon.requests
         #expect(seen.count == 1)
-        #expect(seen.first?.1["local_key"] == .string("0123456789abcdef"))
+        // The key crossed the broker sealed to the daemon's key, and only the daemon opens it.
+        #expect(seen.first?.1["local_key"] == nil)
+        let sealed = try #require(seen.first?.1["sealed_local_key"]?.stringValue)
+        #expect(
+            try SealedLocalKey.open(sealed, verb: "device/add", device: "bf01", with: daemon.privateKey)
+                == "0123456789abcdef")
         await client.close()
         await daemon.stop()
     }
@@ -267,6 +273,8 @@ actor FakeDaemon {
 
     private let client: MQTTClient
     private let raw: RawAnswer
+    /// The key the fake publishes in `bridge/info`, which clients seal local keys to.
+    let privateKey = Curve25519.KeyAgreement.PrivateKey()
     private var consumer: Task<Void, Never>?
     private var getHandler: (@Sendable () async throws -> Void)?
     private(set) var requests: [(String, JSONValue)] = []
@@ -296,6 +304,8 @@ actor FakeDaemon {
         try await client.subscribe("youll/+/set")
         try await client.subscribe("youll/+/get")
         try await daemon.publish("youll/bridge/state", state, retain: true)
+        let publicKey = daemon.privateKey.publicKey.rawRepresentation.base64EncodedString()
+        try await daemon.publish("youll/bridge/info", #"{"public_key":"\#(publicKey)"}"#, retain: true)
         if let devices { try await daemon.publish("youll/bridge/devices", devices, retain: true) }
         return daemon
     }

@@ -41,6 +41,32 @@ struct BridgePayloadTests {
                 == .light(LightCommand(colour: HSVColour(hue: 200, saturation: 50, value: 20))))
     }
 
+    @Test(
+        "a colour by name, #rrggbb, r,g,b, {hex}, {r,g,b} or {rgb}, as zigbee2mqtt takes it, gives hue and saturation")
+    func colourForms() throws {
+        let orange = LightCommand(colour: HSVColour(hue: 39, saturation: 100, value: 100))
+        for payload in [
+            ##"{"color":"orange"}"##, ##"{"color":"Orange"}"##, ##"{"color":"#ffa500"}"##, ##"{"color":"#FFA500"}"##,
+            ##"{"color":"255,165,0"}"##, ##"{"color":{"hex":"#ffa500"}}"##, ##"{"color":{"hex":"ffa500"}}"##,
+            #"{"color":{"r":255,"g":165,"b":0}}"#, #"{"color":{"rgb":"255, 165, 0"}}"#,
+        ] {
+            #expect(try parse(payload) == .light(orange), "\(payload)")
+        }
+        #expect(
+            try parse(#"{"color":"sky blue"}"#)
+                == .light(LightCommand(colour: HSVColour(hue: 197, saturation: 43, value: 100))))
+        #expect(
+            try parse(##"{"color":{"hex":"#f00","brightness":30}}"##)
+                == .light(LightCommand(colour: HSVColour(hue: 0, saturation: 100, value: 30))))
+        let dim = DeviceState.light(LightState(power: true, brightness: 25))
+        #expect(
+            try parse(##"{"color":"#800000"}"##, current: dim)
+                == .light(LightCommand(colour: HSVColour(hue: 0, saturation: 100, value: 25))))
+        let diffuser = try parse(#"{"led_color":"blue"}"#, .diffuser)
+        #expect(diffuser == .diffuser(DiffuserCommand(ledColour: HSVColour(hue: 240, saturation: 100, value: 100))))
+        #expect(error(#"{"color":"reddish"}"#)?.reason.contains("did you mean red") == true)
+    }
+
     @Test("a colour without a brightness keeps the light's current brightness; one with a brightness uses it")
     func colourKeepsBrightness() throws {
         let dim = DeviceState.light(LightState(power: true, mode: "colour", brightness: 30))
@@ -96,7 +122,17 @@ struct BridgePayloadTests {
             (#"{"color_temp":99999999999}"#, "color_temp"),
             (#"{"color":{"hue":30}}"#, "color"),
             (#"{"color":{"hue":30,"saturation":80,"alpha":1}}"#, "color.alpha"),
-            (#"{"color":"red"}"#, "color"),
+            (#"{"color":"reddish"}"#, "color"),
+            (##"{"color":"#12345"}"##, "color"),
+            (#"{"color":"1,2,256"}"#, "color"),
+            (#"{"color":7}"#, "color"),
+            (##"{"color":{"hex":"#zzzzzz"}}"##, "color.hex"),
+            (#"{"color":{"hex":5}}"#, "color.hex"),
+            (#"{"color":{"r":300,"g":0,"b":0}}"#, "color.r"),
+            (#"{"color":{"r":1,"g":2}}"#, "color.b"),
+            (#"{"color":{"r":-1,"g":2,"b":3}}"#, "color.r"),
+            (#"{"color":{"rgb":"1,2"}}"#, "color.rgb"),
+            (##"{"color":{"hex":"#ff0000","hue":3}}"##, "color.hue"),
             (#"{"scene":""}"#, "scene"),
             (#"{"mist":"ON"}"#, "mist"),
         ])

@@ -14,6 +14,8 @@ struct ConfigurationEnvironmentTests {
             "YOULL_STATE_DIR": "/srv/state", "YOULL_PROFILES_DIR": "/srv/profiles", "YOULL_BLE": "off",
             "YOULL_BLE_ADAPTER": "hci2", "YOULL_HOME_ASSISTANT": "no", "YOULL_METRICS": "0.0.0.0:9500",
             "YOULL_LOG_LEVEL": "DEBUG", "YOULL_UNIVERSAL_LINK_HOSTS": "a.example.com, b.example.com",
+            "YOULL_BRIDGE_AUTH": "off", "YOULL_BRIDGE_ACCEPT_CLEAR_KEYS": "yes",
+            "YOULL_BRIDGE_TOKEN_FILE": "/srv/token",
         ]
         let files = FakeFiles.access(["/c.yaml": file], readable: ["/ca.pem"])
         let c = try ConfigurationLoader.load(path: "/c.yaml", environment: environment, isService: false, files: files)
@@ -27,7 +29,19 @@ struct ConfigurationEnvironmentTests {
         #expect(c.metrics.enabled && c.metrics.listen.description == "0.0.0.0:9500")
         #expect(c.logLevel == .debug)
         #expect(c.universalLinkHosts == ["a.example.com", "b.example.com"])
-        #expect(ConfigurationLoader.environmentVariables.count == 15)
+        #expect(!c.bridge.auth && c.bridge.acceptClearKeys && c.effectiveTokenFile == "/srv/token")
+        #expect(ConfigurationLoader.environmentVariables.count == 18)
+    }
+
+    @Test("the bridge section: signing on and clear keys refused by default, the token in the state directory")
+    func bridgeSection() throws {
+        let defaults = try ConfigFixture.parse("state_directory: /srv/state\n")
+        #expect(defaults.bridge.auth && !defaults.bridge.acceptClearKeys)
+        #expect(defaults.effectiveTokenFile == "/srv/state/bridge-token")
+        let file = try ConfigFixture.parse("bridge:\n  auth: off\n  accept_clear_keys: on\n  token_file: /etc/t\n")
+        #expect(!file.bridge.auth && file.bridge.acceptClearKeys && file.effectiveTokenFile == "/etc/t")
+        #expect(throws: ConfigurationError.self) { try ConfigFixture.parse("bridge:\n  token_file: relative\n") }
+        #expect(throws: ConfigurationError.self) { try ConfigFixture.parse("bridge:\n  auth: maybe\n") }
     }
 
     @Test("empty variables are ignored and YOULL_METRICS also takes on and off")

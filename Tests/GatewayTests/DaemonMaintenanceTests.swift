@@ -104,6 +104,8 @@ struct DaemonMaintenanceTests {
             #expect(posted.id == alert["id"]?.stringValue)
             #expect(receiver.requestHeaders.first?["authorization"] == Self.token)
             #expect(receiver.requestHeaders.first?["content-type"] == "application/json")
+            #expect(posted.friendlyName == "aroma", "the webhook body names the device as the user does")
+            #expect(receiver.requestHeaders.first?["user-agent"] == "youll-devices/test")
 
             // The retained reminder list of the device says so too.
             let retained = try #require(

@@ -89,6 +89,26 @@ struct DoctorBrokerTests {
         #expect(checks[2].detail.hasPrefix("cannot tell whether the daemon is running"))
     }
 
+    @Test("an open broker lets anonymous clients write bridge requests: doctor warns and says how to close it")
+    func anonymousWrites() async throws {
+        let broker = try LocalBroker()
+        let access = await BrokerProbe(gateway: configuration(port: broker.port)).observeAnonymousAccess()
+        #expect(access == .accepted(writesRequests: true))
+        let check = DoctorCheck.anonymousAccess(try #require(access), baseTopic: "youll")
+        #expect(check.status == .warn)
+        #expect(check.detail.contains("youll/bridge/request/#"))
+        #expect(check.fix?.contains("allow_anonymous false") == true)
+    }
+
+    @Test("a broker with a password file refuses anonymous clients: doctor says so")
+    func anonymousRefused() async throws {
+        let broker = try LocalBroker(credentials: .init(username: "ada", password: "pw-1234"))
+        let access = await BrokerProbe(gateway: configuration(port: broker.port, username: "ada", password: "pw-1234"))
+            .observeAnonymousAccess()
+        #expect(access == .refused)
+        #expect(DoctorCheck.anonymousAccess(.refused, baseTopic: "youll").status == .ok)
+    }
+
     @Test("a closed port is 'connection refused'")
     func closedPort() async throws {
         let port = try LocalBroker.freeLoopbackPort()

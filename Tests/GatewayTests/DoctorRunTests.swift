@@ -17,6 +17,7 @@ struct DoctorRunTests {
         doctor.observeBroker = { _ in
             BrokerObservation(connection: .connected, roundTrip: .passed, bridgeState: .nothingRetained)
         }
+        doctor.observeAnonymous = { _ in .refused }
         doctor.inspectState = { _ in
             StateDirectoryInspection(directory: .missing, database: .missing, isWritable: true, userID: 1000)
         }
@@ -32,8 +33,10 @@ struct DoctorRunTests {
         )
         .run()
         #expect(
-            checks.map(\.name) == ["config", "broker", "topics", "daemon", "ble", "lan", "state", "profiles", "clock"])
-        #expect(checks.map(\.status) == [.ok, .ok, .ok, .warn, .warn, .ok, .warn, .ok, .ok])
+            checks.map(\.name) == [
+                "config", "broker", "topics", "daemon", "access", "ble", "lan", "state", "profiles", "clock",
+            ])
+        #expect(checks.map(\.status) == [.ok, .ok, .ok, .warn, .ok, .warn, .ok, .warn, .ok, .ok])
     }
 
     @Test("with the daemon online, doctor adds what it does with the adapter, from its health_check")
@@ -55,7 +58,8 @@ struct DoctorRunTests {
         let checks = await doctor.run()
         #expect(
             checks.map(\.name) == [
-                "config", "broker", "topics", "daemon", "ble", "ble-links", "lan", "state", "profiles", "clock",
+                "config", "broker", "topics", "daemon", "access", "ble", "ble-links", "lan", "state", "profiles",
+                "clock",
             ])
         #expect(
             checks.first { $0.name == "ble-links" }

@@ -47,6 +47,17 @@ struct HADiscoveryFixtureTests {
         try check(Self.discovery.bridgeMessage(), fixture: "bridge")
     }
 
+    @Test("with bridge.auth on, the gateway has no Permit pairing button (Home Assistant cannot sign permit_join)")
+    func noPermitButtonWhenSigned() throws {
+        var settings = HADiscovery.Settings(prefix: "homeassistant", version: "1.2.3")
+        settings.permitJoinButton = false
+        let message = HADiscovery(settings: settings, topics: BridgeTopics(base: "youll")).bridgeMessage()
+        let components = try #require(message.payload["components"]?.objectValue)
+        #expect(components["permit_join"] == nil)
+        #expect(components["connection"] != nil)
+        #expect(Self.discovery.bridgeMessage().payload["components"]?["permit_join"] != nil)
+    }
+
     @Test("ids come from the device id, so a rename keeps every unique id and the config topic")
     func renameKeepsIDs() throws {
         let profile = try #require(Self.library.profile(id: "aroma-diffuser-modern"))

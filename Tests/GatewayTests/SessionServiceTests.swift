@@ -2,6 +2,7 @@ import Foundation
 import Gateway
 import SessionEngine
 import Storage
+import Synchronization
 import Testing
 import TuyaCore
 import YoullTestSupport
@@ -24,6 +25,7 @@ struct SessionServiceTests {
         let store: SQLiteSessionStore
         let controller: FakeController
         let service: SessionService
+        let logged = LoggedLines()
 
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -31,8 +33,10 @@ struct SessionServiceTests {
             database = try GatewayDatabase.open(directory: directory)
             store = SQLiteSessionStore(database: database)
             controller = FakeController(devices: [SessionServiceTests.lamp, SessionServiceTests.aroma])
+            let logged = logged
             service = SessionService(
-                tuyaController: controller, store: store, clock: ManualClock(), now: { SessionServiceTests.now })
+                tuyaController: controller, store: store, clock: ManualClock(),
+                log: { entry in logged.lines.withLock { $0.append(entry.message) } }, now: { SessionServiceTests.now })
         }
 
         func remove() { try? FileManager.default.removeItem(at: directory) }
@@ -122,6 +126,19 @@ struct SessionServiceTests {
         #expect(await rig.service.isActive)
         #expect(try await rig.store.session(first.id)?.devices == [Self.lamp.id])
     }
+
+    @Test("a session suspended at shutdown is logged with its time rounded for a person (120 s, not 120.0 s)")
+    func suspendedLogLine() async throws {
+        let rig = try Rig()
+        defer { rig.remove() }
+        try await rig.store.save(Self.record(state: .running, startedAgo: 130))
+        await rig.service.recover()
+        await rig.service.suspend()
+        #expect(
+            rig.logged.lines.withLock { $0 }.contains(
+                "session recovered-1 suspended at 120 s; it resumes at the next start"),
+            "\(rig.logged.lines.withLock { $0 })")
+    }
 }
 
 /// Every device online; every command recorded (the latest per device) and confirmed.
@@ -157,4 +174,9 @@ actor FakeController: TuyaControllerProtocol {
     }
 
     nonisolated func events() -> AsyncStream<ControllerEvent> { AsyncStream { $0.finish() } }
+}
+
+/// What a session service logged, in order.
+final class LoggedLines: Sendable {
+    let lines = Mutex<[String]>([])
 }

@@ -41,3 +41,15 @@ struct BackoffTests {
                 == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300].map { Duration.seconds($0) })
     }
 }
+
+@Suite("waits in log lines")
+struct RoundedDurationTests {
+    @Test("a wait reads as 1.7 s below ten seconds and whole seconds above, never 1.734628 seconds")
+    func rounded() {
+        #expect(Duration.milliseconds(1_734).roundedText == "1.7 s")
+        #expect(Duration.seconds(1).roundedText == "1.0 s")
+        #expect(Duration.milliseconds(250).roundedText == "0.3 s")
+        #expect(Duration.milliseconds(12_600).roundedText == "13 s")
+        #expect(Duration.seconds(300).roundedText == "300 s")
+    }
+}

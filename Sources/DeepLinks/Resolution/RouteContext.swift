@@ -10,6 +10,9 @@ public struct RouteContext: Hashable, Sendable {
     public var presets: Set<String>
     /// Whether a timer session is running now.
     public var sessionRunning: Bool
+    /// Paired devices by friendly name: a link's `device` may give the name the user
+    /// knows instead of the id (an id always wins over a name).
+    public var deviceNames: [String: DeviceID] = [:]
     private var hosts: Set<String>
 
     public init(
@@ -32,6 +35,13 @@ public struct RouteContext: Hashable, Sendable {
     /// Records `id` as paired with the maintenance types `profile` declares.
     public mutating func pair(_ id: DeviceID, profile: DeviceProfile) {
         pairedDevices[id] = Set(profile.maintenance.map(\.type))
+    }
+
+    /// The paired device a link's `device` value names: `text` itself when it is a paired
+    /// id, else the device with that friendly name; nil for neither.
+    func pairedDevice(named text: String) -> DeviceID? {
+        if let id = DeviceID(text), pairedDevices[id] != nil { return id }
+        return deviceNames[text]
     }
 
     /// Whether `host` (UTF-8 bytes, any ASCII case) is a configured universal-link host.

@@ -39,6 +39,8 @@ public struct RoutingEngine: Hashable, Sendable {
     /// Resolves a request: checks each parameter's form, then the context checks, then
     /// the preconditions in order (the first that fails is the gate).
     public func resolve(request: RouteRequest, context: RouteContext) throws(RouteError) -> RouteResolution {
+        var request = request
+        if let raw = request[.device], let id = context.pairedDevice(named: raw) { request[.device] = id.rawValue }
         guard let route = table.route(named: request.route) else {
             throw .unknownRoute(path: request.route.rawValue)
         }

@@ -41,6 +41,18 @@ extension SimulatedDevice {
         return actions
     }
 
+    /// Raises the fault bit the profile labels `label` (as the device would on its own),
+    /// reporting the fault DP; nil when the profile has no such fault or no fault DP.
+    public mutating func raiseFault(_ label: String, at time: Duration) -> [Action]? {
+        guard let bit = profile.faults.first(where: { $0.label == label })?.bit, let fault = roles.fault else {
+            return nil
+        }
+        var actions = advance(to: time)
+        let bits: UInt32 = if case .bitmap(let current)? = state[fault] { current } else { 0 }
+        actions += reportSpontaneously([set(fault, .bitmap(bits | 1 << UInt32(bit)))].compactMap { $0 })
+        return actions
+    }
+
     var isMisting: Bool {
         guard let mist = roles.mist, state[mist] == .bool(true) else { return false }
         guard let power = roles.power, power != mist else { return true }

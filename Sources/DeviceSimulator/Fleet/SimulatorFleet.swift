@@ -145,6 +145,16 @@ public final class SimulatorFleet: Sendable {
         }
     }
 
+    /// Raises the fault labelled `label` on a diffuser; false when its profile has no such
+    /// fault (or the devId is unknown).
+    public func raiseFault(_ label: String, on devId: String) async -> Bool {
+        await withDevice(devId) { link, context in
+            guard let actions = link.device.raiseFault(label, at: link.elapsed(context.now)) else { return false }
+            link.perform(actions, context)
+            return true
+        } ?? false
+    }
+
     /// Writes `devicesJSON()` to `path`.
     public func writeDevicesJSON(to path: String) throws(SimulatorError) {
         do {
@@ -177,7 +187,7 @@ public final class SimulatorFleet: Sendable {
     public static func run(
         lights: Int, diffusers: Int, brokerURL: String = "mqtt://127.0.0.1:1883", devicesJSONPath: String? = nil,
         library: ProfileLibrary, seed: UInt64 = 1, behaviour: DeviceBehaviour = DeviceBehaviour(),
-        ready: @Sendable (SimulatorFleet) -> Void = { _ in }
+        ready: @Sendable (SimulatorFleet) async -> Void = { _ in }
     ) async throws(SimulatorError) {
         let fleet = try SimulatorFleet(
             options: Options(lights: lights, diffusers: diffusers, seed: seed, behaviour: behaviour), library: library,
@@ -186,7 +196,7 @@ public final class SimulatorFleet: Sendable {
         try await fleet.start()
         defer { fleet.stop() }
         _ = await fleet.waitUntilConnected(timeout: .seconds(30))
-        ready(fleet)
+        await ready(fleet)
         let (cancelled, signal) = AsyncStream<Never>.makeStream()
         await withTaskCancellationHandler {
             for await _ in cancelled {}

@@ -5,6 +5,8 @@ import TuyaWire
 /// typed command. Shaped like zigbee2mqtt's so its users know it:
 ///
 /// Lights: `{"state":"ON","brightness":40,"color_temp":2700,"color":{"hue":30,"saturation":80},"scene":"night","countdown":600}`
+/// (`color` also as `{"hex":"#ff8800"}`, `{"r":255,"g":136,"b":0}`, `{"rgb":"255,136,0"}` or a
+/// string: a colour name, `#rrggbb` or `r,g,b`; see `RequestFields.colour`)
 /// Diffusers: `{"state":"ON","mist":"ON","mist_mode":"large","led":"ON","led_brightness":20,"led_color":{"hue":30,"saturation":80},"timer":"1"}`
 ///
 /// `brightness` is percent (0–100). `color_temp` is kelvin; values below 1000 are read
@@ -155,33 +157,5 @@ extension RequestFields {
         guard value < 1000 else { return value }
         guard value >= 50 else { throw BridgePayloadError(field: key, reason: "\(value) mireds is outside 50–999") }
         return Int((1_000_000.0 / Double(value)).rounded())
-    }
-
-    /// `{"hue":0-360,"saturation":0-100}` (or `h`/`s`), with an optional `brightness`/`value` 0–100.
-    mutating func colour(_ key: String, defaultValue: Int = 100) throws(BridgePayloadError) -> HSVColour? {
-        switch take(key) {
-        case nil, .null?: return nil
-        case .object(let members)?:
-            var inner = RequestFields(members)
-            let longHue = try inner.rounded("hue", in: 0...360)
-            let shortHue = try inner.rounded("h", in: 0...360)
-            let longSaturation = try inner.rounded("saturation", in: 0...100)
-            let shortSaturation = try inner.rounded("s", in: 0...100)
-            let longValue = try inner.integer("brightness", in: 0...100)
-            let shortValue = try inner.integer("v", in: 0...100)
-            let hue = longHue ?? shortHue
-            let saturation = longSaturation ?? shortSaturation
-            let value = longValue ?? shortValue ?? defaultValue
-            if let unknown = inner.unread.first {
-                throw BridgePayloadError(
-                    field: "\(key).\(unknown)", reason: "unknown field (use hue, saturation, brightness)")
-            }
-            guard let hue, let saturation, let colour = HSVColour(hue: hue, saturation: saturation, value: value) else {
-                throw BridgePayloadError(field: key, reason: "needs hue (0–360) and saturation (0–100)")
-            }
-            return colour
-        default:
-            throw BridgePayloadError(field: key, reason: "expected an object like {\"hue\":30,\"saturation\":80}")
-        }
     }
 }

@@ -29,6 +29,12 @@ public actor BridgeClient {
     private var nextSequence = 0
     /// Why the connection ended, once it has.
     private var lostReason: String?
+    /// `bridge.token_file`: where the token that signs requests is read (when first needed).
+    nonisolated let tokenFile: String
+    /// The token, or why it cannot be read; nil until a request needs it.
+    var signingToken: Result<BridgeToken, BridgeTokenError>?
+    /// The public key of `bridge/info`, once read.
+    var gatewayKey: String?
 
     private struct Listener {
         var filters: [String]
@@ -48,6 +54,7 @@ public actor BridgeClient {
         link.connectTimeout = connectTimeout
         // A CLI that loses the broker reports it rather than waiting through backoff.
         baseTopic = configuration.baseTopic
+        tokenFile = configuration.effectiveTokenFile
         broker = configuration.mqtt.broker.description
         do {
             mqtt = try MQTTClient(configuration: link)
@@ -134,8 +141,16 @@ public actor BridgeClient {
     public func request(
         _ verb: String, _ payload: [String: JSONValue] = [:], timeout: Duration
     ) async throws(BridgeClientError) -> JSONValue {
-        try await exchange(
-            verb: verb, publishTopic: "\(baseTopic)/bridge/request/\(verb)", payload: payload, timeout: timeout)
+        // The transaction is part of what is signed.
+        var body = payload
+        body["transaction"] = .string(newTransaction())
+        let prepared = try await secured(verb, body, timeout: timeout)
+        do {
+            return try await exchange(
+                verb: verb, publishTopic: "\(baseTopic)/bridge/request/\(verb)", payload: prepared, timeout: timeout)
+        } catch {
+            throw explainRefusal(error)
+        }
     }
 
     /// Publishes a command on `<base>/<device>/set` with a `transaction` and waits for the
@@ -147,11 +162,11 @@ public actor BridgeClient {
             verb: "device/set", publishTopic: "\(baseTopic)/\(device)/set", payload: payload, timeout: timeout)
     }
 
-    private func exchange(
+    func exchange(
         verb: String, publishTopic: String, payload: [String: JSONValue], timeout: Duration
     ) async throws(BridgeClientError) -> JSONValue {
         let responseTopic = "\(baseTopic)/bridge/response/\(verb)"
-        let transaction = JSONValue.string(newTransaction())
+        let transaction = payload["transaction"] ?? JSONValue.string(newTransaction())
         var body = payload
         body["transaction"] = transaction
         let bytes = CompactJSON.encode(.object(body))
@@ -204,6 +219,18 @@ public actor BridgeClient {
                 }
                 collected.append(message)
             }
+            throw await lost()
+        }
+    }
+
+    /// The next message published on `topic` (a topic, not a filter), retained or live.
+    func nextMessage(on topic: String, timeout: Duration) async throws(BridgeClientError) -> BridgeMessage {
+        let (id, stream) = listen([topic])
+        defer { unlisten(id) }
+        let lost = lostError
+        return try await deadline(timeout, waitingFor: "a message on \(topic)") { [mqtt] in
+            try await mqtt.subscribe(topic)
+            for await message in stream { return message }
             throw await lost()
         }
     }

@@ -12,6 +12,7 @@ extension ConfigurationDraft {
         "profiles": ["installed", "user"],
         "ble": ["enabled", "adapter", "max_connections", "transport"],
         "lan": lanKeys,
+        "bridge": bridgeKeys,
         "home_assistant": ["enabled", "prefix"],
         "metrics": ["enabled", "listen"],
         "devices": ["frame_gap", "confirmation_timeout", "query_interval", "reapply_within"],
@@ -88,6 +89,7 @@ extension ConfigurationDraft {
             }
         }
         if let node = top.optional("lan") { try readLAN(node) }
+        if let node = top.optional("bridge") { try readBridge(node) }
         if let section = try top.optional("home_assistant")?.keys(Self.sections["home_assistant"]!) {
             if let node = section.optional("enabled") { set(\.homeAssistant.enabled, try node.switchValue(), node) }
             if let node = section.optional("prefix") {

@@ -70,6 +70,18 @@ extension ConfigurationDraft {
             }
         ),
         (
+            "YOULL_BRIDGE_AUTH", "bridge.auth",
+            { text, c throws(InvalidValue) in c.bridge.auth = try requiredSwitch(text) }
+        ),
+        (
+            "YOULL_BRIDGE_ACCEPT_CLEAR_KEYS", "bridge.accept_clear_keys",
+            { text, c throws(InvalidValue) in c.bridge.acceptClearKeys = try requiredSwitch(text) }
+        ),
+        (
+            "YOULL_BRIDGE_TOKEN_FILE", "bridge.token_file",
+            { text, c throws(InvalidValue) in c.bridge.tokenFile = try ConfigurationValue.absolutePath(text) }
+        ),
+        (
             "YOULL_HOME_ASSISTANT", "home_assistant.enabled",
             { text, c throws(InvalidValue) in
                 c.homeAssistant.enabled = try requiredSwitch(text)

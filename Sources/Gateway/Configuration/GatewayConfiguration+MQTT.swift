@@ -15,10 +15,13 @@ extension GatewayConfiguration {
         /// Client certificate and key (PEM) for mutual TLS; both or neither.
         public var clientCertificateFile: String?
         public var clientKeyFile: String?
-        /// `nil` uses `youll-devices-<base topic>`, stable so the broker keeps the session, and
-        /// distinct per gateway on a shared broker.
+        /// `nil` uses `youll-devices-<base topic>-<per-install suffix>`, stable so the broker keeps
+        /// the session, and distinct per gateway on a shared broker.
         public var clientID: String?
         public var keepalive: Duration = .seconds(30)
+        /// The per-install random suffix of the default client ids (`<state>/client-id`), set by
+        /// the daemon; another client reusing the well-known id cannot take the bridge's session over.
+        public var clientIDSuffix: String?
 
         public init() {}
 
@@ -64,7 +67,9 @@ extension GatewayConfiguration {
 
     /// The client id used when the file sets none.
     public var effectiveClientID: String {
-        mqtt.clientID ?? "youll-devices-" + baseTopic.replacingOccurrences(of: "/", with: "-")
+        mqtt.clientID
+            ?? "youll-devices-" + baseTopic.replacingOccurrences(of: "/", with: "-")
+            + (mqtt.clientIDSuffix.map { "-" + $0 } ?? "")
     }
 
     /// What `MQTTLink` needs to connect as the gateway; `lastWill` is the bridge's `offline` state.

@@ -15,6 +15,8 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
     public var ble: BLE
     /// `lan:`: Tuya LAN protocol discovery and the 3.5 solicitation (GatewayConfiguration+LAN.swift).
     public var lan = LAN()
+    /// `bridge:`: request signing and sealed keys on the bridge API (GatewayConfiguration+Bridge.swift).
+    public var bridge = Bridge()
     public var homeAssistant: HomeAssistant
     public var metrics: Metrics
     public var logLevel: LogLevel
@@ -144,7 +146,8 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
             self,
             children: [
                 "mqtt": mqtt, "baseTopic": baseTopic, "stateDirectory": stateDirectory, "profiles": profiles,
-                "ble": ble, "lan": lan, "homeAssistant": homeAssistant, "metrics": metrics, "logLevel": logLevel,
+                "ble": ble, "lan": lan, "bridge": bridge, "homeAssistant": homeAssistant, "metrics": metrics,
+                "logLevel": logLevel,
                 "devices": devices, "universalLinkHosts": universalLinkHosts, "permitJoinTimeout": permitJoinTimeout,
                 "maintenance": maintenance,
             ],

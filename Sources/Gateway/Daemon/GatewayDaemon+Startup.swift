@@ -50,7 +50,8 @@ extension GatewayDaemon {
                 return controller
             } catch let error as MQTTError where Self.isTransient(error) {
                 let delay = backoff.delay(retry: attempt)
-                logger.warning("broker \(configuration.mqtt) not reachable (\(error)); retrying in \(delay)")
+                logger.warning(
+                    "broker \(configuration.mqtt) not reachable (\(error)); retrying in \(delay.roundedText)")
                 hooks.status("waiting for the broker at \(configuration.mqtt)")
                 let shutDown = await cancelWhenGracefulShutdown {
                     (try? await Task.sleep(for: delay)) == nil
@@ -91,14 +92,17 @@ extension GatewayDaemon {
     }
 
     /// `bridge/info`: what is useful to see, nothing secret (the broker address is shown
-    /// without its password).
+    /// without its username or password); the public key local keys are sealed to.
     func info(bleAdapter: String?) -> [String: JSONValue] {
         [
             "ble_adapter": bleAdapter.map(JSONValue.string) ?? .null,
             "version": .string(version),
+            "public_key": identity.map { .string($0.publicKeyText) } ?? .null,
+            "key_sealing": .string("hpke-x25519-sha256-chacha20poly1305"),
+            "auth": .bool(configuration.bridge.auth),
             "config": .object([
                 "base_topic": .string(configuration.baseTopic),
-                "mqtt": .string(configuration.mqtt.description),
+                "mqtt": .string(configuration.mqtt.broker.description),
                 "state_directory": .string(configuration.stateDirectory),
                 "ble": .string(configuration.ble.mode.rawValue),
                 "lan": .string(configuration.lan.description),

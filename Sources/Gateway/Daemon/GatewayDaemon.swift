@@ -44,7 +44,7 @@ public struct GatewayDaemon: Service {
         }
     }
 
-    public let configuration: GatewayConfiguration
+    public private(set) var configuration: GatewayConfiguration
     /// Profile folders in override order (later wins).
     public let profileDirectories: [URL]
     public let version: String
@@ -52,6 +52,8 @@ public struct GatewayDaemon: Service {
     let hooks: Hooks
     /// Replaces the BlueZ radio (the demo and tests pass socketpairs to simulated peripherals).
     let radio: BLERadio?
+    /// The bridge's token, key and client id suffix, once loaded from the state directory.
+    var identity: BridgeIdentity?
 
     /// - Parameter radio: how BLE devices are reached; nil (the default) probes the
     ///   configured adapter and uses BlueZ when it works.
@@ -82,7 +84,20 @@ public struct GatewayDaemon: Service {
         }
         defer { withExtendedLifetime(lock) {} }
         for notice in database.notices { logger.notice("\(notice)") }
-        let outcome = await Result(catching: { try await run(database: database, directory: directory) })
+        var daemon = self
+        do {
+            let identity = try BridgeIdentity.loadOrCreate(
+                stateDirectory: directory, tokenFile: configuration.effectiveTokenFile)
+            for notice in identity.notices { logger.notice("\(notice)") }
+            daemon.identity = identity
+            daemon.configuration.mqtt.clientIDSuffix = identity.clientIDSuffix
+        } catch {
+            try? database.close()
+            throw GatewayStartError(String(describing: error))
+        }
+        let outcome = await Result(catching: { [daemon] in
+            try await daemon.run(database: database, directory: directory)
+        })
         do {
             try database.close()
         } catch {

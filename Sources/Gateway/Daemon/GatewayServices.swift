@@ -74,11 +74,17 @@ struct GatewayServices {
             backupDirectory: stateDirectory.appendingPathComponent("backups"),
             info: daemon.info(bleAdapter: ble.adapter), ble: ble)
         settings.bleScanner = bleScanner
+        settings.security.tokenFile = configuration.effectiveTokenFile
+        settings.security.token = configuration.bridge.auth ? daemon.identity?.token : nil
+        settings.security.privateKey = daemon.identity?.privateKey
+        settings.security.acceptClearKeys = configuration.bridge.acceptClearKeys
         settings.presets = configuration.timer.presetNames
         settings.universalLinkHosts = Set(configuration.universalLinkHosts)
         if configuration.homeAssistant.enabled {
+            var discovery = HADiscovery.Settings(prefix: configuration.homeAssistant.prefix, version: daemon.version)
+            discovery.permitJoinButton = !configuration.bridge.auth
             settings.homeAssistant = HADiscoveryConfiguration(
-                discovery: .init(prefix: configuration.homeAssistant.prefix, version: daemon.version),
+                discovery: discovery,
                 ledgerFile: HADiscoveryConfiguration.ledgerFile(inStateDirectory: stateDirectory))
         }
         return settings
@@ -97,7 +103,10 @@ struct GatewayServices {
             webhook = WebhookDelivery(
                 endpoint: settings.url, poster: WebhookPoster(), outbox: store, clock: ContinuousClock(),
                 backoff: Backoff(initial: settings.retryInitial, maximum: settings.retryMaximum),
-                headers: settings.headers,
+                // Receivers see which gateway and version sent the alert, unless the config names one.
+                headers: settings.headers.keys.contains { $0.lowercased() == "user-agent" }
+                    ? settings.headers
+                    : settings.headers.merging(["User-Agent": "youll-devices/\(daemon.version)"]) { $1 },
                 onFailure: { id, attempts, reason in
                     await publisher.emit(
                         "maintenance_delivery_failed",

@@ -94,7 +94,7 @@ public struct BrokerProbe: Sendable {
 
     /// The result of `operation`, or nil when `limit` passes first. Unlike a task group this
     /// does not wait for `operation` to end: MQTTClient's connect does not end on cancellation.
-    private func firstOf<T: Sendable>(
+    func firstOf<T: Sendable>(
         _ limit: Duration, on clock: any Clock<Duration>, _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, any Error>? {
         let outcome = Once<Result<T, any Error>?>()

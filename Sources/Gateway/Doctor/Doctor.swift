@@ -19,10 +19,14 @@ public struct Doctor: Sendable {
     /// Opens the gateway's own HCI host on `ble.transport` (when not `bluez`) and closes it.
     public var openController: @Sendable (BLETransportSetting) async -> Result<HCIControllerInfo, HCIHostError>
     public var observeBroker: @Sendable (GatewayConfiguration) async -> BrokerObservation
+    /// Whether the broker lets in clients without credentials (asked once the broker let doctor in).
+    public var observeAnonymous: @Sendable (GatewayConfiguration) async -> BrokerObservation.AnonymousAccess?
     public var inspectState: @Sendable (String) -> StateDirectoryInspection
     public var loadProfiles: @Sendable ([URL]) -> ProfileLibrary
     /// Binds the configured LAN discovery ports and lets them go; the ports that failed.
     public var probeLANPorts: @Sendable (GatewayConfiguration.LAN) async -> [DoctorCheck.PortProblem]
+    /// The webhook's undelivered alerts in the state directory's database (read-only).
+    public var inspectOutbox: @Sendable (String) -> Result<GatewayDatabase.OutboxSummary?, StorageError>
     /// The running daemon's `health_check` answer (asked only when its bridge is online).
     public var daemonHealth: @Sendable (GatewayConfiguration) async -> JSONValue?
 
@@ -38,7 +42,13 @@ public struct Doctor: Sendable {
         probeBluetooth = { adapter throws(BLEUnavailable) in try BluetoothAvailability.probe(adapter: adapter) }
         openController = { await DoctorCheck.openController($0) }
         observeBroker = { await BrokerProbe(gateway: $0, timeout: brokerTimeout).observe() }
+        observeAnonymous = { await BrokerProbe(gateway: $0, timeout: brokerTimeout).observeAnonymousAccess() }
         inspectState = { StateDirectoryInspection.inspect($0) }
+        inspectOutbox = { path in
+            Result { () throws(StorageError) in
+                try GatewayDatabase.outboxSummaryReadOnly(directory: URL(fileURLWithPath: path))
+            }
+        }
         loadProfiles = { ProfileLibrary.load(directories: $0) }
         probeLANPorts = { await DoctorCheck.probeDiscoveryPorts($0) }
         daemonHealth = { configuration in
@@ -69,6 +79,9 @@ public struct Doctor: Sendable {
             checks += DoctorCheck.broker(
                 observation, broker: configuration.mqtt.broker.description, user: configuration.mqtt.username,
                 baseTopic: configuration.baseTopic)
+            if observation.connection == .connected, let access = await observeAnonymous(configuration) {
+                checks.append(DoctorCheck.anonymousAccess(access, baseTopic: configuration.baseTopic))
+            }
             let daemonOnline =
                 if case .retained(let payload) = observation.bridgeState {
                     DoctorCheck.bridgeStateValue(payload) == "online"
@@ -85,6 +98,9 @@ public struct Doctor: Sendable {
             checks.append(DoctorCheck.lan(configuration.lan, problems: await probeLANPorts(configuration.lan)))
             checks.append(
                 DoctorCheck.stateDirectory(configuration.stateDirectory, inspectState(configuration.stateDirectory)))
+            if configuration.maintenance.enabled, configuration.maintenance.webhook != nil {
+                checks.append(DoctorCheck.webhook(inspectOutbox(configuration.stateDirectory)))
+            }
             let folders = configuration.profiles
             checks += DoctorCheck.profiles(
                 loadProfiles([folders.installed, folders.user].map { URL(fileURLWithPath: $0) }), folders: folders)

@@ -19,6 +19,9 @@ public struct HADiscovery: Hashable, Sendable {
         public var prefix: String
         /// The gateway's version, published in the origin and the gateway's device block.
         public var version: String
+        /// The "Permit pairing" button; off when `bridge.auth` is on, since Home Assistant
+        /// cannot sign the `permit_join` request it sends.
+        public var permitJoinButton = true
 
         public init(prefix: String, version: String) {
             self.prefix = prefix
@@ -110,7 +113,7 @@ public struct HADiscovery: Hashable, Sendable {
             "model": .string("youll-devices gateway"),
             "sw_version": .string(settings.version),
         ]
-        let components: [String: JSONValue] = [
+        var components: [String: JSONValue] = [
             // No availability: it must read "disconnected" (not "unavailable") when the
             // broker delivers the bridge's last will.
             "connection": .object([
@@ -135,6 +138,7 @@ public struct HADiscovery: Hashable, Sendable {
                 "availability": .array([availability(topics.state)]),
             ]),
         ]
+        if !settings.permitJoinButton { components["permit_join"] = nil }
         let payload: [String: JSONValue] = [
             "device": .object(block),
             "origin": origin,

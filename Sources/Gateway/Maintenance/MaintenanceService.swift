@@ -160,10 +160,11 @@ public actor MaintenanceService {
     /// What links resolve against now: paired devices with their profiles' maintenance
     /// types, the presets, whether a session runs, the universal-link hosts.
     public func routeContext() async -> RouteContext {
-        .gateway(
-            devices: await controller.devices().map { ($0.id, $0.profileID) }, library: library,
-            presets: settings.presets,
-            sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts)
+        let devices = await controller.devices()
+        return .gateway(
+            devices: devices.map { ($0.id, $0.profileID) }, library: library, presets: settings.presets,
+            sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts,
+            names: Dictionary(devices.map { ($0.id, $0.name) }) { first, _ in first })
     }
 
     public func name(of device: DeviceID) -> String { names[device] ?? device.rawValue }
@@ -267,7 +268,9 @@ public actor MaintenanceService {
         if let webhook {
             for alert in update.alerts {
                 do {
-                    try await webhook.deliver(alert)
+                    var named = alert
+                    named.friendlyName = name(of: alert.device)
+                    try await webhook.deliver(named)
                 } catch {
                     logger.error("maintenance: alert \(alert.id) could not be queued for the webhook: \(error)")
                 }

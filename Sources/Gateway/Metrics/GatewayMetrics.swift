@@ -188,6 +188,23 @@ public final class GatewayMetrics: Sendable {
         (routeResolutions[outcome] ?? routeResolutions["error"])?.increment()
     }
 
+    /// A bridge request refused by its security checks (`unsigned`, `bad_signature`, `stale`,
+    /// `replayed`, `clear_key`, …).
+    func recordRefusedRequest(reason: String) {
+        Metrics.Counter(
+            label: "youll_bridge_requests_refused_total", dimensions: [("reason", reason)], factory: factory
+        )
+        .increment()
+    }
+
+    /// The broker closed the bridge's connection: another client took its session over (same
+    /// client id), or the broker went away.
+    func recordClosedByBroker() {
+        Metrics.Counter(
+            label: "youll_broker_session_takeovers_total", dimensions: [("connection", "bridge")], factory: factory
+        ).increment()
+    }
+
     /// The text exposition format, as `GET /metrics` serves it.
     public func exposition() -> [UInt8] { registry.emitToBuffer() }
 

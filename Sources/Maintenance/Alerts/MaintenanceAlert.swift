@@ -7,7 +7,7 @@ import TuyaCore
 /// its action is `deeplink`, a `youll://tuya/maintenance?…` link built with
 /// `RoutingEngine.url(for:)`.
 ///
-/// JSON (the webhook body): `{"id","device","type","state","title","body","deeplink","at"}`
+/// JSON (the webhook body): `{"id","device","friendly_name","type","state","title","body","deeplink","at"}`
 /// with `state` one of `due_soon`, `due`, `overdue` and `at` an ISO 8601 time.
 public struct MaintenanceAlert: Codable, Hashable, Sendable, Identifiable {
     /// Stable across restarts: `<device>:<type>:<state>:<round>` (`ReminderState.round`), so a
@@ -21,6 +21,14 @@ public struct MaintenanceAlert: Codable, Hashable, Sendable, Identifiable {
     public var deeplink: String
     /// When the alert was produced.
     public var at: Date
+    /// The device's friendly name when the alert was produced (the name the user knows);
+    /// nil in alerts queued before it was carried.
+    public var friendlyName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, device, type, state, title, body, deeplink, at
+        case friendlyName = "friendly_name"
+    }
 
     public init(
         id: String, device: DeviceID, type: String, state: ReminderStatus, title: String, body: String,

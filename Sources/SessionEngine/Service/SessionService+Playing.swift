@@ -1,3 +1,4 @@
+import Timing
 import TuyaCore
 
 extension SessionService {
@@ -105,7 +106,7 @@ extension SessionService {
         }
         try await store.update(
             id, state: final, elapsed: elapsed, endingStartedAt: session.record.endingStartedAt, endedAt: now())
-        log(.init(level: .info, message: "session \(id) \(final.rawValue) after \(elapsed.sessionSeconds) s"))
+        log(.init(level: .info, message: "session \(id) \(final.rawValue) after \(elapsed.roundedText)"))
         if final == .completed, settings.awardsBadges { try await awardBadges() }
         await tell(.ended(id, preset: session.record.presetName, state: final, elapsed: elapsed))
         if activeID == nil { await tell(.status(nil, names: [:])) }

@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 import TuyaCore
 
 extension SessionService {
@@ -43,7 +44,7 @@ extension SessionService {
             log(
                 .init(
                     level: .info,
-                    message: "session \(id) suspended at \(elapsed.sessionSeconds) s; it resumes at the next start"))
+                    message: "session \(id) suspended at \(elapsed.roundedText); it resumes at the next start"))
         } catch {
             log(.init(level: .error, message: "could not save session \(id) for the next start: \(error)"))
         }

@@ -142,14 +142,18 @@ public actor SessionService: TimerModuleInterface {
         return try await launch(record, timeline: timeline, names: Self.names(of: devices), resuming: nil)
     }
 
+    /// Pausing a paused session changes nothing and is no error (as resuming a running one):
+    /// a second press of a pause button, or a retried request, gets the status back.
     public func pause() async throws(SessionServiceError) -> SessionStatus {
         let runner = try activeRunner()
+        if await runner.status().state == .paused { return await runner.status() }
         do { try await runner.pause() } catch { throw .invalid(error) }
         return await runner.status()
     }
 
     public func resume() async throws(SessionServiceError) -> SessionStatus {
         let runner = try activeRunner()
+        if await runner.status().state == .running { return await runner.status() }
         do { try await runner.resume() } catch { throw .invalid(error) }
         return await runner.status()
     }

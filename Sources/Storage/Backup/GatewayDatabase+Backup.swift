@@ -29,8 +29,13 @@ extension GatewayDatabase {
     /// lock. The backup is checked first (a youll-devices database, `integrity_check` ok,
     /// schema not newer than this binary); if anything is wrong the live state is untouched.
     /// The swap is a rename in the same directory, so a crash leaves the old or the new
-    /// state, never a mix.
-    public static func restore(from backup: URL, into directory: URL) throws(StorageError) {
+    /// state, never a mix. The state it replaced stays beside it as
+    /// `state.sqlite.replaced-<UTC time>` (a hard link: no copy); its path is returned (nil
+    /// when there was no state).
+    @discardableResult
+    public static func restore(from backup: URL, into directory: URL, now: Date = Date()) throws(StorageError)
+        -> URL?
+    {
         let files = StateFiles(directory: directory)
         let lock = try DaemonLock.acquire(files)
         defer { withExtendedLifetime(lock) {} }
@@ -43,15 +48,38 @@ extension GatewayDatabase {
             throw error
         }
         checkpointLiveDatabase(files)
+        let kept = try keepReplaced(files, now: now, temporary: temporary)
         // Their pages belong to the old database; applied to the new one they would corrupt it.
         unlink(files.wal)
         unlink(files.shm)
         guard posixRename(temporary, files.database) == 0 else {
             let reason = StateFiles.errnoText("cannot replace the state file")
             unlink(temporary)
+            if let kept { unlink(kept.path) }
             throw .fileSystem(path: files.database, reason: reason)
         }
         StateFiles.syncDirectory(files.directory.path)
+        return kept
+    }
+
+    /// A second name for the live database (checkpointed), kept once the restore replaced it.
+    private static func keepReplaced(_ files: StateFiles, now: Date, temporary: String) throws(StorageError) -> URL? {
+        guard FileManager.default.fileExists(atPath: files.database) else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
+        let stamp = formatter.string(from: now).replacingOccurrences(of: ":", with: "")
+        for attempt in 0..<100 {
+            let path = files.database + ".replaced-\(stamp)" + (attempt == 0 ? "" : "-\(attempt)")
+            if link(files.database, path) == 0 { return URL(fileURLWithPath: path) }
+            if errno == EEXIST { continue }
+            // A file system without hard links (some FUSE and network mounts): a copy, 0600.
+            guard (try? FileManager.default.copyItem(atPath: files.database, toPath: path)) != nil else { break }
+            chmod(path, 0o600)
+            return URL(fileURLWithPath: path)
+        }
+        let reason = StateFiles.errnoText("cannot keep a copy of the state being replaced")
+        unlink(temporary)
+        throw .fileSystem(path: files.database, reason: reason)
     }
 
     /// Opens a backup read-only and checks it is a whole youll-devices database this

@@ -32,4 +32,43 @@ extension GatewayDatabase {
             throw mapped(error, path: path, operation: "reading the paired devices")
         }
     }
+
+    /// The webhook's undelivered alerts as `doctor` reports them.
+    public struct OutboxSummary: Hashable, Sendable {
+        /// Alerts not delivered yet.
+        public var pending: Int
+        /// Of those, the ones whose delivery failed at least once.
+        public var failing: Int
+        /// The most failed attempts of one alert.
+        public var attempts: Int
+        /// The oldest failing alert's last error, as stored (may quote the URL: do not print it whole).
+        public var lastError: String?
+    }
+
+    /// The outbox of the state database in `directory`, read-only (nil when there is no
+    /// database or no outbox yet).
+    public static func outboxSummaryReadOnly(directory: URL) throws(StorageError) -> OutboxSummary? {
+        let path = StateFiles(directory: directory).database
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true))
+            defer { try? queue.close() }
+            return try queue.read { db -> OutboxSummary? in
+                guard try db.tableExists("alert_outbox") else { return nil }
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*) AS pending, SUM(attempts > 0) AS failing, MAX(attempts) AS attempts,
+                            (SELECT last_error FROM alert_outbox WHERE delivered_at IS NULL AND attempts > 0
+                             ORDER BY seq LIMIT 1) AS last_error
+                        FROM alert_outbox WHERE delivered_at IS NULL
+                        """)
+                return OutboxSummary(
+                    pending: row?["pending"] ?? 0, failing: row?["failing"] ?? 0, attempts: row?["attempts"] ?? 0,
+                    lastError: row?["last_error"])
+            }
+        } catch {
+            throw mapped(error, path: path, operation: "reading the alert outbox")
+        }
+    }
 }

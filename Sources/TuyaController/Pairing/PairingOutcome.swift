@@ -15,6 +15,9 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
     case unknownProduct(dpsSeen: [DataPointID])
     /// A device with this id is already paired; remove it first to pair it again.
     case alreadyPaired
+    /// A pairing or rekey of this id is still waiting for the device (an earlier request
+    /// whose caller stopped waiting); it ends within the pairing timeout.
+    case pairingUnderWay
     /// The device answered with the key, but the gateway could not save it (disk full,
     /// read-only state directory): it is not paired.
     case notSaved(reason: String)
@@ -36,11 +39,15 @@ public enum PairingOutcome: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .paired(let device): "paired \(device.name) (\(device.id)) with profile \(device.profileID)"
         case .wrongKey: "the device answered but the local key does not decrypt its frames; check the local key"
-        case .noAnswer: "no answer from the device; check that it is powered and connected to this broker"
+        case .noAnswer:
+            "no answer from the device; it is off, not connected to this broker, or has another local key "
+                + "(a device that cannot decrypt the query does not answer)"
         case .unknownProduct(let seen):
             "no profile fits this device (it reported \(seen.map(\.description).joined(separator: ", "))); "
                 + "choose a profile id or add one under devices/"
         case .alreadyPaired: "this device is already paired; remove it first to pair it again"
+        case .pairingUnderWay:
+            "a pairing of this device is still waiting for its answer (it gives up within 15 s); try again then"
         case .notSaved(let reason):
             "the device answered, but the gateway could not save it (\(reason)); it is not paired"
         case .refused:

@@ -15,7 +15,7 @@ extension TuyaController {
     ) async throws -> PairingOutcome {
         guard running else { throw PairingError.notRunning }
         let (id, key) = try PairingInput.parse(devId: devId, localKey: localKey, profileID: profileID, library: library)
-        guard registry.isFree(id) else { return .alreadyPaired }
+        guard registry.isFree(id) else { return registry.isPairing(id) ? .pairingUnderWay : .alreadyPaired }
         let request = PairingAttempt.Request(
             id: id, name: name ?? id.rawValue, profileID: profileID, productID: productID)
         return await pairMQTT(MQTTPairingProbe(request: request, key: key, previous: nil, library: library))
@@ -71,7 +71,7 @@ extension TuyaController {
     ) async throws -> PairingOutcome {
         guard running else { throw PairingError.notRunning }
         let (id, key) = try PairingInput.parse(devId: devId, localKey: localKey, profileID: profileID, library: library)
-        guard registry.isFree(id) else { return .alreadyPaired }
+        guard registry.isFree(id) else { return registry.isPairing(id) ? .pairingUnderWay : .alreadyPaired }
         let sighting = sightings.sighting(of: id)
         let endpoint: LANEndpoint
         switch LANPairing.endpoint(
@@ -102,7 +102,7 @@ extension TuyaController {
             return .unsupported(reason: "profile \(profile.id) does not list the ble transport")
         }
         if let reason = radio.unavailableReason { return .bleUnavailable(reason: reason) }
-        guard registry.isFree(id) else { return .alreadyPaired }
+        guard registry.isFree(id) else { return registry.isPairing(id) ? .pairingUnderWay : .alreadyPaired }
         let device = TuyaDevice(
             id: id, name: name ?? id.rawValue, profileID: profile.id, category: profile.category, transport: .ble,
             productID: productID)

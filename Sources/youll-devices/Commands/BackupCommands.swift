@@ -35,6 +35,11 @@ struct BackupCommand: ParsableCommand {
             let directory = try stateDirectory(config: config)
             try requireDatabase(in: directory)
             let target = URL(fileURLWithPath: file)
+            let folder = target.deletingLastPathComponent().path
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw CLIError("\(folder): no such folder; create it first (mkdir -p '\(folder)') or choose another")
+            }
             let database = try GatewayDatabase.open(directory: directory)
             do {
                 try database.backup(to: target, overwrite: force)
@@ -84,17 +89,23 @@ struct RestoreCommand: ParsableCommand {
             if !yes, Terminal.standardInputIsTerminal {
                 try confirm("Replace the state in \(directory.path) with \(source.path)? [y/N] ")
             }
+            let kept: URL?
             do {
-                try GatewayDatabase.restore(from: source, into: directory)
+                kept = try GatewayDatabase.restore(from: source, into: directory)
             } catch StorageError.daemonRunning {
                 throw CLIError(
                     "the daemon is running (it holds \(directory.path)/state.lock); stop it first "
                         + "(`systemctl stop youll-devices`), then restore")
             }
             if json {
-                printJSONLine(.object(["path": .string(source.path), "state_directory": .string(directory.path)]))
+                printJSONLine(
+                    .object([
+                        "path": .string(source.path), "state_directory": .string(directory.path),
+                        "replaced_state": kept.map { .string($0.path) } ?? .null,
+                    ]))
             } else {
                 print("restored \(directory.path) from \(source.path); start the daemon to use it")
+                if let kept { print("the state it replaced is kept in \(kept.path)") }
             }
         }
     }

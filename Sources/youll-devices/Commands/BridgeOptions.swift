@@ -15,7 +15,11 @@ struct BridgeOptions: ParsableArguments {
     @Flag(name: .long, help: "Print JSON for scripts.")
     var json = false
 
-    @Option(name: .long, help: "Seconds to wait for the broker and the daemon (default: 10; pairing: 30).")
+    @Option(
+        name: .long,
+        help:
+            "Seconds to wait for the broker and the daemon (default: 10); pair mqtt and rekey wait this long for the device, asking it again after each 15 s pairing window."
+    )
     var timeout: Double?
 
     /// The configuration `serve` would use, from the file and the `YOULL_*` environment.

@@ -45,11 +45,13 @@ struct RemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            if !yes, Terminal.standardInputIsTerminal {
-                try confirm("Remove \(BridgeText.printable(device)) and forget its local key? [y/N] ")
-            }
             let answer = try await bridge.withBridge { client, limit in
-                try await client.request("device/remove", ["id": .string(device)], timeout: limit)
+                if !yes, Terminal.standardInputIsTerminal {
+                    // A name that matches nothing is said before anything is asked.
+                    let found = try BridgeDevice.resolve(device, in: try await client.devices(timeout: limit))
+                    try confirm("Remove \(describe(found)) and forget its local key? [y/N] ")
+                }
+                return try await client.request("device/remove", ["id": .string(device)], timeout: limit)
             }
             if bridge.json { return printJSONLine(answer) }
             print("removed \(describe(answer, fallback: device))")
@@ -73,8 +75,9 @@ struct RekeyCommand: AsyncParsableCommand {
         try await reportingErrors {
             let localKey = try key.localKey()
             let answer = try await bridge.withBridge(waitDefault: pairingWaitSeconds) { client, limit in
-                try await client.request(
-                    "device/rekey", ["id": .string(device), "local_key": .string(localKey)], timeout: limit)
+                try await PairingWait.ask(
+                    client, "device/rekey", ["id": .string(device), "local_key": .string(localKey)], device: device,
+                    limit: limit, askAgain: bridge.timeout != nil, json: bridge.json)
             }
             if bridge.json { return printJSONLine(answer) }
             print("new local key verified and stored for \(describe(answer, fallback: device))")
@@ -101,6 +104,11 @@ struct RefreshCommand: AsyncParsableCommand {
             print("asked \(describe(answer, fallback: device)) for all its values")
         }
     }
+}
+
+/// `name (id)` for a listed device.
+func describe(_ device: BridgeDevice) -> String {
+    BridgeText.printable(device.friendlyName) + (device.id == device.friendlyName ? "" : " (\(device.id))")
 }
 
 /// `name (id)` from a `{id, friendly_name}` answer.

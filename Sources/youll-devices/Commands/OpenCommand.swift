@@ -29,6 +29,9 @@ struct OpenCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "For a maintenance link: mark the task done.")
     var done = false
 
+    @Flag(name: [.short, .long], help: "Start a timer link's session without asking (for scripts).")
+    var yes = false
+
     func run() async throws {
         try await reportingErrors {
             if dryRun {
@@ -45,8 +48,9 @@ struct OpenCommand: AsyncParsableCommand {
                 }
                 return
             }
+            let consent: DeepLinkOpener.Consent = yes ? .given : (Terminal.standardInputIsTerminal ? .ask : .missing)
             let outcome = try await bridge.withBridge { client, limit in
-                try await DeepLinkOpener.open(url, client: client, timeout: limit, markDone: done)
+                try await DeepLinkOpener.open(url, client: client, timeout: limit, markDone: done, consent: consent)
             }
             if bridge.json {
                 printJSONLine(outcome.json)
@@ -67,7 +71,17 @@ enum DeepLinkOpener {
 
     /// Resolves `url` through the daemon's `deeplink/resolve` and carries out the destination.
     /// A link that cannot be resolved throws with the daemon's reason.
-    static func open(_ url: String, client: BridgeClient, timeout: Duration, markDone: Bool) async throws -> Outcome {
+    /// Whether a timer link may start its session: `--yes`, a person answering on the
+    /// terminal, or neither (a script without --yes: refused, never started silently).
+    enum Consent {
+        case given
+        case ask
+        case missing
+    }
+
+    static func open(
+        _ url: String, client: BridgeClient, timeout: Duration, markDone: Bool, consent: Consent = .missing
+    ) async throws -> Outcome {
         let resolution: JSONValue
         do {
             resolution = try await client.request("deeplink/resolve", ["url": .string(url)], timeout: timeout)
@@ -116,6 +130,12 @@ enum DeepLinkOpener {
                 lines.append(
                     "  it has not reported yet; try `youll-devices get --refresh \(BridgeText.printable(device))`")
             }
+        case "timer":
+            if markDone { throw CLIError("--done: only a maintenance link can be marked done") }
+            return try await DeepLinkTimer.start(destination, client: client, timeout: timeout, consent: consent)
+        case "timer_session":
+            if markDone { throw CLIError("--done: only a maintenance link can be marked done") }
+            return try await DeepLinkTimer.show(destination, client: client, timeout: timeout)
         default:
             if markDone { throw CLIError("--done: only a maintenance link can be marked done") }
             lines += describe(resolution)
@@ -127,10 +147,13 @@ enum DeepLinkOpener {
     /// without writing, empty when there is none) with the configured profiles and hosts.
     static func dryRun(_ url: String, configuration: GatewayConfiguration) -> (JSONValue, Bool) {
         var devices: [(id: DeviceID, profileID: String)] = []
+        var names: [DeviceID: String] = [:]
         var library = ProfileLibrary()
         let directory = URL(fileURLWithPath: configuration.stateDirectory)
         do {
-            devices = try GatewayDatabase.pairedDevicesReadOnly(directory: directory).map { ($0.id, $0.profileID) }
+            let paired = try GatewayDatabase.pairedDevicesReadOnly(directory: directory)
+            devices = paired.map { ($0.id, $0.profileID) }
+            names = Dictionary(paired.map { ($0.id, $0.name) }) { first, _ in first }
             if !devices.isEmpty {
                 library = ProfileLibrary.load(
                     directories: ProfileDirectories.daemon(
@@ -141,7 +164,7 @@ enum DeepLinkOpener {
         }
         let context = RouteContext.gateway(
             devices: devices, library: library, presets: configuration.timer.presetNames,
-            universalLinkHosts: Set(configuration.universalLinkHosts))
+            universalLinkHosts: Set(configuration.universalLinkHosts), names: names)
         return DeepLinkJSON.resolve(url, context: context)
     }
 
@@ -160,7 +183,7 @@ enum DeepLinkOpener {
             var lines = [line]
             switch kind {
             case "tuya_pair": lines.append("pair a device with: youll-devices pair mqtt DEVID --key-file FILE")
-            case "timer": lines.append("start it with the timer commands (youll-devices timer …)")
+            case "timer": lines.append("open it without --dry-run to start the session")
             default: break
             }
             return lines

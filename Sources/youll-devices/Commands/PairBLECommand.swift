@@ -9,9 +9,12 @@ struct PairBLE: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ble", abstract: "Scan for Tuya BLE devices, or pair one by its address.",
         discussion: """
-            youll-devices pair ble --scan --seconds 20
-            YOULL_LOCAL_KEY=… youll-devices pair ble DC:23:4D:12:34:56 --uuid tuya1234abcd5678 --dev-id bf12ab34cd56ef78 --product-id if1nolcm --name aroma
-            The uuid, local key and devId come from the Tuya cloud (as for tinytuya); the product id from --scan.
+            Scan, then pair one device by its address, uuid and devId; the local key comes from \
+            --key-file or YOULL_LOCAL_KEY. The uuid, local key and devId come from the Tuya cloud \
+            (as for tinytuya), the product id (--product-id) from the scan.
+
+              youll-devices pair ble --scan --seconds 20
+              youll-devices pair ble DC:23:4D:12:34:56 --uuid UUID --dev-id DEVID
             """)
 
     @OptionGroup var bridge: BridgeOptions
@@ -20,7 +23,7 @@ struct PairBLE: AsyncParsableCommand {
     @Flag(name: .long, help: "List the Tuya BLE devices the daemon hears instead of pairing one.")
     var scan = false
 
-    @Option(name: .long, help: "How long to scan (1–3600, default 15).")
+    @Option(name: .long, help: "How long to scan, in seconds (1–3600).")
     var seconds: Int = 15
 
     @Argument(help: "The device's Bluetooth address (AA:BB:CC:DD:EE:FF).")

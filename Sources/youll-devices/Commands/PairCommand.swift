@@ -20,20 +20,23 @@ let pairingWaitSeconds = 30.0
 /// `detail` in brackets.
 func addDevice(
     _ request: [String: JSONValue], name: String?, profile: String?, productID: String?, bridge: BridgeOptions,
-    waitDefault: Double, detail: (BridgeDevice?) -> String
+    waitDefault: Double, waitingFor device: String? = nil, detail: (BridgeDevice?) -> String
 ) async throws {
     var request = request
     if let name { request["name"] = .string(name) }
     if let profile { request["profile"] = .string(profile) }
     if let productID { request["product_id"] = .string(productID) }
     let sent = request
-    let device = try await bridge.withBridge(waitDefault: waitDefault) { client, limit in
-        try await client.request("device/add", sent, timeout: limit)
+    let answer = try await bridge.withBridge(waitDefault: waitDefault) { client, limit in
+        guard let device else { return try await client.request("device/add", sent, timeout: limit) }
+        return try await PairingWait.ask(
+            client, "device/add", sent, device: device, limit: limit, askAgain: bridge.timeout != nil, json: bridge.json
+        )
     }
     if bridge.json {
-        printJSONLine(device)
+        printJSONLine(answer)
     } else {
-        let paired = BridgeDevice(device)
+        let paired = BridgeDevice(answer)
         let id = request["id"]?.stringValue ?? "?"
         print(
             "paired \(BridgeText.printable(paired?.friendlyName ?? id)) (\(BridgeText.printable(detail(paired))))"
@@ -68,7 +71,7 @@ struct PairMQTT: AsyncParsableCommand {
             ]
             try await addDevice(
                 request, name: name, profile: profile, productID: productID, bridge: bridge,
-                waitDefault: pairingWaitSeconds
+                waitDefault: pairingWaitSeconds, waitingFor: name ?? devId
             ) { paired in paired?.id ?? devId }
         }
     }

@@ -33,7 +33,7 @@ struct TimerStartCommand: AsyncParsableCommand {
     @Option(name: .long, help: "A stage NAME:MINUTES[:INTERVAL]; repeat for several.")
     var stage: [String] = []
 
-    @Option(name: .long, help: "End at this local time (HH:MM).")
+    @Option(name: .long, help: "End at this local time: HH:MM (the next one within 12 hours) or 'tomorrow HH:MM'.")
     var until: String?
 
     @Flag(name: .customLong("open-ended"), help: "Run until stopped.")
@@ -48,6 +48,11 @@ struct TimerStartCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Run the session in this process instead of the daemon.")
     var foreground = false
 
+    /// `timer start` with nothing paired: the session runs, but nothing follows it.
+    static let noDevicesWarning =
+        "warning: no devices are paired, so no light or diffuser follows this session; "
+        + "pair one with `youll-devices pair mqtt` (the session runs on as a timer)"
+
     func run() async throws {
         try await reportingErrors {
             let payload = try TimerStartPayload.make(
@@ -57,6 +62,9 @@ struct TimerStartCommand: AsyncParsableCommand {
                 do {
                     try await bridge.withBridge { client, limit in
                         let status = try await client.request("session/start", payload, timeout: limit)
+                        if case .array(let following)? = status["devices"], following.isEmpty {
+                            printNote(Self.noDevicesWarning)
+                        }
                         if bridge.json {
                             printJSONLine(status)
                         } else if TimerFollow.isLive {
@@ -143,7 +151,7 @@ struct TimerHistoryCommand: AsyncParsableCommand {
         commandName: "history", abstract: "Finished sessions, totals, streaks and badges.")
     @OptionGroup var bridge: BridgeOptions
 
-    @Option(name: .long, help: "How many sessions to list (default 20).")
+    @Option(name: .long, help: "How many sessions to list (1–10000).")
     var limit: Int = 20
 
     func run() async throws {
@@ -157,26 +165,36 @@ struct TimerHistoryCommand: AsyncParsableCommand {
                 return
             }
             let object = report.objectValue ?? [:]
-            var table = TextTable(headers: ["STARTED", "PRESET", "STATE", "LENGTH"])
-            if case .array(let sessions)? = object["sessions"] {
-                for session in sessions.compactMap(\.objectValue) {
-                    table.append([
-                        session["started_at"]?.stringValue ?? "-", session["preset"]?.stringValue ?? "-",
-                        session["state"]?.stringValue ?? "-",
-                        TimerLine.clock(TimerLine.seconds(session["elapsed_seconds"]) ?? 0),
-                    ])
-                }
-            }
-            table.print()
+            let sessions: [JSONValue] = if case .array(let list)? = object["sessions"] { list } else { [] }
+            Self.table(sessions.compactMap(\.objectValue)).print()
             let total = TimerLine.seconds(object["total_seconds"]) ?? 0
             print(
                 "\(object["completed_sessions"]?.int64Value ?? 0) completed, \(TimerLine.clock(total)) in total; "
-                    + "streak \(object["current_streak_days"]?.int64Value ?? 0) days (longest \(object["longest_streak_days"]?.int64Value ?? 0))"
+                    + "streak \(Self.days(object["current_streak_days"]?.int64Value ?? 0)) "
+                    + "(longest \(Self.days(object["longest_streak_days"]?.int64Value ?? 0)))"
             )
             if case .array(let badges)? = object["badges"], !badges.isEmpty {
                 print("badges: \(badges.compactMap(\.stringValue).joined(separator: ", "))")
             }
         }
+    }
+}
+
+extension TimerHistoryCommand {
+    /// `1 day`, `0 days`, `12 days`.
+    static func days(_ count: Int64) -> String { count == 1 ? "1 day" : "\(count) days" }
+
+    /// The sessions of a `session/history` answer as the history's table.
+    static func table(_ sessions: [[String: JSONValue]]) -> TextTable {
+        var table = TextTable(headers: ["STARTED", "PRESET", "STATE", "LENGTH"])
+        for session in sessions {
+            table.append([
+                session["started_at"]?.stringValue ?? "-", session["preset"]?.stringValue ?? "-",
+                session["state"]?.stringValue ?? "-",
+                TimerLine.clock(TimerLine.seconds(session["elapsed_seconds"]) ?? 0),
+            ])
+        }
+        return table
     }
 }
 
@@ -241,7 +259,7 @@ struct TimerPresetsCommand: AsyncParsableCommand {
 enum TimerStartPayload {
     static func make(
         minutes: Double?, warmup: Double?, interval: Double?, stages: [String], until: String?, openEnded: Bool,
-        preset: String?, devices: String?
+        preset: String?, devices: String?, now: Date = Date(), calendar: Calendar = .current
     ) throws -> [String: JSONValue] {
         var payload: [String: JSONValue] = [:]
         let lengths = [minutes != nil, !stages.isEmpty, until != nil, openEnded].filter { $0 }.count
@@ -254,7 +272,7 @@ enum TimerStartPayload {
         if let minutes { payload["minutes"] = .double(minutes) }
         if let warmup { payload["warmup_seconds"] = .double(warmup) }
         if let interval { payload["interval_minutes"] = .double(interval) }
-        if let until { payload["until"] = .string(until) }
+        if let until { payload["until"] = .string(try TimerUntil.resolve(until, now: now, calendar: calendar)) }
         if openEnded { payload["open_ended"] = .bool(true) }
         if let preset { payload["preset"] = .string(preset) }
         if let devices {

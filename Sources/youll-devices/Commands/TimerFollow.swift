@@ -1,3 +1,4 @@
+import ArgumentParser
 import Dispatch
 import Foundation
 
@@ -19,18 +20,31 @@ enum TimerFollow {
     static var isLive: Bool { isatty(STDOUT_FILENO) == 1 }
 
     static func follow(_ client: BridgeClient, session: String?) async throws {
+        let live = isLive
         let ticks = try await Ticks(client)
         defer { ticks.stop() }
         var status: JSONValue = SessionStatusPayload.idle.json
         var receivedAt = ContinuousClock.now
+        var throttle = CueThrottle()
+        let started = ContinuousClock.now
+        func since() -> Double { (ContinuousClock.now - started).sessionSecondsValue }
         func draw() {
+            guard live else { return }
             let since = (ContinuousClock.now - receivedAt).sessionSecondsValue
             print("\r\u{1B}[K" + TimerLine.render(extrapolated(status, by: since)), terminator: "")
+            flushStandardOutput()
+        }
+        /// A line above the progress line (on a pipe: a line of its own).
+        func emit(_ lines: [String]) {
+            guard !lines.isEmpty else { return }
+            for line in lines { print((live ? "\r\u{1B}[K" : "") + line) }
+            draw()
             flushStandardOutput()
         }
         for await tick in ticks.stream {
             switch tick {
             case .second:
+                emit(throttle.tick(at: since()))
                 draw()
             case .interrupt:
                 print("")
@@ -39,22 +53,37 @@ enum TimerFollow {
                     return
                 }
             case .ended:
-                print("")
+                emit(throttle.flush())
+                if live { print("") }
                 throw CLIError("lost the connection to the broker; the session goes on in the daemon")
             case .message(let message):
                 guard let json = message.json else { continue }
+                if message.topic.hasSuffix("/bridge/state") {
+                    guard message.availability == "offline" else { continue }
+                    // The view's last line, on stdout like the rest of it; exit status 1.
+                    emit(throttle.flush())
+                    print(
+                        (live ? "\r\u{1B}[K" : "") + "the daemon stopped (\(message.topic) offline): "
+                            + "no longer following; the session resumes when the daemon starts again "
+                            + "(`youll-devices timer status`)")
+                    flushStandardOutput()
+                    throw ExitCode(1)
+                }
                 if message.topic.hasSuffix("/bridge/session") {
+                    let changed = TimerLine.headline(json) != TimerLine.headline(status)
                     status = json
                     receivedAt = .now
-                    draw()
+                    if live { draw() } else if changed { emit([TimerLine.render(json)]) }
                     continue
                 }
                 switch event(json, of: session) {
                 case .cue(let line):
-                    print("\r\u{1B}[K" + line)
-                    draw()
+                    emit(throttle.offer(line, at: since()))
+                case .badge(let line):
+                    emit(throttle.flush() + [line])
                 case .ended(let line):
-                    print("\r\u{1B}[K" + line)
+                    emit(throttle.flush())
+                    print((live ? "\r\u{1B}[K" : "") + line)
                     return
                 case nil:
                     continue
@@ -82,13 +111,18 @@ enum TimerFollow {
         case cue(String)
         /// The session ended: the last line.
         case ended(String)
+        /// A badge was earned (announced just before the end of the session that earned it).
+        case badge(String)
     }
 
     /// The cue or end that `json` (a bridge event) reports for `session`; nil for anything else.
     static func event(_ json: JSONValue, of session: String?) -> Event? {
-        guard let object = json.objectValue, let data = object["data"]?.objectValue,
-            session == nil || data["id"]?.stringValue == session
-        else { return nil }
+        guard let object = json.objectValue, let data = object["data"]?.objectValue else { return nil }
+        if object["type"]?.stringValue == "badge_earned" {
+            let name = data["name"]?.stringValue ?? data["badge"]?.stringValue ?? "a badge"
+            return .badge("badge earned: \(BridgeText.printable(name, maximumLength: 80))")
+        }
+        guard session == nil || data["id"]?.stringValue == session else { return nil }
         switch object["type"]?.stringValue {
         case "session_cue":
             return .cue(TimerLine.cue(data))
@@ -130,7 +164,9 @@ private struct Ticks {
 
     init(_ client: BridgeClient) async throws {
         let base = client.baseTopic
-        let messages = try await client.subscribe(["\(base)/bridge/session", "\(base)/bridge/event"])
+        let messages = try await client.subscribe([
+            "\(base)/bridge/session", "\(base)/bridge/event", "\(base)/bridge/state",
+        ])
         let (stream, sink) = AsyncStream.makeStream(of: Tick.self)
         self.stream = stream
         pump = Task {

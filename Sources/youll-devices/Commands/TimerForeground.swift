@@ -4,6 +4,7 @@ import Gateway
 import Logging
 import SessionEngine
 import Storage
+import Synchronization
 import TuyaController
 import TuyaCore
 import TuyaWire
@@ -41,6 +42,7 @@ struct TimerForeground {
                 installed: configuration.profiles.installed, user: configuration.profiles.user))
         let controller = try Self.controller(configuration, database: database, library: library)
         try await controller.start()
+        if await controller.devices().isEmpty { printNote(TimerStartCommand.noDevicesWarning) }
         await waitForDevices(controller, limit: try options.waitLimit(default: 5))
 
         var errorLog = Logger(label: "youll-devices") { StreamLogHandler.standardError(label: $0) }
@@ -102,10 +104,15 @@ struct TimerForeground {
     private static func printer(live: Bool, json: Bool, ended: AsyncStream<Void>.Continuation)
         -> @Sendable (SessionAnnouncement) async -> Void
     {
-        { announcement in
+        let throttle = SharedThrottle()
+        let started = ContinuousClock.now
+        return { announcement in
+            let now = (ContinuousClock.now - started).sessionSecondsValue
+            let prefix = live ? "\r\u{1B}[K" : ""
+            for line in throttle.lines.withLock({ $0.tick(at: now) }) { print(prefix + line) }
             if case .status(let status, let names) = announcement {
                 guard live, let status else { return }
-                print("\r\u{1B}[K" + TimerLine.render(SessionStatusPayload(status, names: names).json), terminator: "")
+                print(prefix + TimerLine.render(SessionStatusPayload(status, names: names).json), terminator: "")
                 flushStandardOutput()
                 return
             }
@@ -113,10 +120,14 @@ struct TimerForeground {
             let event = JSONValue.object(["type": .string(type), "data": .object(data)])
             if json {
                 printJSONLine(event)
-            } else if case .cue(let line) = TimerFollow.event(event, of: nil) {
-                print((live ? "\r\u{1B}[K" : "") + line)
-            } else if case .ended(let line) = TimerFollow.event(event, of: nil) {
-                print((live ? "\r\u{1B}[K" : "") + line)
+            } else {
+                let lines: [String] =
+                    switch TimerFollow.event(event, of: nil) {
+                    case .cue(let line): throttle.lines.withLock { $0.offer(line, at: now) }
+                    case .badge(let line), .ended(let line): throttle.lines.withLock { $0.flush() } + [line]
+                    case nil: []
+                    }
+                for line in lines { print(prefix + line) }
             }
             flushStandardOutput()
             if type == "session_ended" { ended.yield() }
@@ -137,4 +148,9 @@ struct TimerForeground {
             try? await Task.sleep(for: .milliseconds(100))
         }
     }
+}
+
+/// The foreground printer's `CueThrottle`, shared by its calls (which may come from any task).
+private final class SharedThrottle: Sendable {
+    let lines = Mutex(CueThrottle())
 }

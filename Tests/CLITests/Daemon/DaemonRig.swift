@@ -1,5 +1,6 @@
 import DeviceSimulator
 import Foundation
+import Gateway
 import LocalBroker
 import TuyaCore
 import Testing
@@ -151,12 +152,28 @@ final class DaemonRig {
         let id = "t\(transaction)"
         var object = payload
         object["transaction"] = .string(id)
+        object = try await secured(verb, object)
         let mark = await observer.mark
         try await observer.publish("youll/bridge/request/\(verb)", CompactJSON.encode(.object(object)))
         let response = try await observer.wait(for: "youll/bridge/response/\(verb)", after: mark, timeout: timeout) {
             $0.json?["transaction"]?.string == id
         }
         return try #require(response.json)
+    }
+
+    /// `object` as the CLI sends it: a `local_key` sealed to the key in the daemon's
+    /// `bridge/info`, and signed with the token in the state directory when the verb needs it.
+    func secured(_ verb: String, _ object: [String: JSONValue]) async throws -> [String: JSONValue] {
+        let token = (try? String(contentsOfFile: stateDirectory + "/bridge-token", encoding: .utf8))
+            .flatMap(BridgeToken.init(text:))
+        // The daemon publishes bridge/info right after its online state: wait for it when a key is to be sealed.
+        let info =
+            object["local_key"] == nil
+            ? nil
+            : try await observer.wait(for: "youll/bridge/info") { $0.json?["public_key"]?.string != nil }.json
+        return try BridgeAuthentication.prepare(
+            verb: verb, payload: object, token: token, gatewayKey: info?["public_key"]?.string,
+            time: Int64(Date().timeIntervalSince1970))
     }
 
     /// Publishes raw bytes on a topic (hostile-input tests).

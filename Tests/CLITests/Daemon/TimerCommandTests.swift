@@ -44,6 +44,9 @@ struct TimerCommandTests {
 
         let paused = try await rig.cli(["timer", "pause"])
         #expect(paused.stdout.contains("(paused)"), "\(paused.stdout)\(paused.stderr)")
+        // Pausing a paused session is a no-op, not an error.
+        let again = try await rig.cli(["timer", "pause"])
+        #expect(again.status == 0 && again.stdout.contains("(paused)"), "\(again.stdout)\(again.stderr)")
         let resumed = try await rig.cli(["timer", "resume"])
         #expect(resumed.status == 0 && !resumed.stdout.contains("(paused)"), "\(resumed.stdout)\(resumed.stderr)")
         let stopped = try await rig.cli(["timer", "stop", "--now"])
@@ -83,12 +86,16 @@ struct TimerCommandTests {
         #expect(
             output.contains { $0.contains("restore") && $0.contains("lamp") && $0.contains("sent") }, "\(run.stdout)")
         #expect(output.last?.hasPrefix("session completed after 00:0") == true, "\(run.stdout)")
+        #expect(output.contains("badge earned: first session"), "\(run.stdout)")
 
         try await rig.startDaemon()
         let history = try await rig.cli(["timer", "history", "--json"])
         let report = try json(history.stdout)
         #expect(report["completed_sessions"] as? Int == 1, "\(history.stdout)")
         #expect(report["badges"] as? [String] == ["first_session"])
+        let table = try await rig.cli(["timer", "history"])
+        #expect(table.stdout.contains("1 completed, 00:0"), "\(table.stdout)")
+        #expect(table.stdout.contains("; streak 1 day (longest 1 day)\n"), "\(table.stdout)")
         await rig.shutdown()
     }
 

@@ -180,12 +180,23 @@ async def press_buttons(run, diffusers):
     buttons (enabled by the suite earlier): each press reaches the gateway as the bridge
     request the README documents and is answered `ok`."""
     _, entities = await run.registry()
+    # `bridge.auth` is on (the default): no Permit pairing button, and an unsigned
+    # permit_join (what the button would send) is refused, saying why.
     permit = entities.get(f"{BASE}_bridge_permit_join")
-    if permit is not None:
-        await _press(run, "drive.bridge.permit_join_button", permit["entity_id"], "permit_join", {"value": True})
-        await run.broker.publish(f"{BASE}/bridge/request/permit_join", '{"value":false}')
-    else:
-        run.report.fail("drive.bridge.permit_join_button", "no Permit pairing button in Home Assistant")
+    since = time.time()
+    await run.broker.publish(f"{BASE}/bridge/request/permit_join", '{"value":true,"transaction":"interop-unsigned"}')
+    response = await run.recorder.wait_for(
+        lambda m: m.topic == f"{BASE}/bridge/response/permit_join" and b"interop-unsigned" in m.payload,
+        STATE_TIMEOUT,
+        since=since,
+    )
+    refused = response is not None and b"request not signed" in response.payload
+    run.report.check(
+        "drive.bridge.permit_join_signed_only",
+        permit is None and refused,
+        f"Permit pairing button: {'present' if permit else 'absent'}; unsigned permit_join answered "
+        f"{response.text if response is not None else 'nothing'}",
+    )
     for device in diffusers:
         rule = device.profile.timed_maintenance_rule()
         if rule is not None:

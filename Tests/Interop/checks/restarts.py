@@ -295,7 +295,4 @@ async def _history(run, entity_ids, since):
 
 async def _bridge_ids(run):
     _, entities = await run.registry()
-    return {
-        "connection": entities[f"{BASE}_bridge_connection"]["entity_id"],
-        "permit_join": entities[f"{BASE}_bridge_permit_join"]["entity_id"],
-    }
+    return {"connection": entities[f"{BASE}_bridge_connection"]["entity_id"]}

@@ -75,10 +75,11 @@ extension BridgeServer {
 
     private func routeContext() async -> RouteContext {
         if let maintenance { return await maintenance.routeContext() }
+        let devices = await controller.devices()
         return .gateway(
-            devices: await controller.devices().map { ($0.id, $0.profileID) }, library: library,
-            presets: settings.presets,
-            sessionRunning: await sessions?.isActive ?? false, universalLinkHosts: settings.universalLinkHosts)
+            devices: devices.map { ($0.id, $0.profileID) }, library: library, presets: settings.presets,
+            sessionRunning: await sessions?.isActive ?? false, universalLinkHosts: settings.universalLinkHosts,
+            names: Dictionary(devices.map { ($0.id, $0.name) }) { first, _ in first })
     }
 }
 

@@ -6,16 +6,27 @@ import TuyaWire
 
 extension BridgeServer {
     /// Parses and performs one request, and answers it on `bridge/response/<verb>`.
-    func answer(verb: String, payload: [UInt8]) async {
+    func answer(verb: String, payload received: [UInt8]) async {
         guard BridgeRequest.isAnswerable(verb: verb) else {
             refuseUnanswerable(verb: verb, payload: payload)
             return
         }
-        let transaction = BridgeRequest.transaction(in: payload)
+        let transaction = BridgeRequest.transaction(in: received)
         guard BridgeRequest.verbs.contains(verb) else {
             logger.notice("refused unknown request \(verb)")
             let known = BridgeRequest.verbs.joined(separator: ", ")
             respond(verb, .failure(verb: verb, message: "unknown request; known: \(known)"), transaction: transaction)
+            return
+        }
+        let payload: [UInt8]
+        switch secure(verb: verb, payload: received) {
+        case .accepted(let accepted): payload = accepted
+        case .refused(let refusal):
+            logger.notice("refused request \(verb): \(refusal.message)")
+            metrics.recordRefusedRequest(reason: refusal.reason)
+            let failure = BridgeResult.failure(
+                verb: verb, message: refusal.message, data: ["reason": .string(refusal.reason)])
+            respond(verb, failure, transaction: transaction)
             return
         }
         let result: BridgeResult
@@ -252,6 +263,7 @@ extension BridgeServer {
         case .noAnswer: "no_answer"
         case .unknownProduct: "unknown_product"
         case .alreadyPaired: "already_paired"
+        case .pairingUnderWay: "pairing_under_way"
         case .notSaved: "storage_failed"
         case .refused: "refused"
         case .notFound: "not_found"

@@ -47,6 +47,8 @@ public actor BridgeServer {
         var backups = BackupRotation()
         /// Pairings and removals within this long share one `bridge/devices` publish.
         public var devicesCoalescing: Duration = .milliseconds(100)
+        /// Signed requests and sealed keys (BridgeServer+Security.swift).
+        public var security = BridgeSecurity()
 
         public init(
             topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue],
@@ -88,6 +90,11 @@ public actor BridgeServer {
     private var controllerEvents: Task<Void, Never>?
     private var requests: [Int: Task<Void, Never>] = [:]
     private var admission: RequestAdmission
+    /// Checks signed requests; nil when `bridge.auth` is off.
+    var authenticator: RequestAuthenticator?
+    /// The broker closed the connection and no reconnect has failed since: a takeover if it
+    /// takes the bridge back at once.
+    var closedByBroker = false
     private var retained = RetainedPublishState()
     var counters = Counters()
     /// Why the last write the bridge depends on failed; nil once one succeeds again.
@@ -120,6 +127,10 @@ public actor BridgeServer {
         self.clock = clock
         time = OffsetClock(clock)
         admission = RequestAdmission(limit: settings.maximumConcurrentRequests)
+        authenticator = settings.security.token.map {
+            RequestAuthenticator(
+                token: $0, tokenFile: settings.security.tokenFile, startedAt: settings.security.now())
+        }
         discoveryPublisher = settings.homeAssistant.map {
             HADiscoveryPublisher(configuration: $0, topics: settings.topics, logger: logger)
         }
@@ -293,6 +304,7 @@ public actor BridgeServer {
     private func handle(_ event: MQTTEvent) async {
         switch event {
         case .connected:
+            noteTakeover(after: .connected)
             retained.connected()
             counters.connections += 1
             if counters.connections > 1 { metrics.brokerReconnects.increment() }
@@ -302,8 +314,10 @@ public actor BridgeServer {
         case .disconnected(let reason):
             retained.disconnected()
             logger.warning("bridge lost the broker: \(reason)")
+            noteTakeover(after: event)
         case .reconnectFailed(let error, let delay):
-            logger.warning("broker unreachable (\(error)); retrying in \(delay)")
+            noteTakeover(after: event)
+            logger.warning("broker unreachable (\(error)); retrying in \(delay.roundedText)")
         case .message(let message):
             await received(message)
         }

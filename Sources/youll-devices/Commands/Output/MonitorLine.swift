@@ -12,7 +12,11 @@ import TuyaCore
 enum MonitorLine {
     /// `12:30:05.123  lamp          state         {"brightness":40,"state":"ON"}`: local
     /// time, the device (or `bridge`), what the message is, and its payload.
-    static func human(_ message: BridgeMessage, baseTopic: String, at date: Date, terminal: Terminal) -> String {
+    /// `changes` replaces a state's payload with what changed since the previous one (see
+    /// `MonitorState`); nil prints the payload whole.
+    static func human(
+        _ message: BridgeMessage, baseTopic: String, at date: Date, terminal: Terminal, changes: JSONValue? = nil
+    ) -> String {
         let relative =
             message.topic.hasPrefix(baseTopic + "/")
             ? String(message.topic.dropFirst(baseTopic.count + 1)) : message.topic
@@ -20,11 +24,28 @@ enum MonitorLine {
         let kind: String
         let detail: String
         var colour: Terminal.Colour?
-        if relative == "bridge/event", let event = message.json, let type = event["type"]?.stringValue {
+        if relative == "bridge/event", let event = message.json, let type = event["type"]?.stringValue,
+            type == "maintenance_alert", let alert = event["data"]?["alert"]?.objectValue
+        {
+            // `aroma  maintenance  refill due: Refill the water tank`, in the columns.
+            subject = alert["friendly_name"]?.stringValue ?? alert["device"]?.stringValue ?? "bridge"
+            kind = "maintenance"
+            let state = (alert["state"]?.stringValue ?? "").replacingOccurrences(of: "_", with: " ")
+            detail =
+                "\(alert["type"]?.stringValue ?? "?") \(state): \(alert["title"]?.stringValue ?? "")"
+                + (alert["deeplink"]?.stringValue.map { "  \($0)" } ?? "")
+            colour = .yellow
+        } else if relative == "bridge/event", let event = message.json, let type = event["type"]?.stringValue {
             subject = "bridge"
             kind = type
             detail = event["data"].map(BridgeJSON.text) ?? ""
             colour = type.hasSuffix("failed") || type == "fault_raised" ? .red : .yellow
+        } else if message.payload.isEmpty {
+            // A retained topic was cleared (a device removed or renamed): said, not a blank value.
+            subject = relative.hasSuffix("/availability") ? String(relative.dropLast("/availability".count)) : relative
+            kind = "cleared"
+            detail = "the retained value was removed"
+            colour = .dim
         } else if relative.hasSuffix("/availability") {
             subject = String(relative.dropLast("/availability".count))
             kind = "availability"
@@ -33,7 +54,7 @@ enum MonitorLine {
         } else {
             subject = relative
             kind = "state"
-            detail = payloadText(message)
+            detail = changes.map(BridgeJSON.text) ?? payloadText(message)
         }
         let name = BridgeText.printable(subject, maximumLength: 64)
         let paddedName = name + String(repeating: " ", count: max(0, 16 - name.count))
@@ -90,6 +111,11 @@ func flushStandardOutput() {
     fflush(nil)
 }
 
+/// A subscription ended: the connection to the broker is gone.
+struct ConnectionLost: Error, CustomStringConvertible {
+    var description: String { "lost the connection to the broker" }
+}
+
 /// Hands each message of `stream` to `body` until it returns false, `duration` passes, or
 /// the stream ends (the connection was lost: an error).
 func forEach(
@@ -122,7 +148,7 @@ func forEach(
         case .timeUp:
             return
         case .ended:
-            throw CLIError("lost the connection to the broker")
+            throw ConnectionLost()
         }
     }
 }

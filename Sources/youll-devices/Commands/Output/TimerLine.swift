@@ -19,6 +19,11 @@ enum TimerLine {
             }
         let elapsed = seconds(object["elapsed_seconds"]) ?? 0
         var parts = [state == "paused" ? "\(phase) (paused)" : phase]
+        if object["phase"]?.stringValue == "ending" {
+            // The meditation is over; the end effect (a sunrise, a fade) still plays.
+            parts.append("\(clock(elapsed))  the meditation is over; the end effect is playing")
+            return parts.joined(separator: "  ")
+        }
         if let remaining = seconds(object["remaining_seconds"]) {
             let total = elapsed + remaining
             let filled = total > 0 ? min(barWidth, Int((elapsed / total * Double(barWidth)).rounded(.down))) : barWidth
@@ -30,6 +35,13 @@ enum TimerLine {
         }
         if let bell = seconds(object["next_bell_seconds"]) { parts.append("next bell \(clock(bell))") }
         return parts.joined(separator: "  ")
+    }
+
+    /// What a plain (piped) follow view prints a new line for: the state, phase and stage,
+    /// not the ticking clock.
+    static func headline(_ status: JSONValue) -> [String?] {
+        let object = status.objectValue
+        return ["state", "phase", "stage"].map { object?[$0]?.stringValue }
     }
 
     /// `mm:ss`, or `h:mm:ss` from an hour.

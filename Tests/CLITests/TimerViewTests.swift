@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TuyaCore
+
+@testable import youll_devices
+
+/// Pure: what the timer's progress view shows during the ending, how it paces ramp lines,
+/// badges, and how `--until` is read against the clock.
+@Suite("timer progress view and --until")
+struct TimerViewTests {
+    @Test("during the ending the line says the end effect plays, never 00:00 left")
+    func ending() {
+        let status: JSONValue = .object([
+            "state": .string("running"), "phase": .string("ending"), "elapsed_seconds": .double(75),
+            "remaining_seconds": .integer(0),
+        ])
+        let line = TimerLine.render(status)
+        #expect(line == "ending  01:15  the meditation is over; the end effect is playing")
+        #expect(!line.contains("left"))
+    }
+
+    @Test("ramp steps print at most one line a second, the newest held back; other cues at once")
+    func throttle() {
+        var throttle = CueThrottle()
+        func ramp(_ step: Int) -> String { "00:3\(step).0  ramp step \(step)/9  lamp  sent" }
+        #expect(throttle.offer(ramp(1), at: 10.0) == [ramp(1)])
+        #expect(throttle.offer(ramp(2), at: 10.3) == [])
+        #expect(throttle.offer(ramp(3), at: 10.6) == [])
+        #expect(throttle.tick(at: 10.9) == [])
+        #expect(throttle.tick(at: 11.0) == [ramp(3)])
+        #expect(throttle.offer(ramp(4), at: 11.3) == [])
+        // Another cue comes out at once, after the held ramp step.
+        #expect(throttle.offer("00:40.0  restore  lamp  sent", at: 11.4) == [ramp(4), "00:40.0  restore  lamp  sent"])
+        #expect(throttle.flush() == [])
+    }
+
+    @Test("an earned badge is shown, whichever session is followed")
+    func badge() {
+        let event: JSONValue = .object([
+            "type": .string("badge_earned"),
+            "data": .object(["badge": .string("first_session"), "name": .string("first session")]),
+        ])
+        #expect(TimerFollow.event(event, of: "s1") == .badge("badge earned: first session"))
+    }
+
+    @Test("--until: ahead today is kept; past today within 12 hours means after midnight; else refused with the fix")
+    func until() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        func at(_ hour: Int, _ minute: Int) throws -> Date {
+            try #require(calendar.date(from: DateComponents(year: 2026, month: 3, day: 10, hour: hour, minute: minute)))
+        }
+        #expect(try TimerUntil.resolve("07:00", now: at(6, 0), calendar: calendar) == "07:00")
+        #expect(try TimerUntil.resolve("00:30", now: at(23, 30), calendar: calendar) == "00:30")
+        #expect(try TimerUntil.resolve("tomorrow 7:00", now: at(8, 12), calendar: calendar) == "07:00")
+        #expect(throws: (any Error).self) { try TimerUntil.resolve("07:00", now: at(8, 12), calendar: calendar) }
+        do {
+            _ = try TimerUntil.resolve("07:00", now: at(8, 12), calendar: calendar)
+        } catch {
+            #expect(
+                "\(error)"
+                    == "--until 07:00 is in the past (it is 08:12 now); did you mean tomorrow? use --until 'tomorrow 07:00' or --minutes N"
+            )
+        }
+        #expect(throws: (any Error).self) {
+            try TimerUntil.resolve("tomorrow 09:00", now: at(8, 0), calendar: calendar)
+        }
+        #expect(throws: (any Error).self) { try TimerUntil.resolve("7h", now: at(8, 0), calendar: calendar) }
+    }
+}
