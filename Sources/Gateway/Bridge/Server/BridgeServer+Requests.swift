@@ -8,7 +8,7 @@ extension BridgeServer {
     /// Parses and performs one request, and answers it on `bridge/response/<verb>`.
     func answer(verb: String, payload received: [UInt8]) async {
         guard BridgeRequest.isAnswerable(verb: verb) else {
-            refuseUnanswerable(verb: verb, payload: payload)
+            refuseUnanswerable(verb: verb, payload: received)
             return
         }
         let transaction = BridgeRequest.transaction(in: received)
