@@ -22,7 +22,10 @@ struct DoctorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let checks = await Doctor(configurationPath: config, environment: environment).run()
+        var doctor = Doctor(configurationPath: config, environment: environment)
+        // The same folders `serve` reads: a binary built in a checkout finds its devices/.
+        doctor.profileDirectories = { ProfileDirectories.daemon(installed: $0.installed, user: $0.user) }
+        let checks = await doctor.run()
         if json {
             print(DoctorReport.json(checks), terminator: "")
         } else {

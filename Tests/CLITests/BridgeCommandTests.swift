@@ -35,7 +35,8 @@ struct BridgeCommandTests {
         #expect(lines.count == 1)
         // The broker has just started: the daemon may be running and not have republished yet.
         #expect(
-            lines.first?.hasPrefix("error: nothing is published on youll/bridge/state since the broker started") == true,
+            lines.first?.hasPrefix("error: nothing is published on youll/bridge/state since the broker started")
+                == true,
             "\(result.stderr)")
         #expect(result.stderr.contains("youll-devices serve"))
     }

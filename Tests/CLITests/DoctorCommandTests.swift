@@ -71,6 +71,20 @@ struct DoctorCommandTests {
         #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("state").path))
     }
 
+    @Test("a binary built in a source checkout finds the checkout's profiles, as serve does (issue 15 item 10)")
+    func profilesFromTheCheckout() async throws {
+        let broker = try LocalBroker()
+        let home = try temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        // The installed folder is empty: only the checkout's devices/ can supply profiles.
+        let empty = home.appendingPathComponent("no-profiles")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let result = try await run([], home: home, ["YOULL_MQTT_URL": broker.url, "YOULL_PROFILES_DIR": empty.path])
+        let line = try #require(lines(result.stdout).first { $0.hasPrefix("ok    profiles  ") }, "\(result.stdout)")
+        #expect(line.contains(Self.shippedProfiles), "\(line)")
+        #expect(line.contains(empty.path), "\(line)")
+    }
+
     @Test("with nothing listening on the broker port: broker fails, exit 1, one summary line on stderr")
     func brokerDown() async throws {
         let port = try LocalBroker.freeLoopbackPort()

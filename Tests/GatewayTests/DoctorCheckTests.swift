@@ -188,6 +188,30 @@ struct DoctorCheckTests {
         #expect(mixed[1].detail == "/home/ada/p/lamp.yaml:3: bad")
     }
 
+    @Test("the profile line names every folder searched, the source checkout's included")
+    func profilesSearched() {
+        let folders = GatewayConfiguration.ProfileFolders(installed: "/usr/share/p", user: "/home/ada/p")
+        let searched = ["/src/youll/devices", "/usr/share/p", "/home/ada/p"].map { URL(fileURLWithPath: $0) }
+        let checks = DoctorCheck.profiles(
+            ProfileLibrary(profiles: [TestProfile.shipped]), folders: folders, searched: searched)
+        #expect(checks.map(\.detail) == ["1 profile from /src/youll/devices, /usr/share/p and /home/ada/p"])
+    }
+
+    @Test(
+        "the daemon's database: ok when it takes writes, a warning with the reason while degraded, nothing without an answer"
+    )
+    func databaseHealth() {
+        #expect(DoctorCheck.database(health: nil) == nil)
+        #expect(DoctorCheck.database(health: .object(["database": .string("ok")]))?.status == .ok)
+        let degraded = DoctorCheck.database(
+            health: .object(["database": .string("degraded: could not save a device's confirmed state: disk full")]))
+        #expect(degraded?.status == .warn)
+        #expect(
+            degraded?.detail
+                == "the daemon's database is degraded: could not save a device's confirmed state: disk full")
+        #expect(degraded?.fix?.contains("free space") == true)
+    }
+
     @Test(
         "the clock is sane from 2025 to 2099",
         arguments: [

@@ -23,6 +23,11 @@ public struct Doctor: Sendable {
     public var observeAnonymous: @Sendable (GatewayConfiguration) async -> BrokerObservation.AnonymousAccess?
     public var inspectState: @Sendable (String) -> StateDirectoryInspection
     public var loadProfiles: @Sendable ([URL]) -> ProfileLibrary
+    /// The folders the daemon would read profiles from (the CLI adds a source checkout's
+    /// `devices/`, as `serve` does); by default the configured installed and user folders.
+    public var profileDirectories: @Sendable (GatewayConfiguration.ProfileFolders) -> [URL] = { folders in
+        [folders.installed, folders.user].map { URL(fileURLWithPath: $0) }
+    }
     /// Binds the configured LAN discovery ports and lets them go; the ports that failed.
     public var probeLANPorts: @Sendable (GatewayConfiguration.LAN) async -> [DoctorCheck.PortProblem]
     /// The webhook's undelivered alerts in the state directory's database (read-only).
@@ -92,9 +97,9 @@ public struct Doctor: Sendable {
             } else {
                 checks.append(DoctorCheck.bluetooth(configuration.ble, probe: probeBluetooth))
             }
-            if daemonOnline, let links = DoctorCheck.bleLinks(health: await daemonHealth(configuration)) {
-                checks.append(links)
-            }
+            let health = daemonOnline ? await daemonHealth(configuration) : nil
+            if let links = DoctorCheck.bleLinks(health: health) { checks.append(links) }
+            if let database = DoctorCheck.database(health: health) { checks.append(database) }
             checks.append(DoctorCheck.lan(configuration.lan, problems: await probeLANPorts(configuration.lan)))
             checks.append(
                 DoctorCheck.stateDirectory(configuration.stateDirectory, inspectState(configuration.stateDirectory)))
@@ -102,8 +107,8 @@ public struct Doctor: Sendable {
                 checks.append(DoctorCheck.webhook(inspectOutbox(configuration.stateDirectory)))
             }
             let folders = configuration.profiles
-            checks += DoctorCheck.profiles(
-                loadProfiles([folders.installed, folders.user].map { URL(fileURLWithPath: $0) }), folders: folders)
+            let directories = profileDirectories(folders)
+            checks += DoctorCheck.profiles(loadProfiles(directories), folders: folders, searched: directories)
         }
         checks.append(DoctorCheck.clock(now: now()))
         return checks

@@ -69,11 +69,12 @@ extension DoctorCheck {
     }
 
     /// One ok or fail line for the library as a whole, then a warn per file that did not load.
-    public static func profiles(_ library: ProfileLibrary, folders: GatewayConfiguration.ProfileFolders)
-        -> [DoctorCheck]
-    {
+    public static func profiles(
+        _ library: ProfileLibrary, folders: GatewayConfiguration.ProfileFolders, searched: [URL]? = nil
+    ) -> [DoctorCheck] {
         let count = library.all.count
-        let places = "\(folders.installed) and \(folders.user)"
+        let paths = searched.map { $0.map(\.path) } ?? [folders.installed, folders.user]
+        let places = paths.dropLast().joined(separator: ", ") + (paths.count > 1 ? " and " : "") + (paths.last ?? "")
         var checks: [DoctorCheck] = [
             count == 0
                 ? .fail(
@@ -86,6 +87,17 @@ extension DoctorCheck {
             .warn("profiles", $0.description, fix: "correct or remove this file; the other profiles still load")
         }
         return checks
+    }
+
+    /// The running daemon's database, from its `health_check` answer: a line only when it
+    /// answered, a warning while writes fail (a full or failing disk), with the reason.
+    public static func database(health: JSONValue?) -> DoctorCheck? {
+        guard let state = health?.objectValue?["database"]?.stringValue else { return nil }
+        if state == "ok" { return .ok("database", "the daemon's database takes writes") }
+        let shown = BridgeText.printable(String(state.prefix(300)))
+        return .warn(
+            "database", "the daemon's database is \(shown)",
+            fix: "free space on the state directory's disk or fix its permissions; writes resume by themselves")
     }
 
     /// The clock must be roughly right: TLS certificates, device timestamps and reminders depend on it.
