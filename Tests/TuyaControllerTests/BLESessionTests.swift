@@ -122,6 +122,26 @@ struct BLESessionTests {
         #expect(device.statistics.linkDrops == 0)
     }
 
+    @Test("a device frame replayed on the same connection is dropped as a repeated sn, not reported again")
+    func replayedFrameDropped() throws {
+        var (session, device) = try Self.pair(protocolVersion: 4)
+        _ = Self.run(session.connected(now: .zero), &session, &device)
+        // The device's answer to a query, recorded on the air.
+        var recorded: [[UInt8]] = []
+        for case .write(let packet) in session.query(now: .zero) {
+            for case .notify(let bytes) in device.receive(packet: packet) { recorded.append(bytes) }
+        }
+        let first = recorded.flatMap { session.receive(packet: $0, now: .zero, unixMilliseconds: 0) }
+        #expect(first.contains { if case .report = $0 { true } else { false } })
+        let replay = recorded.flatMap { session.receive(packet: $0, now: .zero, unixMilliseconds: 0) }
+        #expect(!replay.contains { if case .report = $0 { true } else { false } }, "\(replay)")
+        #expect(
+            replay.contains {
+                if case .problem(.repeatedSequence) = $0 { true } else { false }
+            }, "\(replay)")
+        #expect(session.phase == .ready)
+    }
+
     @Test("the session's credentials never print the local key")
     func credentialsRedacted() {
         let key = "Zq9XwLm2Pt7Rv4Ks"

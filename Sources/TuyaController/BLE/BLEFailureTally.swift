@@ -34,6 +34,7 @@ extension BLESessionError {
         case .garbledFrame: "garbled_frame"
         case .corruptFrame: "corrupt_frame"
         case .writeRejected: "write_rejected"
+        case .repeatedSequence: "repeated_sequence"
         }
     }
 
@@ -41,6 +42,6 @@ extension BLESessionError {
     public static let allReasons = [
         "refused", "wrong_key", "device_info_unanswered", "response_timeout", "unsupported_protocol", "connect_failed",
         "stray_packet", "packet_gap", "incomplete_frame", "oversized_frame", "garbled_frame", "corrupt_frame",
-        "write_rejected",
+        "write_rejected", "repeated_sequence",
     ]
 }

@@ -65,6 +65,9 @@ struct BLESession: Sendable {
     var configuration: Configuration
     private(set) var phase: Phase = .disconnected
     private(set) var protocolVersion: UInt8 = 2
+    /// The last sn the device sent on this connection (0 before its first frame): its sn
+    /// grows with every frame, so one that does not is a replay or a duplicate.
+    private var lastDeviceSN: UInt32 = 0
     /// The last sn sent on this connection (0 before the first frame).
     private(set) var lastSN: UInt32 = 0
     private var keys: BLEKeys?
@@ -183,6 +186,10 @@ struct BLESession: Sendable {
         } catch {
             return actions + undecryptable(error)
         }
+        guard frame.sn > lastDeviceSN else {
+            return actions + [.problem(.repeatedSequence(sn: frame.sn, last: lastDeviceSN))]
+        }
+        lastDeviceSN = frame.sn
         actions += handle(frame, now: now, unixMilliseconds: unixMilliseconds)
         return actions
     }
@@ -319,6 +326,7 @@ struct BLESession: Sendable {
     private mutating func reset() {
         phase = .disconnected
         lastSN = 0
+        lastDeviceSN = 0
         keys = nil
         reassembler.reset()
         discarding = false

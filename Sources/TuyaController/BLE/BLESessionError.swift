@@ -32,12 +32,16 @@ public enum BLESessionError: Error, Hashable, Sendable, CustomStringConvertible 
     case corruptFrame
     /// The device answered a DP write with "failed" (a value it does not accept).
     case writeRejected
+    /// A frame whose sn is not above the last one the device sent on this connection: a
+    /// replay or a duplicate (the device's sn grows by one per frame; issue 15 item 1).
+    case repeatedSequence(sn: UInt32, last: UInt32)
 
     /// True for the cases that end the link.
     public var endsLink: Bool {
         switch self {
         case .refused, .wrongKey, .deviceInfoUnanswered, .responseTimeout, .unsupportedProtocol, .connectFailed: true
-        case .strayPacket, .packetGap, .incompleteFrame, .oversizedFrame, .garbledFrame, .corruptFrame, .writeRejected:
+        case .strayPacket, .packetGap, .incompleteFrame, .oversizedFrame, .garbledFrame, .corruptFrame, .writeRejected,
+            .repeatedSequence:
             false
         }
     }
@@ -70,6 +74,8 @@ public enum BLESessionError: Error, Hashable, Sendable, CustomStringConvertible 
             "ignored a frame whose CRC-16 does not match (damaged in transit)"
         case .writeRejected:
             "the device refused a DP write"
+        case .repeatedSequence(let sn, let last):
+            "ignored a frame with sn \(sn) after sn \(last) on this connection (a replay or a duplicate)"
         }
     }
 }
