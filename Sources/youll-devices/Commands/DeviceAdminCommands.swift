@@ -10,10 +10,10 @@ struct RenameCommand: AsyncParsableCommand {
 
     @OptionGroup var bridge: BridgeOptions
 
-    @Argument(help: "The device's friendly name or id.")
+    @Argument(help: "The device's friendly name or id.", completion: CompletionCandidates.devices)
     var device: String
 
-    @Argument(help: "The new name (1–64 characters, no /, + or #).")
+    @Argument(help: "The new name (1–64 characters, no /, + or #).", completion: .list([]))
     var newName: String
 
     func run() async throws {
@@ -37,7 +37,7 @@ struct RemoveCommand: AsyncParsableCommand {
 
     @OptionGroup var bridge: BridgeOptions
 
-    @Argument(help: "The device's friendly name or id.")
+    @Argument(help: "The device's friendly name or id.", completion: CompletionCandidates.devices)
     var device: String
 
     @Flag(name: [.short, .long], help: "Do not ask for confirmation on a terminal.")
@@ -68,7 +68,7 @@ struct RekeyCommand: AsyncParsableCommand {
     @OptionGroup var bridge: BridgeOptions
     @OptionGroup var key: LocalKeyOptions
 
-    @Argument(help: "The device's friendly name or id.")
+    @Argument(help: "The device's friendly name or id.", completion: CompletionCandidates.devices)
     var device: String
 
     func run() async throws {
@@ -92,7 +92,7 @@ struct RefreshCommand: AsyncParsableCommand {
 
     @OptionGroup var bridge: BridgeOptions
 
-    @Argument(help: "The device's friendly name or id.")
+    @Argument(help: "The device's friendly name or id.", completion: CompletionCandidates.devices)
     var device: String
 
     func run() async throws {

@@ -9,7 +9,7 @@ struct GetCommand: AsyncParsableCommand {
 
     @OptionGroup var bridge: BridgeOptions
 
-    @Argument(help: "The device's friendly name or id.")
+    @Argument(help: "The device's friendly name or id.", completion: CompletionCandidates.devices)
     var device: String
 
     @Flag(name: .long, help: "Ask the device for all its values first and show what it answers.")

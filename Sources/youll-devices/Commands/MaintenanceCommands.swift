@@ -16,7 +16,7 @@ struct MaintenanceListCommand: AsyncParsableCommand {
 
     @OptionGroup var bridge: BridgeOptions
 
-    @Argument(help: "Only this device (friendly name or id).")
+    @Argument(help: "Only this device (friendly name or id).", completion: CompletionCandidates.devices)
     var device: String?
 
     func run() async throws {
@@ -46,7 +46,7 @@ struct MaintenanceDoneCommand: AsyncParsableCommand {
 
     @OptionGroup var bridge: BridgeOptions
 
-    @Argument(help: "The device's friendly name or id.")
+    @Argument(help: "The device's friendly name or id.", completion: CompletionCandidates.devices)
     var device: String
 
     @Argument(help: "The maintenance type (refill, clean, replace-wick, …).")
@@ -70,7 +70,7 @@ struct MaintenanceSnoozeCommand: AsyncParsableCommand {
 
     @OptionGroup var bridge: BridgeOptions
 
-    @Argument(help: "The device's friendly name or id.")
+    @Argument(help: "The device's friendly name or id.", completion: CompletionCandidates.devices)
     var device: String
 
     @Argument(help: "The maintenance type (refill, clean, replace-wick, …).")

@@ -15,10 +15,10 @@ struct SetCommand: AsyncParsableCommand {
 
     @OptionGroup var bridge: BridgeOptions
 
-    @Argument(help: "The device's friendly name or id.")
+    @Argument(help: "The device's friendly name or id.", completion: CompletionCandidates.devices)
     var device: String
 
-    @Argument(help: "Fields to set, as key=value.")
+    @Argument(help: "Fields to set, as key=value.", completion: CompletionCandidates.fields)
     var assignments: [String] = []
 
     func run() async throws {

@@ -39,10 +39,13 @@ struct TimerStartCommand: AsyncParsableCommand {
     @Flag(name: .customLong("open-ended"), help: "Run until stopped.")
     var openEnded = false
 
-    @Option(name: .long, help: "The preset (calm, focus, sleep; default calm).")
+    @Option(
+        name: .long, help: "The preset (calm, focus, sleep; default calm).", completion: CompletionCandidates.presets)
     var preset: String?
 
-    @Option(name: .long, help: "Devices by friendly name or id, comma-separated (default: all).")
+    @Option(
+        name: .long, help: "Devices by friendly name or id, comma-separated (default: all).",
+        completion: CompletionCandidates.deviceList)
     var devices: String?
 
     @Flag(name: .long, help: "Run the session in this process instead of the daemon.")
