@@ -26,6 +26,20 @@ struct BridgePayloadTests {
         #expect(command == .light(LightCommand(power: true, brightness: 40, colorTemperature: 2700)))
     }
 
+    @Test("a misspelt field gets a did-you-mean and the settable list; a field the device reports says it is read-only")
+    func fieldWording() {
+        let typo = error(#"{"brightnes":40}"#)
+        #expect(typo?.field == "brightnes")
+        #expect(typo?.reason.hasPrefix("unknown field for a light; did you mean 'brightness'?") == true, "\(typo!)")
+        #expect(typo?.reason.contains("settable: ") == true)
+        let minutes = error(#"{"minutes_left":5}"#, .diffuser)
+        #expect(minutes?.description == "minutes_left: read-only: the device counts it down; set timer instead")
+        let mode = error(#"{"color_mode":"hs"}"#)
+        #expect(mode?.reason.hasPrefix("read-only: ") == true)
+        let nonsense = error(#"{"zzzzzzzz":1}"#)
+        #expect(nonsense?.reason.contains("did you mean") == false)
+    }
+
     @Test("zigbee2mqtt's mireds are converted to kelvin")
     func mireds() throws {
         #expect(try parse(#"{"color_temp":370}"#) == .light(LightCommand(colorTemperature: 2703)))

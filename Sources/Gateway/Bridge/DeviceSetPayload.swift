@@ -17,6 +17,24 @@ import TuyaWire
 /// needs the current state. Unknown keys are refused rather than ignored, so a typo is
 /// reported instead of silently doing nothing.
 public enum DeviceSetPayload {
+    /// Fields the state payload shows that the device reports and no command sets, with
+    /// what to do instead (issue 14 item 15).
+    static func readOnly(_ category: DeviceCategory) -> [String: String] {
+        switch category {
+        case .light:
+            [
+                "color_mode": "it follows the last of color_temp, color or scene that was set",
+                "work_mode": "it follows the last of color_temp, color or scene that was set",
+            ]
+        case .diffuser:
+            [
+                "minutes_left": "the device counts it down; set timer instead",
+                "faults": "the device reports them", "problem": "the device reports it",
+                "led_mode": "the device reports it",
+            ]
+        }
+    }
+
     /// Parses raw payload bytes (untrusted) for a device of `category`.
     public static func parse(
         _ payload: [UInt8], category: DeviceCategory, current: DeviceState? = nil
@@ -77,7 +95,14 @@ public enum DeviceSetPayload {
         }
         if let unknown = fields.unread.first {
             let kind = category == .light ? "a light" : "a diffuser"
-            throw BridgePayloadError(field: unknown, reason: "unknown field for \(kind)")
+            if let why = Self.readOnly(category)[unknown] {
+                throw BridgePayloadError(field: unknown, reason: "read-only: \(why)")
+            }
+            let settable = fields.read.sorted()
+            throw BridgePayloadError(
+                field: unknown,
+                reason: "unknown field for \(kind)" + KeySuggestion.hint(for: unknown, among: settable)
+                    + "; settable: \(settable.joined(separator: ", "))")
         }
         let isEmpty: Bool
         switch command {
