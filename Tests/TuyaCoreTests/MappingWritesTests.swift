@@ -109,6 +109,17 @@ struct MappingWritesTests {
         }
     }
 
+    @Test("messages name fields as the user types them (color_temp, mist_mode), not as the code does")
+    func messagesUseAPIFieldNames() {
+        let kelvin = MappingError.outOfRange(field: "colorTemperature", value: 2000, valid: 2700...6500, profile: "p")
+        #expect(kelvin.description == "color_temp 2000 is out of range for profile 'p'; use 2700...6500")
+        let mode = MappingError.unknownLabel(
+            field: "mistMode", label: "medium", valid: ["small", "large"], profile: "d")
+        #expect(mode.description.hasPrefix("mist_mode 'medium' is not known"))
+        let both = MappingError.conflictingFields(["colorTemperature", "colour"], profile: "p")
+        #expect(both.description.hasPrefix("fields color_temp and color conflict"))
+    }
+
     @Test("colour writes hsv16 hex and selects colour mode")
     func colour() throws {
         #expect(

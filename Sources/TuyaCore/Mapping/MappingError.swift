@@ -19,19 +19,34 @@ public enum MappingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A colour hex string that does not follow the layout (protocol/TUYA.md §4.1).
     case invalidColour(hex: String, format: ColourFormat, reason: String)
 
+    /// The name a user types for a command field: the bridge API's and the CLI's
+    /// (`color_temp`, `mist_mode`), not the Swift property's (issue 14 item 15).
+    public static func userName(of field: String) -> String {
+        switch field {
+        case "power": "state"
+        case "colorTemperature": "color_temp"
+        case "colour": "color"
+        case "mistMode": "mist_mode"
+        case "ledPower": "led"
+        case "ledBrightness": "led_brightness"
+        case "ledColour": "led_color"
+        default: field
+        }
+    }
+
     public var description: String {
         switch self {
         case .unsupported(let field, let capability, let profile):
-            "\(field): profile '\(profile)' has no '\(capability.rawValue)' capability; leave the field unset"
+            "\(Self.userName(of: field)): profile '\(profile)' has no '\(capability.rawValue)' capability; leave the field unset"
         case .outOfRange(let field, let value, let valid, let profile):
-            "\(field) \(value) is out of range for profile '\(profile)'; use \(valid.lowerBound)...\(valid.upperBound)"
+            "\(Self.userName(of: field)) \(value) is out of range for profile '\(profile)'; use \(valid.lowerBound)...\(valid.upperBound)"
         case .unknownLabel(let field, let label, let valid, let profile):
-            "\(field) '\(label)' is not known to profile '\(profile)'; use one of: "
+            "\(Self.userName(of: field)) '\(label)' is not known to profile '\(profile)'; use one of: "
                 + (valid.isEmpty ? "(none defined)" : valid.joined(separator: ", "))
         case .readOnly(let field, let capability, let dataPoint, let profile):
-            "\(field): '\(capability.rawValue)' is bound to read-only \(dataPoint) in profile '\(profile)'; it cannot be set"
+            "\(Self.userName(of: field)): '\(capability.rawValue)' is bound to read-only \(dataPoint) in profile '\(profile)'; it cannot be set"
         case .conflictingFields(let fields, let profile):
-            "fields \(fields.joined(separator: " and ")) conflict for profile '\(profile)'; send them in separate commands"
+            "fields \(fields.map(Self.userName(of:)).joined(separator: " and ")) conflict for profile '\(profile)'; send them in separate commands"
         case .wrongDeviceKind(let command, let category, let profile):
             "a \(command) command cannot drive profile '\(profile)' (category \(category.rawValue))"
         case .profileIncomplete(let capability, let reason, let profile):
