@@ -132,6 +132,10 @@ struct BridgeClientBrokerTests {
             try await client.request(
                 "device/add", ["id": .string("bf01"), "local_key": .string("short")], timeout: wait)
         }
+        // Shown to a CLI user without the API's routing prefix.
+        let shown = BridgeClientError.requestFailed(
+            verb: "device/add", message: "device/add: local_key: must be 16 characters")
+        #expect(shown.description == "local_key: must be 16 characters")
         await client.close()
         await daemon.stop()
     }

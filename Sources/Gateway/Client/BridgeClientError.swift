@@ -44,8 +44,10 @@ public enum BridgeClientError: Error, Hashable, Sendable, CustomStringConvertibl
                 + "`youll-devices serve` or `systemctl start youll-devices`"
         case .timedOut(let what, let after):
             "timed out after \(Self.seconds(after)) waiting for \(what)"
-        case .requestFailed(_, let message):
-            message
+        case .requestFailed(let verb, let message):
+            // The daemon's answer starts with the verb for other API clients; the CLI's user
+            // typed a command, not a topic (issue 14 item 15).
+            message.hasPrefix(verb + ": ") ? String(message.dropFirst(verb.count + 2)) : message
         case .malformedResponse(let topic, let reason):
             "a malformed response on \(topic): \(reason)"
         case .malformedPayload(let topic, let reason):
