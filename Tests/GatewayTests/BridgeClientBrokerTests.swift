@@ -135,7 +135,8 @@ struct BridgeClientBrokerTests {
         // Shown to a CLI user without the API's routing prefix.
         let shown = BridgeClientError.requestFailed(
             verb: "device/add", message: "device/add: local_key: must be 16 characters")
-        #expect(shown.description == "local_key: must be 16 characters")
+        #expect(shown.userMessage == "local_key: must be 16 characters")
+        #expect(shown.description == "device/add: local_key: must be 16 characters")
         await client.close()
         await daemon.stop()
     }

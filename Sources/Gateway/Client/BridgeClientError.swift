@@ -27,6 +27,16 @@ public enum BridgeClientError: Error, Hashable, Sendable, CustomStringConvertibl
     /// No paired device has this friendly name or id.
     case unknownDevice(name: String, known: [String])
 
+    /// What a CLI user reads: the description, without the daemon's routing prefix
+    /// (`device/rename: …`) on a refused request — they typed a command, not a topic
+    /// (issue 14 item 15).
+    public var userMessage: String {
+        if case .requestFailed(let verb, let message) = self, message.hasPrefix(verb + ": ") {
+            return String(message.dropFirst(verb.count + 2))
+        }
+        return description
+    }
+
     public var description: String {
         switch self {
         case .brokerUnreachable(let broker, let reason):
@@ -44,10 +54,8 @@ public enum BridgeClientError: Error, Hashable, Sendable, CustomStringConvertibl
                 + "`youll-devices serve` or `systemctl start youll-devices`"
         case .timedOut(let what, let after):
             "timed out after \(Self.seconds(after)) waiting for \(what)"
-        case .requestFailed(let verb, let message):
-            // The daemon's answer starts with the verb for other API clients; the CLI's user
-            // typed a command, not a topic (issue 14 item 15).
-            message.hasPrefix(verb + ": ") ? String(message.dropFirst(verb.count + 2)) : message
+        case .requestFailed(_, let message):
+            message
         case .malformedResponse(let topic, let reason):
             "a malformed response on \(topic): \(reason)"
         case .malformedPayload(let topic, let reason):

@@ -18,7 +18,8 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
 
 /// An error's text on one line: newlines from any source would break "one clear line".
 func oneLine(_ error: any Error) -> String {
-    "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
+    let text = (error as? BridgeClientError)?.userMessage ?? "\(error)"
+    return text.split(whereSeparator: \.isNewline).joined(separator: " ")
 }
 
 /// Prints a JSON value on one line, for `--json` output that scripts read line by line.
