@@ -20,7 +20,7 @@ func reportingErrors(_ body: () throws -> Void) throws {
     } catch let error as ExitCode {
         throw error
     } catch {
-        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        writeError(error)
         throw ExitCode(1)
     }
 }

@@ -41,7 +41,10 @@ struct DoctorReportTests {
 
     @Test("JSON is an array of objects with the same four keys, fix null when there is none")
     func json() throws {
-        let data = Data(DoctorReport.json(checks).utf8)
+        let text = DoctorReport.json(checks)
+        // One compact line, like every command's --json.
+        #expect(text.filter { $0 == "\n" }.count == 1 && text.hasSuffix("\n"))
+        let data = Data(text.utf8)
         let array = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         #expect(array.count == 4)
         for object in array { #expect(Set(object.keys) == ["check", "status", "detail", "fix"]) }

@@ -24,10 +24,11 @@ public enum DoctorReport {
         return lines.map { $0 + "\n" }.joined()
     }
 
-    /// `[{"check": …, "status": "ok"|"warn"|"fail", "detail": …, "fix": … or null}]`.
+    /// `[{"check": …, "status": "ok"|"warn"|"fail", "detail": …, "fix": … or null}]` on one
+    /// line, compact like every other command's `--json` (issue 14 item 18).
     public static func json(_ checks: [DoctorCheck]) -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(checks.map(Line.init))) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
     }

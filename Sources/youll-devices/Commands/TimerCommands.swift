@@ -209,22 +209,61 @@ struct TimerPresetsCommand: AsyncParsableCommand {
     func run() async throws {
         try reportingErrors {
             // The configured presets (`timer.presets`), which include the built-ins.
-            for preset in try bridge.loadConfiguration().timer.presets { show(preset) }
+            let presets = try bridge.loadConfiguration().timer.presets
+            if bridge.json {
+                // One array, like `devices --json`; values as data, not prose (issue 14 item 18).
+                printJSONLine(.array(presets.map(Self.json)))
+            } else {
+                for preset in presets { show(preset) }
+            }
         }
     }
 
     private func show(_ preset: SessionPreset) {
         let light = preset.light.map(Self.describe) ?? "left alone"
         let diffuser = preset.diffuser.map(Self.describe) ?? "left alone"
-        if bridge.json {
-            printJSONLine(
-                .object([
-                    "name": .string(preset.name), "light": .string(light), "diffuser": .string(diffuser),
-                    "restore_afterwards": .bool(preset.restoreAfterwards),
-                ]))
-        } else {
-            print("\(preset.name)\n  light:    \(light)\n  diffuser: \(diffuser)")
+        print("\(preset.name)\n  light:    \(light)\n  diffuser: \(diffuser)")
+    }
+
+    static func json(_ preset: SessionPreset) -> JSONValue {
+        var light: JSONValue = .null
+        if let preset = preset.light {
+            var fields: [String: JSONValue] = [:]
+            fields["brightness"] = preset.startScene.brightness.map { .integer(Int64($0)) } ?? .null
+            fields["color_temp"] = preset.startScene.colorTemperature.map { .integer(Int64($0)) } ?? .null
+            switch preset.bell {
+            case .none: fields["bell"] = .null
+            case .dip(let percent, _): fields["bell"] = .object(["dip_to": .integer(Int64(percent))])
+            }
+            switch preset.end {
+            case .none: fields["end"] = .null
+            case .sunrise(let brightness, let kelvin, let duration):
+                fields["end"] = .object([
+                    "effect": .string("sunrise"), "brightness": .integer(Int64(brightness)),
+                    "color_temp": .integer(Int64(kelvin)), "seconds": .integer(duration.components.seconds),
+                ])
+            case .fadeOut(let duration):
+                fields["end"] = .object([
+                    "effect": .string("fade_out"), "seconds": .integer(duration.components.seconds),
+                ])
+            case .restore: fields["end"] = .object(["effect": .string("restore")])
+            }
+            light = .object(fields)
         }
+        var diffuser: JSONValue = .null
+        if let preset = preset.diffuser {
+            let end: JSONValue =
+                switch preset.end {
+                case .none: .null
+                case .fadeOut: .string("off")
+                case .restore: .string("restore")
+                }
+            diffuser = .object(["mist": preset.startScene.mist.map(JSONValue.bool) ?? .null, "end": end])
+        }
+        return .object([
+            "name": .string(preset.name), "light": light, "diffuser": diffuser,
+            "restore_afterwards": .bool(preset.restoreAfterwards),
+        ])
     }
 
     static func describe(_ light: LightPreset) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import LocalBroker
 import Testing
 
 /// `youll-devices timer …` as a user runs it: the real binary against the real daemon
@@ -123,5 +124,29 @@ struct TimerCommandTests {
         let names = lines(result.stdout).filter { !$0.hasPrefix(" ") }
         #expect(names == ["calm", "focus", "sleep"])
         #expect(result.stdout.contains("sunrise to 80% 4000 K over 60 s"))
+    }
+
+    @Test(
+        "--json is one contract: presets are one array of values, not prose; an error is a JSON object on stderr with a non-zero exit"
+    )
+    func jsonContract() async throws {
+        let presets = try await CLIRunner.run(["timer", "presets", "--json"])
+        #expect(presets.status == 0)
+        #expect(presets.stdout.filter { $0 == "\n" }.count == 1, "one line: \(presets.stdout)")
+        let array = try #require(
+            try JSONSerialization.jsonObject(with: Data(presets.stdout.utf8)) as? [[String: Any]])
+        #expect(array.map { $0["name"] as? String } == ["calm", "focus", "sleep"])
+        let calm = try #require(array.first?["light"] as? [String: Any])
+        #expect(calm["color_temp"] as? Int == 2700)
+        #expect((calm["end"] as? [String: Any])?["effect"] as? String == "sunrise")
+
+        let port = try LocalBroker.freeLoopbackPort()
+        let failed = try await CLIRunner.run(
+            ["get", "lamp", "--json", "--timeout", "2"], environment: ["YOULL_MQTT_URL": "mqtt://127.0.0.1:\(port)"])
+        #expect(failed.status == 1)
+        #expect(failed.stdout.isEmpty)
+        let error = try #require(
+            try JSONSerialization.jsonObject(with: Data(failed.stderr.utf8)) as? [String: Any], "\(failed.stderr)")
+        #expect((error["error"] as? String)?.contains("cannot reach the broker") == true)
     }
 }

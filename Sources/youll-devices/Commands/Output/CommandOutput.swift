@@ -11,9 +11,21 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch let error as ExitCode {
         throw error
     } catch {
-        FileHandle.standardError.write(Data("error: \(oneLine(error))\n".utf8))
+        writeError(error)
         throw ExitCode(1)
     }
+}
+
+/// Whether the command line asked for `--json`: errors are then a JSON object too.
+let jsonRequested = CommandLine.arguments.dropFirst().contains("--json")
+
+/// `error: …` on standard error, or under `--json` one object `{"error": …}` on its own
+/// line (issue 14 item 18: scripts read one shape).
+func writeError(_ error: any Error) {
+    let text = oneLine(error)
+    let line =
+        jsonRequested ? BridgeJSON.text(.object(["error": .string(text)])) : "error: \(text)"
+    FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
 /// An error's text on one line: newlines from any source would break "one clear line".
