@@ -199,6 +199,9 @@ extension BridgeServer {
                 var data =
                     BridgeDevicePayload.json(paired, profile: library.profile(id: paired.profileID)).objectValue ?? [:]
                 data["already_paired"] = .bool(true)
+                data["availability"] = .string(
+                    (await controller.status(of: paired.id)?.availability ?? .unknown).rawValue)
+                if data["product_id"] == nil { data["product_id"] = .null }
                 return data
             case false?:
                 let message =
@@ -246,6 +249,9 @@ extension BridgeServer {
         await emit("device_paired", device: device.id, ["device": json])
         var data = json.objectValue ?? [:]
         if let warning { data["warning"] = .string(warning) }
+        // The answer has the shape of an entry of `devices --json` (issue 14 item 18).
+        data["availability"] = .string((await controller.status(of: device.id)?.availability ?? .unknown).rawValue)
+        if data["product_id"] == nil { data["product_id"] = .null }
         return data
     }
 
