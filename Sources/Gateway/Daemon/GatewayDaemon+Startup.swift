@@ -78,7 +78,8 @@ extension GatewayDaemon {
         settings.confirmationTimeout = configuration.devices.confirmationTimeout
         settings.queryInterval = configuration.devices.queryInterval
         return TuyaController(
-            bus: bus, library: library, store: SQLiteDeviceStore(database: database), radio: radio,
+            bus: bus, library: library, store: SQLiteDeviceStore(database: database, queuesDesiredStates: true),
+            radio: radio,
             lan: lanNetwork(), configuration: settings)
     }
 
