@@ -8,11 +8,13 @@ import Foundation
 /// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench lan-link [--profiles DIR]
 /// [--samples N] or youll-bench links [--seconds N]
 /// or youll-bench session [--seconds IDLE_SECONDS]
+/// or youll-bench serve-load [--daemon YOULL_DEVICES] [--profiles DIR] [--load-seconds S] [--concurrency 16,48,120]
 let arguments = Array(CommandLine.arguments.dropFirst())
 var options = BenchOptions()
 var mqttOptions = MQTTBenchmarks.Options()
 var serveOptions = ServeBenchmarks.Options()
 var bleOptions = BLEBenchmarks.Options()
+var loadOptions = ServeLoadBenchmarks.Options()
 var index = 0
 var suite = "wire"
 while index < arguments.count {
@@ -34,6 +36,7 @@ while index < arguments.count {
         mqttOptions.profiles = arguments[index + 1]
         serveOptions.profiles = arguments[index + 1]
         bleOptions.profiles = arguments[index + 1]
+        loadOptions.profiles = arguments[index + 1]
         index += 2
     case "--samples" where index + 1 < arguments.count:
         mqttOptions.samples = max(1, Int(arguments[index + 1]) ?? mqttOptions.samples)
@@ -41,12 +44,20 @@ while index < arguments.count {
         index += 2
     case "--daemon" where index + 1 < arguments.count:
         serveOptions.daemon = arguments[index + 1]
+        loadOptions.daemon = arguments[index + 1]
         index += 2
     case "--starts" where index + 1 < arguments.count:
         serveOptions.starts = max(1, Int(arguments[index + 1]) ?? serveOptions.starts)
         index += 2
     case "--idle-seconds" where index + 1 < arguments.count:
         serveOptions.idleSeconds = max(1, Double(arguments[index + 1]) ?? serveOptions.idleSeconds)
+        index += 2
+    case "--load-seconds" where index + 1 < arguments.count:
+        loadOptions.seconds = max(1, Double(arguments[index + 1]) ?? loadOptions.seconds)
+        index += 2
+    case "--concurrency" where index + 1 < arguments.count:
+        let levels = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+        if !levels.isEmpty { loadOptions.concurrencies = levels }
         index += 2
     case let name:
         suite = name
@@ -83,6 +94,13 @@ case "serve":
         FileHandle.standardError.write(Data("youll-bench: serve: \(error)\n".utf8))
         exit(1)
     }
+case "serve-load":
+    do {
+        try await ServeLoadBenchmarks(options: loadOptions).run()
+    } catch {
+        FileHandle.standardError.write(Data("youll-bench: serve-load: \(error)\n".utf8))
+        exit(1)
+    }
 case "lan-link":
     do {
         try await LANLinkBenchmarks(samples: bleOptions.samples / 2, profiles: mqttOptions.profiles).run()
@@ -108,6 +126,8 @@ case "session":
     }
 default:
     FileHandle.standardError.write(
-        Data("youll-bench: unknown suite \(suite) (known: wire, lan, mqtt, serve, ble, links, session)\n".utf8))
+        Data(
+            "youll-bench: unknown suite \(suite) (known: wire, lan, mqtt, serve, serve-load, ble, lan-link, links, session)\n"
+                .utf8))
     exit(2)
 }

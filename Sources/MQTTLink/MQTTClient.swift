@@ -40,7 +40,7 @@ public actor MQTTClient {
     private var lastAttemptError: MQTTError?
     private var connectWaiters: [CheckedContinuation<Void, any Error>] = []
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
-    private var publishWaiters: [Int32: (qos: MQTTQoS, waiter: CheckedContinuation<Void, any Error>)] = [:]
+    private var publishWaiters: [Int32: (qos: MQTTQoS, waiter: PublishWaiter)] = [:]
     /// Every topic asked for and not unsubscribed: restored after each reconnect.
     private var subscriptions: [String: MQTTQoS] = [:]
     private var subscribeWaiters: [String: [CheckedContinuation<Void, any Error>]] = [:]
@@ -104,35 +104,49 @@ public actor MQTTClient {
     public func publish(
         topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false
     ) async throws {
-        guard !closing else { throw MQTTError.closed }
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            hand(topic: topic, payload: payload, qos: qos, retain: retain, to: .caller(waiter))
+        }
+    }
+
+    /// Hands the message to libmosquitto and returns at once, without waiting for the
+    /// broker: messages sent one after another leave in that order. The receipt says when
+    /// (and whether) `publish` would have returned.
+    public func send(
+        topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false
+    ) -> PublishReceipt {
+        let receipt = PublishReceipt()
+        hand(topic: topic, payload: payload, qos: qos, retain: retain, to: .receipt(receipt))
+        return receipt
+    }
+
+    private func hand(topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, to waiter: PublishWaiter) {
+        guard !closing else { return waiter.resume(throwing: MQTTError.closed) }
         switch (phase, qos) {
         case (.idle, _), (.connecting, _), (.reconnecting, .atMostOnce):
-            throw MQTTError.notConnected
+            return waiter.resume(throwing: MQTTError.notConnected)
         case (.connected, _), (.reconnecting, .atLeastOnce):
             break
         }
-        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            var mid: Int32 = 0
-            let rc = loop.withMosquitto { mosq in
-                payload.withUnsafeBytes { bytes in
-                    mosquitto_publish(
-                        mosq, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain)
-                }
+        var mid: Int32 = 0
+        let rc = loop.withMosquitto { mosq in
+            payload.withUnsafeBytes { bytes in
+                mosquitto_publish(mosq, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain)
             }
-            switch rc {
-            case MOSQ_ERR_SUCCESS.rawValue:
-                publishWaiters[mid] = (qos, waiter)
-                loop.wake()
-            case MOSQ_ERR_NO_CONN.rawValue where qos == .atLeastOnce:
-                // Queued inside libmosquitto and sent after the reconnect: wait for its PUBACK.
-                publishWaiters[mid] = (qos, waiter)
-            case MOSQ_ERR_INVAL.rawValue, MOSQ_ERR_MALFORMED_UTF8.rawValue:
-                waiter.resume(throwing: MQTTError.invalidTopic(topic))
-            case nil:
-                waiter.resume(throwing: MQTTError.closed)
-            case let code?:
-                waiter.resume(throwing: error(code))
-            }
+        }
+        switch rc {
+        case MOSQ_ERR_SUCCESS.rawValue:
+            publishWaiters[mid] = (qos, waiter)
+            loop.wake()
+        case MOSQ_ERR_NO_CONN.rawValue where qos == .atLeastOnce:
+            // Queued inside libmosquitto and sent after the reconnect: wait for its PUBACK.
+            publishWaiters[mid] = (qos, waiter)
+        case MOSQ_ERR_INVAL.rawValue, MOSQ_ERR_MALFORMED_UTF8.rawValue:
+            waiter.resume(throwing: MQTTError.invalidTopic(topic))
+        case nil:
+            waiter.resume(throwing: MQTTError.closed)
+        case let code?:
+            waiter.resume(throwing: error(code))
         }
     }
 
@@ -313,8 +327,8 @@ public actor MQTTClient {
         closing = true
         phase = .idle
         let waiters =
-            connectWaiters + publishWaiters.values.map(\.waiter) + subscribeWaiters.values.flatMap { $0 }
-            + Array(unsubscribeWaiters.values)
+            connectWaiters + subscribeWaiters.values.flatMap { $0 } + Array(unsubscribeWaiters.values)
+        for pending in publishWaiters.values { pending.waiter.resume(throwing: MQTTError.closed) }
         connectWaiters = []
         publishWaiters = [:]
         subscribeWaiters = [:]

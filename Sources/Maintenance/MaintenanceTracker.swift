@@ -33,7 +33,7 @@ public struct MaintenanceTracker: Sendable {
 
     /// Starts tracking a paired device with its profile's rules.
     public mutating func register(_ device: DeviceID, profile: DeviceProfile, at time: Date) -> MaintenanceUpdate {
-        let before = snapshot(of: [device])
+        let before = snapshot(of: [device], rules: profile.maintenance)
         var transitions = scheduler.register(
             device, rules: profile.maintenance, usage: usageSeconds(of: device, at: time), at: time)
         transitions += evaluate(device, at: time)
@@ -146,10 +146,18 @@ public struct MaintenanceTracker: Sendable {
         return finish(devices: devices, before: before, transitions: transitions, at: time)
     }
 
-    private func snapshot(of devices: [DeviceID]) -> [ReminderKey: ReminderState] {
-        let wanted = Set(devices)
-        return Dictionary(
-            uniqueKeysWithValues: scheduler.states.filter { wanted.contains($0.key.device) }.map { ($0.key, $0) })
+    /// The states of the devices' reminders (`finish` compares only these), looked up by
+    /// key: each report of each device takes this path, so it must not sort every state.
+    /// `rules` are the rules about to be registered for a device that has none yet.
+    private func snapshot(of devices: [DeviceID], rules: [MaintenanceRuleSpec]? = nil) -> [ReminderKey: ReminderState] {
+        var states: [ReminderKey: ReminderState] = [:]
+        for device in devices {
+            for rule in (scheduler.rules(of: device) ?? []) + (rules ?? []) {
+                let key = ReminderKey(device: device, type: rule.type)
+                if let state = scheduler.state(of: key) { states[key] = state }
+            }
+        }
+        return states
     }
 
     /// Produces the alerts that are owed (unless a session runs) and collects changed states.

@@ -49,6 +49,19 @@ struct ControllerRekeyTests {
         }
         await rig.controller.stop()
     }
+
+    @Test("a device is found by its new name right after a rename, by its id, and no longer by its old name")
+    func lookupByName() async throws {
+        let rig = try await Rig()
+        _ = try await rig.pair()
+        #expect(await rig.controller.device(named: "desk")?.id == id)
+        try await rig.controller.rename(id, to: "study")
+        #expect(await rig.controller.device(named: "study")?.id == id)
+        #expect(await rig.controller.device(named: "desk") == nil)
+        #expect(await rig.controller.device(named: id.rawValue)?.name == "study")
+        #expect(await rig.controller.device(named: "stud") == nil)
+        await rig.controller.stop()
+    }
 }
 
 /// A store whose disk is full.

@@ -80,7 +80,8 @@ extension GatewayDaemon {
         settings.queryInterval = configuration.devices.queryInterval
         settings.reapplyWithin = configuration.devices.reapplyWithin
         return TuyaController(
-            bus: bus, library: library, store: SQLiteDeviceStore(database: database), radio: radio,
+            bus: bus, library: library, store: SQLiteDeviceStore(database: database, queuesDesiredStates: true),
+            radio: radio,
             lan: lanNetwork(), configuration: settings)
     }
 

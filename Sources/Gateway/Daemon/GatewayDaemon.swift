@@ -98,6 +98,8 @@ public struct GatewayDaemon: Service {
         let outcome = await Result(catching: { [daemon] in
             try await daemon.run(database: database, directory: directory)
         })
+        // Desired states the controller queued last are written before the file closes.
+        await database.flushQueuedStates()
         do {
             try database.close()
         } catch {

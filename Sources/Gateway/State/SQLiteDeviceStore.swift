@@ -8,9 +8,14 @@ import TuyaWire
 /// TuyaController (ARCHITECTURE.md: Storage imports TuyaCore and GRDB only).
 public struct SQLiteDeviceStore: DeviceStore {
     public let database: GatewayDatabase
+    /// Whether `saveDesired` returns once its state is queued for the next group commit
+    /// (the daemon, where commands change desired states faster than one sync each; it
+    /// flushes the queue before closing the database) rather than once it is committed.
+    public let queuesDesiredStates: Bool
 
-    public init(database: GatewayDatabase) {
+    public init(database: GatewayDatabase, queuesDesiredStates: Bool = false) {
         self.database = database
+        self.queuesDesiredStates = queuesDesiredStates
     }
 
     /// Every stored device; a record whose key no longer makes an AES key (edited by
@@ -31,7 +36,9 @@ public struct SQLiteDeviceStore: DeviceStore {
     }
 
     public func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws {
-        try await database.saveDesired(desired, for: id)
+        let commit = database.queueDesired(desired, for: id)
+        guard !queuesDesiredStates else { return }
+        if let failure = await database.waitForCommit(commit) { throw failure }
     }
 
     public func saveLANEndpoint(_ endpoint: LANEndpoint, for id: DeviceID) async throws {

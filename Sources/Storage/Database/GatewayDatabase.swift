@@ -23,6 +23,8 @@ public final class GatewayDatabase: Sendable {
 
     let pool: DatabasePool
     let files: StateFiles
+    /// Group commits of device states (StateCommitQueue.swift).
+    let commits: StateCommitQueue
 
     static let corruptHint =
         "restore a backup with youll-devices restore FILE, or move the file away to start with no devices"
@@ -37,6 +39,10 @@ public final class GatewayDatabase: Sendable {
         self.notices = notices
         self.eventLimit = eventLimit
         self.candidateLimit = candidateLimit
+        let path = files.database
+        commits = StateCommitQueue { desired, confirmed throws(StorageError) in
+            try await Self.saveStates(pool: pool, path: path, desired: desired, confirmed: confirmed)
+        }
     }
 
     /// Opens (creating if needed) the state database in `directory` and brings its schema up

@@ -136,7 +136,10 @@ public actor TuyaController: TuyaControllerProtocol {
 
     // MARK: - TuyaControllerProtocol
 
-    public func devices() -> [TuyaDevice] { registry.sorted }
+    public func devices() -> [TuyaDevice] { registry.sorted() }
+
+    /// The device with this friendly name, else the one with this id (`<base>/<name>/set`).
+    public func device(named name: String) -> TuyaDevice? { registry.device(named: name) }
 
     public func device(_ id: DeviceID) -> TuyaDevice? { registry.device(id) }
 

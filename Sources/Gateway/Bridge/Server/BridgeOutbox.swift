@@ -3,13 +3,19 @@ import Synchronization
 import MQTTLink
 
 /// The bridge's one path to the broker: messages are published one after another, QoS 1,
-/// in the order they were sent here. A publish that fails (not connected) is dropped: the
-/// retained topics are republished in full after the next connection.
+/// in the order they were sent here. Each is handed to the client as soon as it comes
+/// (libmosquitto keeps their order) and up to `window` wait for their PUBACK at once, so
+/// a burst of answers does not wait one broker round trip per message. A publish that
+/// fails (not connected) is dropped: the retained topics are republished in full after
+/// the next connection.
 final class BridgeOutbox: Sendable {
     private enum Job: Sendable {
         case message(topic: String, payload: [UInt8], retain: Bool)
         case barrier(CheckedContinuation<Void, Never>)
     }
+
+    /// Messages handed to the client and not yet acknowledged, at most.
+    static let window = 256
 
     private let client: MQTTClient
     private let logger: Logger
@@ -29,15 +35,35 @@ final class BridgeOutbox: Sendable {
         let logger = logger
         worker.set(
             Task {
+                // Handed over, not yet acknowledged, oldest first (from index `head` on).
+                var inFlight: [(topic: String, receipt: PublishReceipt)] = []
+                var head = 0
+                func settleOldest() async {
+                    let sent = inFlight[head]
+                    head += 1
+                    if head == inFlight.count || head >= 1024 {
+                        inFlight.removeFirst(head)
+                        head = 0
+                    }
+                    do {
+                        try await sent.receipt.acknowledged()
+                    } catch {
+                        logger.debug("not published on \(sent.topic): \(error)")
+                    }
+                }
                 for await job in jobs {
                     switch job {
                     case .message(let topic, let payload, let retain):
-                        do {
-                            try await client.publish(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
-                        } catch {
-                            logger.debug("not published on \(topic): \(error)")
+                        let receipt = await client.send(
+                            topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
+                        inFlight.append((topic, receipt))
+                        while head < inFlight.count,
+                            inFlight[head].receipt.isDone || inFlight.count - head > Self.window
+                        {
+                            await settleOldest()
                         }
                     case .barrier(let waiter):
+                        while head < inFlight.count { await settleOldest() }
                         waiter.resume()
                     }
                 }

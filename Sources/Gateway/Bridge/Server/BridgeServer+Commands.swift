@@ -8,9 +8,7 @@ extension BridgeServer {
     func handleSet(name: String, payload: [UInt8]) async {
         let verb = "device/set"
         let transaction = BridgeRequest.transaction(in: payload)
-        let devices = await controller.devices()
-        guard let device = devices.first(where: { $0.name == name }) ?? devices.first(where: { $0.id.rawValue == name })
-        else {
+        guard let device = await controller.device(named: name) else {
             logger.notice("command for unknown device \"\(name.prefix(64))\" ignored")
             if transaction != nil {
                 respond(
@@ -81,10 +79,22 @@ extension BridgeServer {
     /// `<base>/<name>/get`: asks the device for all its values; its report republishes `<base>/<name>`.
     /// The state known now is republished at once, so a reader gets an answer even from an offline device.
     func handleGet(name: String) async {
-        let devices = await controller.devices()
-        guard let device = devices.first(where: { $0.name == name }) ?? devices.first(where: { $0.id.rawValue == name })
-        else { return }
+        guard let device = await controller.device(named: name) else { return }
         try? await controller.refresh(device.id)
         if let state = await reportedState(of: device.id) { enqueueState(state, of: device) }
+    }
+
+    /// Publishes `{status, data, error, transaction}` on `bridge/response/<verb>`.
+    func respond(_ verb: String, _ result: BridgeResult, transaction: JSONValue?) {
+        counters.requestsAnswered += 1
+        var fields: [String: JSONValue] = ["data": .object(result.data)]
+        switch result.outcome {
+        case .ok: fields["status"] = .string("ok")
+        case .error(let message):
+            fields["status"] = .string("error")
+            fields["error"] = .string(message)
+        }
+        if let transaction { fields["transaction"] = transaction }
+        enqueue(topics.response(verb), .object(fields))
     }
 }

@@ -1,3 +1,4 @@
+import Storage
 import Logging
 import TuyaController
 import TuyaCore
@@ -8,10 +9,9 @@ extension BridgeServer {
     func handle(_ event: ControllerEvent) async {
         switch event {
         case .stateChanged(let id, let state):
-            guard let device = await controller.device(id) else { return }
-            // Saved before it is published: what anyone saw confirmed survives a crash.
-            await persistConfirmed(id)
-            if deviceChanged(id) { enqueueState(state, of: device) }
+            // Saved before it is published (what anyone saw confirmed survives a crash), in a
+            // group commit; the next events are handled meanwhile and published in order.
+            savedStates.continuation.yield(SavedState(id: id, state: state, commit: queueConfirmed(id)))
         case .availabilityChanged(let id, let status):
             guard let device = await controller.device(id) else { return }
             if deviceChanged(id) { enqueueAvailability(device, status) }
@@ -55,21 +55,55 @@ extension BridgeServer {
             ])
     }
 
-    /// Records the device's reported values as its confirmed state. A failed write is
-    /// logged, counted, and keeps `health_check` degraded (with the reason) until a write
-    /// succeeds again; the error is returned for an answer that promised the save.
+    /// Records the device's reported values as its confirmed state, in the next group
+    /// commit, and returns once that commit is done. A failed write is logged, counted, and
+    /// keeps `health_check` degraded (with the reason) until a write succeeds again; the
+    /// error is returned for an answer that promised the save.
     @discardableResult
     func persistConfirmed(_ id: DeviceID) async -> (any Error)? {
-        guard let reported = await controller.reportedDataPoints(of: id), !reported.isEmpty else { return nil }
-        do {
-            try await database.saveConfirmed(reported, for: id)
+        noteSaved(id, await database.waitForCommit(queueConfirmed(id)))
+    }
+
+    /// Queues the device's confirmed state for the next group commit, read from the
+    /// controller when that commit is written (so at least as new as now).
+    private func queueConfirmed(_ id: DeviceID) -> Int {
+        database.queueConfirmed(for: id) { [controller] in await controller.reportedDataPoints(of: id) }
+    }
+
+    private func noteSaved(_ id: DeviceID, _ failure: StorageError?) -> (any Error)? {
+        guard let failure else {
             databaseProblem = nil
             return nil
-        } catch {
-            logger.error("could not save the confirmed state of \(id): \(error)")
-            databaseProblem = "could not save a device's confirmed state: \(error)"
-            metrics.databaseWritesFailed.increment()
-            return error
+        }
+        logger.error("could not save the confirmed state of \(id): \(failure)")
+        databaseProblem = "could not save a device's confirmed state: \(failure)"
+        metrics.databaseWritesFailed.increment()
+        return failure
+    }
+
+    /// Publishes each reported state once the commit holding it is done, in the order
+    /// the controller reported them.
+    func publishSavedStates() -> Task<Void, Never> {
+        let stream = savedStates.stream
+        let database = database
+        return Task { [weak self] in
+            for await saved in stream {
+                let failure = await database.waitForCommit(saved.commit)
+                await self?.published(saved, failure)
+            }
         }
     }
+
+    private func published(_ saved: SavedState, _ failure: StorageError?) async {
+        _ = noteSaved(saved.id, failure)
+        guard let device = await controller.device(saved.id) else { return }
+        if deviceChanged(saved.id) { enqueueState(saved.state, of: device) }
+    }
+}
+
+/// A reported state and the group commit that saves it.
+struct SavedState: Sendable {
+    var id: DeviceID
+    var state: DeviceState
+    var commit: Int
 }

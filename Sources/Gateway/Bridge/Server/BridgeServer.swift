@@ -88,6 +88,9 @@ public actor BridgeServer {
 
     private var tasks: [Task<Void, Never>] = []
     private var controllerEvents: Task<Void, Never>?
+    /// Reported states waiting for their commit, to be published after it in this order.
+    let savedStates = AsyncStream.makeStream(of: SavedState.self, bufferingPolicy: .unbounded)
+    private var savedStatesTask: Task<Void, Never>?
     private var requests: [Int: Task<Void, Never>] = [:]
     private var admission: RequestAdmission
     /// Checks signed requests; nil when `bridge.auth` is off.
@@ -159,6 +162,7 @@ public actor BridgeServer {
         controllerEvents = Task { [weak self] in
             for await event in controllerStream { await self?.handle(event) }
         }
+        savedStatesTask = publishSavedStates()
         tasks.append(healthLoop())
         let client = client
         var filters = [topics.requestFilter, topics.setFilter, topics.getFilter]
@@ -186,6 +190,9 @@ public actor BridgeServer {
     /// publishes the bridge's `offline` state, waits for every publish and disconnects.
     public func finish() async {
         await controllerEvents?.value
+        savedStates.continuation.finish()
+        await savedStatesTask?.value
+        await database.flushQueuedStates()
         await close()
     }
 
@@ -193,6 +200,7 @@ public actor BridgeServer {
     /// events instead of waiting for their end, publishes nothing more, and disconnects.
     public func abandon() async {
         controllerEvents?.cancel()
+        savedStates.continuation.finish()
         await close()
     }
 
@@ -376,20 +384,6 @@ public actor BridgeServer {
             }
         case .get: break
         }
-    }
-
-    /// Publishes `{status, data, error, transaction}` on `bridge/response/<verb>`.
-    func respond(_ verb: String, _ result: BridgeResult, transaction: JSONValue?) {
-        counters.requestsAnswered += 1
-        var fields: [String: JSONValue] = ["data": .object(result.data)]
-        switch result.outcome {
-        case .ok: fields["status"] = .string("ok")
-        case .error(let message):
-            fields["status"] = .string("error")
-            fields["error"] = .string(message)
-        }
-        if let transaction { fields["transaction"] = transaction }
-        enqueue(topics.response(verb), .object(fields))
     }
 
     /// For `health_check`.

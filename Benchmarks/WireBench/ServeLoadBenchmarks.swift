@@ -1,0 +1,246 @@
+import DeviceSimulator
+import Foundation
+import LocalBroker
+import MQTTLink
+import TuyaController
+import TuyaCore
+import TuyaWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `serve-load` suite: the daemon under load through the bridge API (issue 15, "Load
+/// held"). A private mosquitto (LocalBroker), 1,000 simulated devices (500 lights, 500
+/// diffusers) in a `youll-devices simulate` process, answering at once.
+///
+/// - The floor, in the same run: TuyaController in this process, the same devices paired
+///   in memory, sweeps one command to every device at once until all are confirmed; the
+///   median of five (`serve.load.controller.sweep1000`, and as commands per second).
+/// - The daemon: `youll-devices serve` (release) with the devices paired in its state
+///   directory. Once every device's `availability` says online, its RSS holding them
+///   (`serve.load.rss`). Then, at each concurrency (16, 48, 120), closed-loop clients
+///   publish `<base>/<name>/set` with a `transaction` and wait for the answer on
+///   `bridge/response/device/set` for `seconds`: confirmed commands per second, p50 and
+///   p99 latency, and the daemon's CPU time per confirmed command (its CPU-time clock, all
+///   threads). Each client round-robins over its own slice of the devices and never sends
+///   to a device sooner than the profile's 300 ms frame gap after its last command.
+///   Finally the daemon's peak RSS (`VmHWM`).
+struct ServeLoadBenchmarks {
+    struct Options {
+        var daemon: String?
+        var profiles = "devices"
+        var lights = 500
+        var diffusers = 500
+        var concurrencies = [16, 48, 120]
+        /// Seconds of load at each concurrency.
+        var seconds = 10.0
+        var seed: UInt64 = 11
+    }
+
+    let options: Options
+    static let baseTopic = "bench-load"
+
+    func run() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "youll-bench-load-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let broker = try LocalBroker()
+        var simulator: ChildProcess?
+        defer {
+            simulator?.terminate(grace: .seconds(5))
+            broker.stop()
+            try? FileManager.default.removeItem(at: work)
+        }
+        let binary = options.daemon ?? MQTTBenchmarks.besideMe("youll-devices")
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw ServeBenchmarks.Failure("no youll-devices at \(binary) (build it in release or pass --daemon)")
+        }
+        let profiles = URL(fileURLWithPath: options.profiles).standardizedFileURL
+        let library = ProfileLibrary.load(directories: [profiles])
+        guard library.profile(id: "rgbcct-bulb-v2") != nil else {
+            throw ServeBenchmarks.Failure("no device profiles in \(options.profiles) (run from the package root)")
+        }
+        // The same options and seed as the simulator process: the same ids and keys.
+        let fleet = try SimulatorFleet(
+            options: .init(lights: options.lights, diffusers: options.diffusers, seed: options.seed),
+            library: library, broker: SwarmConfiguration(brokerURL: broker.url))
+        simulator = try ChildProcess.spawn(
+            binary,
+            [
+                "simulate", "--lights", "\(options.lights)", "--diffusers", "\(options.diffusers)",
+                "--broker", broker.url, "--devices-json", work.appendingPathComponent("devices.json").path,
+                "--seed", "\(options.seed)", "--report-delay-ms", "0", "--profiles", profiles.path,
+            ], outputPath: work.appendingPathComponent("simulator.log").path)
+
+        let sweep = try await controllerSweep(fleet.identities, library: library, broker: broker)
+        let perCommand = sweep / Double(fleet.identities.count)
+        print(String(format: "BENCH serve.load.controller.sweep1000 %.1f ms", sweep))
+        print(String(format: "BENCH serve.load.controller.rate %.0f /s", 1000 / perCommand))
+
+        let daemon = try DaemonUnderTest(
+            binary: binary, work: work, name: "load", baseTopic: Self.baseTopic, brokerURL: broker.url,
+            profiles: profiles)
+        let names = try await ServeBenchmarks.pair(
+            fleet.identities, in: DaemonUnderTest.stateDirectory(work: work, name: "load"))
+        let process = try daemon.spawn()
+        defer { process.terminate() }
+        try await waitUntilOnline(names, broker: broker, daemon: daemon)
+        if let rss = ProcessStats.statusMegabytes(process.pid, "VmRSS:") {
+            print(String(format: "BENCH serve.load.rss %.1f MB", rss))
+        }
+
+        let targets = names.map { name in
+            LoadClientPlan.Target(name: name, field: name.hasPrefix("diffuser") ? "led_brightness" : "brightness")
+        }
+        let client = try await BridgeLoadClient(url: broker.url, baseTopic: Self.baseTopic)
+        // A short warm-up: the first commands of a device allocate what later ones reuse.
+        _ = try await level(16, seconds: 2, targets: targets, client: client, daemon: process, round: 0)
+        for (round, concurrency) in options.concurrencies.enumerated() {
+            let (measured, cpu) = try await level(
+                concurrency, seconds: options.seconds, targets: targets, client: client, daemon: process,
+                round: round + 1)
+            report(measured, cpu: cpu, controllerPerCommand: perCommand)
+        }
+        await client.close()
+        if let rss = ProcessStats.statusMegabytes(process.pid, "VmRSS:"),
+            let peak = ProcessStats.statusMegabytes(process.pid, "VmHWM:")
+        {
+            print(String(format: "BENCH serve.load.rss.after %.1f MB", rss))
+            print(String(format: "BENCH serve.load.rss.peak %.1f MB", peak))
+        }
+    }
+
+    /// The controller alone: the median of five sweeps of one command to every device.
+    private func controllerSweep(_ identities: [DeviceIdentity], library: ProfileLibrary, broker: LocalBroker)
+        async throws -> Double
+    {
+        var stored: [StoredDevice] = []
+        for identity in identities {
+            guard let id = DeviceID(identity.devId) else { throw ServeBenchmarks.Failure("invalid simulated devId") }
+            let device = TuyaDevice(
+                id: id, name: identity.name, profileID: identity.profile.id, category: identity.profile.category,
+                transport: .mqtt, productID: identity.profile.productIDs.first)
+            stored.append(StoredDevice(device: device, localKey: try AESKey(localKey: identity.localKey)))
+        }
+        let controller = TuyaController(
+            bus: try MQTTDeviceBus(configuration: MQTTConfiguration(url: broker.url)), library: library,
+            store: InMemoryDeviceStore(devices: stored))
+        try await controller.start()
+        defer { Task { await controller.stop() } }
+        let devices = await controller.devices()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            var online = 0
+            for device in devices where await controller.status(of: device.id)?.availability == .online { online += 1 }
+            if online == devices.count { break }
+            guard ContinuousClock.now < deadline else {
+                throw ServeBenchmarks.Failure("only \(online) of \(devices.count) simulated devices online in 60 s")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        var commands = CommandPlan(devices: devices, library: library)
+        var sweeps: [Double] = []
+        for _ in 0..<MQTTBenchmarks.sweepCount {
+            for index in devices.indices { try await commands.waitForGap(index) }
+            let batch = devices.indices.map { index in (devices[index].id, commands.next(index).command) }
+            let start = ContinuousClock.now
+            let failures = await withTaskGroup(of: Bool.self) { group in
+                for (id, command) in batch {
+                    group.addTask { (try? await controller.send(command, to: id)) == nil }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            sweeps.append(MQTTBenchmarks.milliseconds(ContinuousClock.now - start))
+            guard failures == 0 else {
+                throw ServeBenchmarks.Failure("\(failures) of \(devices.count) sweep commands were not confirmed")
+            }
+        }
+        await controller.stop()
+        sweeps.sort()
+        print(ServeBenchmarks.spread("controller sweeps", sweeps))
+        return ServeBenchmarks.median(sweeps)
+    }
+
+    private func waitUntilOnline(_ names: [String], broker: LocalBroker, daemon: DaemonUnderTest) async throws {
+        let watch = try await TopicWatch(url: broker.url, filters: ["\(Self.baseTopic)/+/availability"])
+        defer { Task { await watch.close() } }
+        let topics = Set(names.map { "\(Self.baseTopic)/\($0)/availability" })
+        let started = ContinuousClock.now
+        do {
+            _ = try await watch.waitUntil(after: 0, timeout: .seconds(90), "availability online for every device") {
+                ServeBenchmarks.onlineCount($0, topics: topics) == topics.count ? true : nil
+            }
+        } catch {
+            let seen = ServeBenchmarks.onlineCount(await watch.received(after: 0), topics: topics)
+            throw ServeBenchmarks.Failure(
+                "\(error) (\(seen) of \(topics.count) online); daemon log \(daemon.logPath):\n\(daemon.log.suffix(2000))"
+            )
+        }
+        print(
+            String(
+                format: "# daemon: all %d devices online %.1f s after the spawn", names.count,
+                MQTTBenchmarks.milliseconds(ContinuousClock.now - started) / 1e3))
+        await watch.close()
+        // The first queries' answers and state publications are done before the load starts.
+        try await Task.sleep(for: ServeBenchmarks.settle)
+    }
+
+    /// Runs `concurrency` clients for `seconds`; returns what they measured and the daemon's
+    /// CPU time in ms over the window.
+    private func level(
+        _ concurrency: Int, seconds: Double, targets: [LoadClientPlan.Target], client: BridgeLoadClient,
+        daemon: ChildProcess, round: Int
+    ) async throws -> (LoadLevel, Double?) {
+        let plans = LoadClientPlan.plans(clients: concurrency, devices: targets)
+        let cpuBefore = ProcessStats.cpuNanoseconds(daemon.pid)
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        let baseTopic = Self.baseTopic
+        var total = LoadLevel(
+            concurrency: concurrency, wall: 0, confirmed: 0, failed: 0, timedOut: 0, latencies: [], gapWaits: 0)
+        await withTaskGroup(of: LoadLevel.self) { group in
+            for plan in plans {
+                group.addTask {
+                    await plan.run(client, baseTopic: baseTopic, deadline: deadline, sequence: round)
+                }
+            }
+            for await part in group {
+                total.confirmed += part.confirmed
+                total.failed += part.failed
+                total.timedOut += part.timedOut
+                total.gapWaits += part.gapWaits
+                total.latencies += part.latencies
+                if total.firstFailure == nil { total.firstFailure = part.firstFailure }
+            }
+        }
+        let cpuAfter = ProcessStats.cpuNanoseconds(daemon.pid)
+        total.wall = MQTTBenchmarks.milliseconds(deadline - start) / 1e3
+        total.latencies.sort()
+        guard daemon.isRunning else { throw ServeBenchmarks.Failure("the daemon exited under load") }
+        let cpu = cpuBefore.flatMap { before in cpuAfter.map { Double($0 - before) / 1e6 } }
+        return (total, cpu)
+    }
+
+    private func report(_ level: LoadLevel, cpu: Double?, controllerPerCommand: Double) {
+        let name = "serve.load.c\(level.concurrency)"
+        print(String(format: "BENCH \(name).rate %.0f /s", level.rate))
+        print(String(format: "BENCH \(name).p50 %.2f ms", level.percentile(50)))
+        print(String(format: "BENCH \(name).p99 %.2f ms", level.percentile(99)))
+        if let cpu, level.confirmed > 0 {
+            print(String(format: "BENCH \(name).cpu %.0f us", cpu * 1000 / Double(level.confirmed)))
+            print(
+                String(
+                    format: "# c%d: daemon CPU %.0f ms over %.1f s (%.0f %% of one core)", level.concurrency, cpu,
+                    level.wall, cpu / 10 / level.wall))
+        }
+        print(
+            "# c\(level.concurrency): \(level.confirmed) confirmed, \(level.failed) failed, \(level.timedOut) timed out, "
+                + "\(level.gapWaits) waits for the frame gap"
+                + (level.firstFailure.map { "; first failure: \($0)" } ?? ""))
+        // Daemon time per confirmed command over the controller's, from the rates: lower is better.
+        if level.rate > 0 {
+            ServeBenchmarks.printRatio("\(name).vs-controller", 1000 / controllerPerCommand, level.rate)
+        }
+    }
+}
