@@ -126,6 +126,16 @@ struct SessionRunnerTests {
         #expect(await controller.sent(to: lamp.id).map(\.at).last == .seconds(1000) + .minutes(9) + .seconds(2))
     }
 
+    @Test("the status lists every device the session drives, before any of its cues fired too (timer stop --json)")
+    func statusListsDevicesBeforeCues() async throws {
+        let plan = try timeline(.minutes(10, bellEveryMinutes: 1), preset: .calm, devices: [lamp, mist])
+        let controller = RecordingController(clock: clock, devices: [lamp, mist])
+        let runner = SessionRunner(timeline: plan, controller: controller, clock: clock)
+        #expect(Set(await runner.status().devices.keys) == Set(plan.deviceIDs))
+        #expect(!plan.deviceIDs.isEmpty)
+        #expect(await runner.status().devices.values.allSatisfy { $0.sent == 0 && $0.skipped == 0 })
+    }
+
     @Test("stop cancels every pending cue: nothing fires after it however far the clock moves")
     func stopCancels() async throws {
         let plan = try timeline(.minutes(10, bellEveryMinutes: 1), preset: .calm, devices: [lamp, mist])

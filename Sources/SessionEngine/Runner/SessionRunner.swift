@@ -174,7 +174,8 @@ public actor SessionRunner {
                 max(.zero, timeline.end - elapsed)
             }
         let nextBell = queue.first { if case .bell = $0.cue.kind { $0.cue.deviceID == nil } else { false } }
-        var devices: [DeviceID: DeviceOutcome] = [:]
+        // Every device the session drives, with no cue fired yet too (`timer stop --json` right after a start).
+        var devices = Dictionary(uniqueKeysWithValues: timeline.deviceIDs.map { ($0, DeviceOutcome()) })
         for record in records.values {
             guard let device = record.deviceID else { continue }
             var outcome = devices[device] ?? DeviceOutcome()
