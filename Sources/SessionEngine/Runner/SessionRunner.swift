@@ -53,8 +53,9 @@ public actor SessionRunner {
     private var waiting: [DeviceID: PendingSend] = [:]
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
-    private var subscribers: [Int: AsyncStream<SessionEvent>.Continuation] = [:]
-    private var nextSubscriber = 0
+    /// Event subscriptions (SessionRunner+Events.swift).
+    var subscribers: [Int: AsyncStream<SessionEvent>.Continuation] = [:]
+    var nextSubscriber = 0
 
     /// - Parameter clock: `ContinuousClock()` in production, a manual clock in tests.
     public init(
@@ -65,23 +66,6 @@ public actor SessionRunner {
         self.timeline = timeline
         self.controller = controller
         self.clock = OffsetClock(clock)
-    }
-
-    /// A new subscription to this session's events; it ends once the session has ended
-    /// and every sent command has settled.
-    public func events() -> AsyncStream<SessionEvent> {
-        let (stream, continuation) = AsyncStream<SessionEvent>.makeStream()
-        guard !isDone else {
-            continuation.finish()
-            return stream
-        }
-        let key = nextSubscriber
-        nextSubscriber += 1
-        subscribers[key] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(key) }
-        }
-        return stream
     }
 
     // MARK: - Control
@@ -206,7 +190,7 @@ public actor SessionRunner {
 
     private var elapsed: Duration { state == .running ? clock.now() - origin : frozenElapsed }
 
-    private var isDone: Bool { state.isFinal && !records.values.contains { $0.outcome == .sent } }
+    var isDone: Bool { state.isFinal && !records.values.contains { $0.outcome == .sent } }
 
     private func stamp(_ cue: SessionCue) -> ScheduledCue {
         ScheduledCue(sessionID: id, generation: generation, cue: cue)
@@ -383,10 +367,6 @@ public actor SessionRunner {
 
     // MARK: - Events
 
-    private func emit(_ event: SessionEvent) {
-        for subscriber in subscribers.values { subscriber.yield(event) }
-    }
-
     private func finishEventsIfDone() {
         if state.isFinal {
             for waiter in endWaiters { waiter.resume() }
@@ -396,6 +376,4 @@ public actor SessionRunner {
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()
     }
-
-    private func unsubscribe(_ key: Int) { subscribers[key] = nil }
 }
