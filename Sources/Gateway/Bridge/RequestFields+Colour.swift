@@ -140,7 +140,9 @@ enum ColourText {
         guard digits.count == 6 else { return nil }
         var values: [Int] = []
         for index in stride(from: 0, to: 6, by: 2) {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            guard let high = ColourCodec.nibble(digits[index]), let low = ColourCodec.nibble(digits[index + 1]) else {
+                return nil
+            }
             values.append(high * 16 + low)
         }
         return (values[0], values[1], values[2])
@@ -186,15 +188,6 @@ enum ColourText {
     /// Untrusted text cut short for a message.
     static func shown(_ text: String) -> String {
         String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(32).map(Character.init))
-    }
-
-    private static func nibble(_ byte: UInt8) -> Int? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a")) + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A")) + 10
-        default: nil
-        }
     }
 
     /// CSS/X11 colour names a light can show (no black, greys or browns: a bulb shows

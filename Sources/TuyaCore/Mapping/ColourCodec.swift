@@ -100,7 +100,8 @@ public enum ColourCodec {
 
     private static func clamp(_ x: Int, _ low: Int, _ high: Int) -> Int { min(max(x, low), high) }
 
-    private static func nibble(_ byte: UInt8) -> Int? {
+    /// The value of one ASCII hex digit, either case; nil for anything else.
+    public static func nibble(_ byte: UInt8) -> Int? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
         case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a")) + 10
