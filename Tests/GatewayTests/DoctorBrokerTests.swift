@@ -20,7 +20,8 @@ struct DoctorBrokerTests {
     @Test("an open broker is reachable, the round trip passes, and no daemon state is retained")
     func openBroker() async throws {
         let broker = try LocalBroker()
-        let observation = await BrokerProbe(gateway: configuration(port: broker.port)).observe()
+        // Generous per-step time: the whole suite runs beside it on two cores.
+        let observation = await BrokerProbe(gateway: configuration(port: broker.port), timeout: .seconds(30)).observe()
         #expect(
             observation == BrokerObservation(connection: .connected, roundTrip: .passed, bridgeState: .nothingRetained))
     }
@@ -33,7 +34,7 @@ struct DoctorBrokerTests {
         let daemon = try MQTTClient(configuration: gateway.mqttLinkConfiguration())
         try await daemon.connect()
         try await daemon.publish(topic: "youll/bridge/state", payload: Array(#"{"state":"online"}"#.utf8), retain: true)
-        let observation = await BrokerProbe(gateway: gateway).observe()
+        let observation = await BrokerProbe(gateway: gateway, timeout: .seconds(30)).observe()
         #expect(observation.bridgeState == .retained(Array(#"{"state":"online"}"#.utf8)))
         let checks = DoctorCheck.broker(observation, broker: broker.url, user: nil, baseTopic: "youll")
         #expect(checks.map(\.status) == [.ok, .ok, .ok])
