@@ -61,7 +61,7 @@ struct MQTTBenchmarks {
 
     /// The simulator process, once launched, for the cleanup in `run`.
     final class Spawned {
-        var process: Process?
+        var process: ChildProcess?
     }
 
     /// Sweeps measured on each side; the median is reported (the C floor uses the same).
@@ -126,13 +126,13 @@ struct MQTTBenchmarks {
         if let floor = options.floor {
             let frames = work.appendingPathComponent("frames.txt")
             try commands.floorFrames(keys: keys).write(to: frames, atomically: true, encoding: .utf8)
-            try runFloor(floor, port: broker.port, frames: frames)
+            try await runFloor(floor, port: broker.port, frames: frames)
         }
     }
 
     /// Waits (up to 60 s) until `count` devices have shown up as pairing candidates, or
     /// the simulator has exited.
-    private func waitForCandidates(_ controller: TuyaController, count: Int, simulator: Process, log work: URL)
+    private func waitForCandidates(_ controller: TuyaController, count: Int, simulator: ChildProcess, log work: URL)
         async throws
     {
         let deadline = ContinuousClock.now + .seconds(60)
@@ -197,53 +197,39 @@ struct MQTTBenchmarks {
 
     // MARK: - Processes
 
-    private func launchSimulator(broker: LocalBroker, devicesJSON: URL, log: URL) throws -> Process {
+    private func launchSimulator(broker: LocalBroker, devicesJSON: URL, log: URL) throws -> ChildProcess {
         let path = options.simulator ?? Self.besideMe("youll-devices")
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw Failure("no youll-devices at \(path) (build it in release or pass --simulator)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = [
-            "simulate", "--lights", "\(options.lights)", "--diffusers", "\(options.diffusers)",
-            "--broker", broker.url, "--devices-json", devicesJSON.path, "--seed", "\(options.seed)",
-            "--report-delay-ms", "0", "--profiles", options.profiles,
-        ]
-        let logFile = log.appendingPathComponent("simulator.log")
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: logFile)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        return process
+        return try ChildProcess.spawn(
+            path,
+            [
+                "simulate", "--lights", "\(options.lights)", "--diffusers", "\(options.diffusers)",
+                "--broker", broker.url, "--devices-json", devicesJSON.path, "--seed", "\(options.seed)",
+                "--report-delay-ms", "0", "--profiles", options.profiles,
+            ],
+            outputPath: log.appendingPathComponent("simulator.log").path)
     }
 
     /// SIGTERM (the simulator disconnects its devices), SIGKILL after 5 s.
-    private func stop(_ process: Process?) {
+    private func stop(_ process: ChildProcess?) {
         guard let process, process.isRunning else { return }
-        process.terminate()
+        process.signal(SIGTERM)
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.isRunning { process.kill() }
     }
 
-    private func runFloor(_ path: String, port: Int, frames: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = [
-            "\(port)", frames.path, "\(options.samples)", "\(Self.milliseconds(Self.frameGap + Self.gapMargin))",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+    private func runFloor(_ path: String, port: Int, frames: URL) async throws {
         // The floor bounds its own waits (5 s per round trip, 30 s for the sweep).
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure("mqtt_floor exited with \(process.terminationStatus)")
+        let output = try await ChildProcess.run(
+            path,
+            ["\(port)", frames.path, "\(options.samples)", "\(Self.milliseconds(Self.frameGap + Self.gapMargin))"])
+        guard output.status == 0 else {
+            throw Failure("mqtt_floor exited with \(output.status.map(String.init) ?? "a signal")")
         }
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("BENCH ") {
+        for line in output.stdout.split(separator: "\n") where line.hasPrefix("BENCH ") {
             print(line)
         }
     }

@@ -1,4 +1,5 @@
 import CMosquitto
+import Timing
 
 /// An MQTT 3.1.1 client over libmosquitto for the gateway's broker connection.
 ///
@@ -49,13 +50,14 @@ public actor MQTTClient {
     private var unsubscribeWaiters: [Int32: CheckedContinuation<Void, any Error>] = [:]
 
     /// Validates and applies the configuration (TLS files are read here) and starts the idle
-    /// network thread; nothing is dialled before `connect()`.
-    public init(configuration: MQTTConfiguration) throws(MQTTError) {
+    /// network thread; nothing is dialled before `connect()`. `clock` times the reconnect
+    /// backoff and the CONNACK deadline.
+    public init(configuration: MQTTConfiguration, clock: any Clock<Duration> = ContinuousClock()) throws(MQTTError) {
         self.configuration = configuration
         (events, eventSink) = AsyncStream.makeStream(of: MQTTEvent.self, bufferingPolicy: .unbounded)
         let (signals, signalSink) = AsyncStream.makeStream(
             of: LinkSignal.self, bufferingPolicy: .unbounded)
-        loop = try NetworkLoop(configuration: configuration, signals: signalSink)
+        loop = try NetworkLoop(configuration: configuration, clock: OffsetClock(clock), signals: signalSink)
         loop.start()
         // The single consumer: hands signals to the actor one at a time, in the C thread's order.
         Task { [weak self] in

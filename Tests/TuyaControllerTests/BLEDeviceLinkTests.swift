@@ -319,8 +319,9 @@ struct BLEDeviceLinkTests {
         try await first.startReady()
         await second.link.start()
         try await withDeadline(10, "second queued") {
-            while await slots.queued != [DeviceID("bfbbbbbbbbbbbbbbbbbbbb")!] { await Task.yield() }
+            try await slots.waitUntilQueued(DeviceID("bfbbbbbbbbbbbbbbbbbbbb")!)
         }
+        #expect(await slots.queued == [DeviceID("bfbbbbbbbbbbbbbbbbbbbb")!])
         #expect(second.transport.connects == 0)
         await first.link.stop()
         try await second.waitForDevice("second connected") { $0.isPaired }

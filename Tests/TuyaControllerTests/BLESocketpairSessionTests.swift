@@ -1,12 +1,11 @@
 import Timing
 import BLELink
-import Dispatch
 import DeviceSimulator
 import Foundation
-import Synchronization
 import Testing
 import TuyaCore
 import TuyaWire
+import YoullTestSupport
 
 @testable import TuyaController
 
@@ -62,7 +61,7 @@ struct BLESocketpairSessionTests {
             let events = events
             // Generous: with the whole suite running on 2 cores, CPU-bound tests can hold both
             // cooperative threads for many seconds; the bound is there to fail instead of hang.
-            let seen = await bounded(seconds: 90) {
+            let seen = try? await withDeadline(90, "availability \(availability.rawValue)") {
                 for await event in events {
                     if case .availabilityChanged(_, let status) = event, status.availability == availability {
                         return true
@@ -107,8 +106,8 @@ struct BLESocketpairSessionTests {
         // The gateway acknowledges the report after it confirmed the command, so the ack may
         // still be on the socket: wait for the device to count it (bounded).
         let peripheral = rig.peripheral
-        let acknowledged = await bounded(seconds: 60) {
-            while await peripheral.statistics.reportsAcknowledged < 1 { await Task.yield() }
+        let acknowledged = try? await withDeadline(60, "a report acknowledged") {
+            try await peripheral.waitForStatistics { $0.reportsAcknowledged >= 1 }
             return true
         }
         #expect(acknowledged == true, "the device never saw a report acknowledged")
@@ -116,33 +115,5 @@ struct BLESocketpairSessionTests {
         #expect(final.pairings == 2)
         #expect(final.framesRejected == 0)
         await rig.link.stop()
-    }
-}
-
-/// Runs `body`, giving up (nil) after `seconds` of real time: the waits here are on real
-/// socket traffic, bounded by a Dispatch timer so a broken stack fails instead of hanging.
-private func bounded<T: Sendable>(seconds: Int, _ body: @escaping @Sendable () async -> T) async -> T? {
-    let gate = FirstAnswer<T>()
-    return await withCheckedContinuation { (waiter: CheckedContinuation<T?, Never>) in
-        gate.arm(waiter)
-        Task { gate.finish(await body()) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { gate.finish(nil) }
-    }
-}
-
-/// Resumes one continuation with whichever answer comes first.
-private final class FirstAnswer<T: Sendable>: Sendable {
-    private let waiter = Mutex<CheckedContinuation<T?, Never>?>(nil)
-
-    func arm(_ continuation: CheckedContinuation<T?, Never>) {
-        waiter.withLock { $0 = continuation }
-    }
-
-    func finish(_ value: T?) {
-        let continuation = waiter.withLock { waiter in
-            defer { waiter = nil }
-            return waiter
-        }
-        continuation?.resume(returning: value)
     }
 }

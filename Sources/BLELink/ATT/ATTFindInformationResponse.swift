@@ -34,17 +34,11 @@ public struct ATTFindInformationResponse: ATTPDU {
         case 2: uuidLength = 16
         default: throw .invalidFormat(Self.opcode, format)
         }
-        let list = reader.rest()
         let entryLength = 2 + uuidLength
-        guard !list.isEmpty, list.count % entryLength == 0 else {
-            throw .invalidListLength(Self.opcode, listLength: list.count, entryLength: entryLength)
-        }
         uses128BitUUIDs = format == 2
-        // The slice is 2 or 16 bytes by construction, so the UUID always parses.
-        entries = stride(from: 0, to: list.count, by: entryLength).map { start in
-            Entry(
-                handle: UInt16(list[start]) | UInt16(list[start + 1]) << 8,
-                type: BluetoothUUID(littleEndian: Array(list[start + 2..<start + entryLength]))!)
+        // The rest is 2 or 16 bytes by construction, so the UUID always parses.
+        entries = try reader.handleEntries(length: entryLength).map { entry in
+            Entry(handle: entry.handle, type: BluetoothUUID(littleEndian: Array(entry.rest))!)
         }
     }
 

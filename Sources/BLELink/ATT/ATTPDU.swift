@@ -84,6 +84,31 @@ struct ATTReader {
         return Array(bytes[offset...])
     }
 
+    /// The rest as a non-empty list of `length`-byte entries, each a little-endian handle and the
+    /// bytes after it (the list responses: Find Information, Read By Type, Read By Group Type).
+    mutating func handleEntries(
+        length: Int
+    ) throws(ATTDecodingError) -> [(handle: UInt16, rest: ArraySlice<UInt8>)] {
+        let list = rest()
+        guard !list.isEmpty, list.count % length == 0 else {
+            throw .invalidListLength(opcode, listLength: list.count, entryLength: length)
+        }
+        return stride(from: 0, to: list.count, by: length).map { start in
+            (UInt16(list[start]) | UInt16(list[start + 1]) << 8, list[start + 2..<start + length])
+        }
+    }
+
+    /// A length byte of at least `minimumLength`, then `handleEntries` of exactly that length.
+    mutating func lengthPrefixedHandleEntries(
+        minimumLength: Int
+    ) throws(ATTDecodingError) -> [(handle: UInt16, rest: ArraySlice<UInt8>)] {
+        let length = Int(try uint8())
+        guard length >= minimumLength else {
+            throw .invalidEntryLength(opcode, length: length, minimum: minimumLength)
+        }
+        return try handleEntries(length: length)
+    }
+
     /// The remaining bytes as a UUID; they must be exactly 2 or 16.
     mutating func uuid() throws(ATTDecodingError) -> BluetoothUUID {
         let field = rest()

@@ -24,17 +24,12 @@ public struct ATTReadByGroupTypeResponse: ATTPDU {
 
     public init(bytes: [UInt8]) throws(ATTDecodingError) {
         var reader = try ATTReader(bytes, expecting: Self.opcode, minimumLength: 2)
-        let length = Int(try reader.uint8())
-        guard length >= 4 else { throw .invalidEntryLength(Self.opcode, length: length, minimum: 4) }
-        let list = reader.rest()
-        guard !list.isEmpty, list.count % length == 0 else {
-            throw .invalidListLength(Self.opcode, listLength: list.count, entryLength: length)
-        }
-        entries = stride(from: 0, to: list.count, by: length).map { start in
-            Entry(
-                handle: UInt16(list[start]) | UInt16(list[start + 1]) << 8,
-                endGroupHandle: UInt16(list[start + 2]) | UInt16(list[start + 3]) << 8,
-                value: Array(list[start + 4..<start + length]))
+        entries = try reader.lengthPrefixedHandleEntries(minimumLength: 4).map { entry in
+            let rest = entry.rest
+            return Entry(
+                handle: entry.handle,
+                endGroupHandle: UInt16(rest[rest.startIndex]) | UInt16(rest[rest.startIndex + 1]) << 8,
+                value: Array(rest.dropFirst(2)))
         }
     }
 

@@ -21,16 +21,8 @@ public struct ATTReadByTypeResponse: ATTPDU {
 
     public init(bytes: [UInt8]) throws(ATTDecodingError) {
         var reader = try ATTReader(bytes, expecting: Self.opcode, minimumLength: 2)
-        let length = Int(try reader.uint8())
-        guard length >= 2 else { throw .invalidEntryLength(Self.opcode, length: length, minimum: 2) }
-        let list = reader.rest()
-        guard !list.isEmpty, list.count % length == 0 else {
-            throw .invalidListLength(Self.opcode, listLength: list.count, entryLength: length)
-        }
-        entries = stride(from: 0, to: list.count, by: length).map { start in
-            Entry(
-                handle: UInt16(list[start]) | UInt16(list[start + 1]) << 8,
-                value: Array(list[start + 2..<start + length]))
+        entries = try reader.lengthPrefixedHandleEntries(minimumLength: 2).map { entry in
+            Entry(handle: entry.handle, value: Array(entry.rest))
         }
     }
 

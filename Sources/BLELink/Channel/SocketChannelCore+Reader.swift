@@ -75,12 +75,9 @@ extension SocketChannelCore {
                         defer { state.handover.removeAll() }
                         return (handler, state.handover + [pdu], true)
                     }
-                    if !state.receivers.isEmpty {
-                        state.receivers.removeFirst().continuation.resume(returning: pdu)
+                    guard state.reads.deliver(pdu), state.reads.unread.count >= Self.pauseAbove else {
                         return (nil, [], true)
                     }
-                    state.unread.append(pdu)
-                    guard state.unread.count >= Self.pauseAbove else { return (nil, [], true) }
                     state.readPaused = true
                     return (nil, [], false)
                 }

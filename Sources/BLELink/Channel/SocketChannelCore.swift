@@ -19,9 +19,10 @@ final class SocketChannelCore: Sendable {
 
     typealias Handler = @Sendable (ByteChannelEvent) -> Void
 
-    struct State {
-        var unread: [[UInt8]] = []
-        var receivers: [(id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)] = []
+    struct State: ReadQueueState {
+        /// The write end of the wake pipe (see `wake`).
+        let wakeWrite: Int32
+        var reads = ReadQueue<[UInt8]>()
         /// Sends waiting for room in the socket, in order; nil continuation for `enqueue`.
         var sends: [(pdu: [UInt8], continuation: CheckedContinuation<Void, any Error>?)] = []
         var end: End?
@@ -31,7 +32,23 @@ final class SocketChannelCore: Sendable {
         var readPaused = false
         var readerRunning = true
         var wakePending = false
-        var nextID = 0
+
+        var readEnd: ReadEnd? { end.map { ReadEnd(error: $0.error) } }
+
+        /// Resumes reading paused for a slow receiver once it has caught up.
+        mutating func didTake(_ pdu: [UInt8]) {
+            guard readPaused, end == nil, reads.unread.count < SocketChannelCore.resumeBelow else { return }
+            readPaused = false
+            wake()
+        }
+
+        /// Makes the reader thread's `poll` return (once per wake-up; it drains the pipe).
+        mutating func wake() {
+            guard readerRunning, !wakePending else { return }
+            wakePending = true
+            var byte: UInt8 = 1
+            _ = Glibc.write(wakeWrite, &byte, 1)
+        }
     }
 
     static let pauseAbove = 64
@@ -42,7 +59,7 @@ final class SocketChannelCore: Sendable {
     /// A pipe that wakes the reader thread from `poll` (a send queued, reading resumed, the end).
     let wakeRead: Int32
     private let wakeWrite: Int32
-    let state = Mutex(State())
+    let state: Mutex<State>
 
     init(descriptor: Int32, maximumPDUSize: Int) throws(ByteChannelError) {
         var pipe: [Int32] = [-1, -1]
@@ -55,51 +72,18 @@ final class SocketChannelCore: Sendable {
         self.maximumPDUSize = maximumPDUSize
         wakeRead = pipe[0]
         wakeWrite = pipe[1]
+        state = Mutex(State(wakeWrite: pipe[1]))
     }
 
     // MARK: receiving
 
-    func receive() async throws -> [UInt8]? {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                state.withLock { state in
-                    if !state.unread.isEmpty {
-                        continuation.resume(returning: state.unread.removeFirst())
-                        if state.readPaused, state.end == nil, state.unread.count < Self.resumeBelow {
-                            state.readPaused = false
-                            wake(&state)
-                        }
-                    } else if let end = state.end {
-                        if let error = end.error {
-                            continuation.resume(throwing: error)
-                        } else {
-                            continuation.resume(returning: nil)
-                        }
-                    } else if Task.isCancelled {
-                        continuation.resume(throwing: CancellationError())
-                    } else {
-                        state.receivers.append((id, continuation))
-                    }
-                }
-            }
-        } onCancel: {
-            state.withLock { state in
-                guard let index = state.receivers.firstIndex(where: { $0.id == id }) else { return }
-                state.receivers.remove(at: index).continuation.resume(throwing: CancellationError())
-            }
-        }
-    }
+    func receive() async throws -> [UInt8]? { try await state.nextRead() }
 
     /// Switches to handing PDUs to `handler` (see `ImmediateByteChannel.deliver(to:)`). When the
     /// reader thread has already stopped, what is left and the end are handed over here.
     func deliver(to handler: @escaping Handler) {
         let finished = state.withLock { state -> (pdus: [[UInt8]], end: End)? in
-            let unread = state.unread
-            state.unread.removeAll()
+            let unread = state.reads.takeUnread()
             guard state.readerRunning else { return (unread, state.end ?? .closed) }
             state.handler = handler
             state.handover += unread
@@ -206,27 +190,14 @@ final class SocketChannelCore: Sendable {
     func endLocked(_ state: inout State, _ reason: End) {
         guard state.end == nil else { return }
         state.end = reason
-        if case .closed = reason { state.unread.removeAll() }
-        for receiver in state.receivers {
-            if let error = reason.error {
-                receiver.continuation.resume(throwing: error)
-            } else {
-                receiver.continuation.resume(returning: nil)
-            }
-        }
-        state.receivers.removeAll()
+        if case .closed = reason { _ = state.reads.takeUnread() }
+        state.reads.finishWaiting(reason.error)
         for waiting in state.sends { waiting.continuation?.resume(throwing: Self.sendError(after: reason)) }
         state.sends.removeAll()
         wake(&state)
     }
 
-    /// Makes the reader thread's `poll` return (once per wake-up; it drains the pipe).
-    func wake(_ state: inout State) {
-        guard state.readerRunning, !state.wakePending else { return }
-        state.wakePending = true
-        var byte: UInt8 = 1
-        _ = Glibc.write(wakeWrite, &byte, 1)
-    }
+    func wake(_ state: inout State) { state.wake() }
 
     /// On the reader thread as it stops: nothing may wake it any more, so the pipe can go.
     func closeWakePipe() {

@@ -40,6 +40,37 @@ public actor SimulatedBLEPeripheral {
     public var state: DataPoints { link.state.withLock { $0.device.state } }
     public var statistics: SimulatedBLEDevice.Statistics { link.state.withLock { $0.device.statistics } }
 
+    /// Returns once the device's statistics satisfy `condition` (checked now and after each
+    /// packet the device handles), so a test waits on what the device did, never on time.
+    /// Throws `CancellationError` when the waiting task is cancelled first.
+    public func waitForStatistics(
+        _ condition: @escaping @Sendable (SimulatedBLEDevice.Statistics) -> Bool
+    ) async throws {
+        let link = link
+        let id = link.state.withLock { state in
+            state.lastWaiterID += 1
+            return state.lastWaiterID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                link.state.withLock { state in
+                    if condition(state.device.statistics) {
+                        continuation.resume()
+                    } else if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        state.statisticsWaiters.append(.init(id: id, condition: condition, continuation: continuation))
+                    }
+                }
+            }
+        } onCancel: {
+            link.state.withLock { state in
+                guard let index = state.statisticsWaiters.firstIndex(where: { $0.id == id }) else { return }
+                state.statisticsWaiters.remove(at: index).continuation.resume(throwing: CancellationError())
+            }
+        }
+    }
+
     public func setMisbehaviour(_ misbehaviour: SimulatedBLEDevice.Misbehaviour) {
         link.state.withLock { $0.device.misbehaviour = misbehaviour }
     }
@@ -51,10 +82,28 @@ extension SimulatedBLEPeripheral {
         /// Tells one connection's writes from a later one's.
         final class Connection: Sendable {}
 
+        struct StatisticsWaiter {
+            let id: Int
+            let condition: @Sendable (SimulatedBLEDevice.Statistics) -> Bool
+            let continuation: CheckedContinuation<Void, any Error>
+        }
+
         struct State {
             var device: SimulatedBLEDevice
             var server: SimulatedGATTServer?
             var connection: Connection?
+            var statisticsWaiters: [StatisticsWaiter] = []
+            var lastWaiterID = 0
+
+            /// Resumes the waiters whose condition the statistics now meet.
+            mutating func statisticsChanged() {
+                let statistics = device.statistics
+                statisticsWaiters.removeAll { waiter in
+                    guard waiter.condition(statistics) else { return false }
+                    waiter.continuation.resume()
+                    return true
+                }
+            }
         }
 
         let state: Mutex<State>
@@ -89,6 +138,7 @@ extension SimulatedBLEPeripheral {
         ) {
             let (actions, server) = state.withLock { state -> ([SimulatedBLEDevice.Action], SimulatedGATTServer?) in
                 guard current(state) else { return ([], nil) }
+                defer { state.statisticsChanged() }
                 return (body(&state.device), state.server)
             }
             for action in actions {

@@ -94,22 +94,7 @@ public enum BridgeRequest: Hashable, Sendable {
 
     /// Parses the payload of `verb`. An empty payload counts as `{}`.
     public static func parse(verb: String, payload: [UInt8]) throws(BridgePayloadError) -> BridgeRequest {
-        let object: [String: JSONValue]
-        if payload.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
-            object = [:]
-        } else {
-            let value: JSONValue
-            do {
-                value = try CompactJSON.decode(payload)
-            } catch {
-                throw BridgePayloadError(field: "payload", reason: "not JSON: \(error)")
-            }
-            guard let members = value.objectValue else {
-                throw BridgePayloadError(field: "payload", reason: "expected a JSON object")
-            }
-            object = members
-        }
-        var fields = RequestFields(object)
+        var fields = RequestFields(try members(of: payload))
         if let transaction = fields.take("transaction"), transaction != .null,
             transaction != Self.transaction(in: payload)
         {
@@ -124,38 +109,7 @@ public enum BridgeRequest: Hashable, Sendable {
             let seconds = try fields.optionalInteger("time", in: 1...3600)
             request = .permitJoin(open: open, seconds: seconds, transport: try fields.transport())
         case "device/add":
-            let idText = try fields.requiredString("id")
-            guard let id = DeviceID(idText) else {
-                throw BridgePayloadError(
-                    field: "id", reason: "not a Tuya device id (letters, digits, '_' and '-', up to 64 characters)")
-            }
-            let key = try SecretKey(field: "local_key", text: fields.requiredString("local_key"))
-            let name = try fields.optionalString("name").map { text throws(BridgePayloadError) in
-                try DeviceName(field: "name", text: text)
-            }
-            let profile = try fields.optionalString("profile")
-            let product = try fields.optionalString("product_id")
-            if let product, product.isEmpty || product.utf8.count > 64 || !product.allSatisfy(\.isASCII) {
-                throw BridgePayloadError(field: "product_id", reason: "expected up to 64 ASCII characters")
-            }
-            let transport = try fields.transport() ?? .mqtt
-            var ble: BLEIdentity?
-            if transport == .ble {
-                let address = try fields.requiredString("address")
-                let uuid = try fields.requiredString("uuid")
-                let random = try fields.optionalBool("random_address") ?? false
-                do throws(BLEIdentityError) {
-                    ble = try BLEIdentity(address: address, randomAddress: random, uuid: uuid)
-                } catch {
-                    let field = if case .invalidAddress = error { "address" } else { "uuid" }
-                    throw BridgePayloadError(field: field, reason: error.description)
-                }
-            }
-            let lan = transport == .lan ? try fields.lanTarget() : nil
-            request = .deviceAdd(
-                DeviceAdd(
-                    id: id, localKey: key, name: name, profileID: profile, productID: product, transport: transport,
-                    ble: ble, lan: lan))
+            request = .deviceAdd(try DeviceAdd.parse(&fields))
         case "device/remove":
             request = .deviceRemove(device: try fields.deviceReference("id"))
         case "device/rename":

@@ -41,11 +41,13 @@ final class NetworkLoop: Sendable {
     private let handle: MosquittoHandle
     private let box: CallbackBox
     private let configuration: MQTTConfiguration
+    /// Times the reconnect backoff and the CONNACK deadline (`ReconnectState` decides on it).
+    private let clock: OffsetClock
     private let control = Mutex(Control())
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    init(configuration: MQTTConfiguration, signals: AsyncStream<LinkSignal>.Continuation)
+    init(configuration: MQTTConfiguration, clock: OffsetClock, signals: AsyncStream<LinkSignal>.Continuation)
         throws(MQTTError)
     {
         let box = CallbackBox(signals: signals)
@@ -71,6 +73,7 @@ final class NetworkLoop: Sendable {
         wakeWrite = fds[1]
         self.box = box
         self.configuration = configuration
+        self.clock = clock
     }
 
     func start() {
@@ -136,7 +139,6 @@ final class NetworkLoop: Sendable {
     /// The thread's loop: take requests, service the open socket or wait for the next dial
     /// (`ReconnectState` decides when), until `stop()`.
     private func run() {
-        let clock = OffsetClock(ContinuousClock())
         var state = ReconnectState(backoff: configuration.reconnect, connectTimeout: configuration.connectTimeout)
         while true {
             let (connect, reconnect, stopping) = control.withLock { control in

@@ -41,13 +41,5 @@ public struct ReminderTransition: Codable, Hashable, Sendable, CustomStringConve
     public var at: Date
     public var cause: Cause
 
-    public init(key: ReminderKey, from: ReminderStatus, to: ReminderStatus, at: Date, cause: Cause) {
-        self.key = key
-        self.from = from
-        self.to = to
-        self.at = at
-        self.cause = cause
-    }
-
     public var description: String { "\(key): \(from) → \(to) (\(cause))" }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import TuyaCore
 
-/// One entry of the bounded event log.
+/// One entry of the bounded event log. Only this module makes them (the memberwise initializer).
 public struct StoredEvent: Sendable, Hashable {
     /// Increases with every append; the log keeps the highest ones.
     public var id: Int64
@@ -10,12 +10,4 @@ public struct StoredEvent: Sendable, Hashable {
     public var kind: String
     public var device: DeviceID?
     public var detail: JSONValue
-
-    public init(id: Int64, at: Date, kind: String, device: DeviceID?, detail: JSONValue) {
-        self.id = id
-        self.at = at
-        self.kind = kind
-        self.device = device
-        self.detail = detail
-    }
 }

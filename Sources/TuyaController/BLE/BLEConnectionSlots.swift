@@ -7,6 +7,8 @@ public actor BLEConnectionSlots {
     /// Connections allowed at once.
     public nonisolated let limit: Int
     private var waiters: [DeviceID: CheckedContinuation<Void, any Error>] = [:]
+    /// Callers of `waitUntilQueued`, by device.
+    private var queueWatchers: [DeviceID: [CheckedContinuation<Void, any Error>]] = [:]
 
     /// `limit` simultaneous connections (default 3, at least 1).
     public init(limit: Int = 3) {
@@ -32,6 +34,7 @@ public actor BLEConnectionSlots {
                 }
                 waiters[id]?.resume(throwing: CancellationError())
                 waiters[id] = continuation
+                for watcher in queueWatchers.removeValue(forKey: id) ?? [] { watcher.resume() }
             }
         } onCancel: {
             Task { await self.cancelWait(id) }
@@ -43,6 +46,24 @@ public actor BLEConnectionSlots {
         for next in slots.release(id) {
             waiters.removeValue(forKey: next)?.resume()
         }
+    }
+
+    /// Returns once `id` waits in the queue for a slot (at once if it does now), so a caller
+    /// can wait for a link's turn to be taken instead of polling `queued`.
+    public func waitUntilQueued(_ id: DeviceID) async throws {
+        guard !slots.waiting.contains(id) else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                guard !Task.isCancelled else { return continuation.resume(throwing: CancellationError()) }
+                queueWatchers[id, default: []].append(continuation)
+            }
+        } onCancel: {
+            Task { await self.cancelQueueWatch(id) }
+        }
+    }
+
+    private func cancelQueueWatch(_ id: DeviceID) {
+        for watcher in queueWatchers.removeValue(forKey: id) ?? [] { watcher.resume(throwing: CancellationError()) }
     }
 
     private func cancelWait(_ id: DeviceID) {

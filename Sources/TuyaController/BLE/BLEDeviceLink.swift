@@ -15,8 +15,8 @@ import TuyaWire
 ///
 /// Packets are queued on the transport from the actor, in order, so the packets of two frames
 /// never interleave on the wire and no task stands between a command and its packets.
-actor BLEDeviceLink: DeviceLinkDriver {
-    struct Configuration: Hashable, Sendable {
+actor BLEDeviceLink: ProbedDeviceLink {
+    struct Configuration: DeviceLinkTiming, Hashable, Sendable {
         /// Longer than over MQTT: an on-demand device must connect and pair first.
         var confirmationTimeout: Duration = .seconds(15)
         var session = BLESession.Configuration()
@@ -35,7 +35,7 @@ actor BLEDeviceLink: DeviceLinkDriver {
 
     /// How a pairing probe ended: the first report after the session became ready, or
     /// the failure that ended the link first, or the link was stopped (the deadline).
-    enum ProbeResult: Sendable {
+    enum ProbeResult: ProbeEnding {
         case answered(DataPoints)
         case failed(BLESessionError)
         case stopped
@@ -46,8 +46,7 @@ actor BLEDeviceLink: DeviceLinkDriver {
 
     var core: DeviceLinkCore
     var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
-    private(set) var hub: EventHub
-    private(set) var onDesiredChange: @Sendable (DataPoints) -> Void
+    var listeners: LinkListeners
     let clock: OffsetClock
     private(set) var isStopped = false
 
@@ -61,7 +60,7 @@ actor BLEDeviceLink: DeviceLinkDriver {
     private let configuration: Configuration
 
     private var session: BLESession
-    private var probes: [CheckedContinuation<ProbeResult, Never>] = []
+    var probes: [CheckedContinuation<ProbeResult, Never>] = []
 
     private var connectionTask: Task<Void, Never>?
     /// A connection is up: packets may be written.
@@ -92,8 +91,8 @@ actor BLEDeviceLink: DeviceLinkDriver {
     ) {
         self.failures = failures
         core = DeviceLinkCore(
-            device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
-            desired: desired, confirmed: confirmed, startedAt: clock.now(), reapplyWithin: configuration.reapplyWithin)
+            device: device, profile: profile, timing: configuration, desired: desired, confirmed: confirmed,
+            startedAt: clock.now())
         self.identity = identity
         self.credentials = credentials
         policy = profile.bleConnection
@@ -101,8 +100,7 @@ actor BLEDeviceLink: DeviceLinkDriver {
         self.slots = slots
         self.clock = clock
         self.unixMilliseconds = unixMilliseconds
-        self.hub = hub
-        self.onDesiredChange = onDesiredChange
+        listeners = LinkListeners(hub: hub, onDesiredChange: onDesiredChange)
         self.configuration = configuration
         session = BLESession(
             credentials: credentials, profile: profile, configuration: configuration.session, ivSource: ivSource)
@@ -124,31 +122,9 @@ actor BLEDeviceLink: DeviceLinkDriver {
 
     // MARK: - Pairing
 
-    /// Connects (whatever the policy) and returns when the device has paired and answered
-    /// the first query, or when a failure ends the link first, or when the link is stopped.
-    /// The pairing caller bounds it by stopping the link at its deadline.
-    func probe() async -> ProbeResult {
-        guard !isStopped else { return .stopped }
-        return await withCheckedContinuation { continuation in
-            probes.append(continuation)
-            refresh()
-        }
-    }
-
-    private func finishProbes(_ result: ProbeResult) {
-        let waiting = probes
-        probes = []
-        for probe in waiting { probe.resume(returning: result) }
-    }
-
-    /// Hands a link that paired under a private hub to the registry: events now go to
-    /// `hub`, desired-state changes to `onDesiredChange`, and the current availability and
-    /// state are announced there, so subscribers learn them as for any other device.
-    func adopt(hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void) {
-        self.hub = hub
-        self.onDesiredChange = onDesiredChange
-        perform(core.reannounce())
-    }
+    /// Connects (whatever the policy): the probe ends when the device has paired and answered
+    /// the first query.
+    func beginProbe() { refresh() }
 
     // MARK: - Lifecycle
 

@@ -11,8 +11,7 @@ protocol DeviceLinkDriver: Actor {
     var core: DeviceLinkCore { get set }
     /// Callers of `send` waiting for their ticket.
     var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] { get set }
-    var hub: EventHub { get }
-    var onDesiredChange: @Sendable (DataPoints) -> Void { get }
+    var listeners: LinkListeners { get }
     var clock: OffsetClock { get }
     var isStopped: Bool { get }
     /// The link's one timer task.
@@ -114,9 +113,9 @@ extension DeviceLinkDriver {
             case .complete(let ticket, let result):
                 waiters.removeValue(forKey: ticket)?.resume(with: result.mapError { $0 as any Error })
             case .announce(let event):
-                hub.publish(event)
+                listeners.hub.publish(event)
             case .desiredChanged(let desired):
-                onDesiredChange(desired)
+                listeners.onDesiredChange(desired)
             }
         }
     }

@@ -12,8 +12,8 @@ import TuyaWire
 ///
 /// The actor owns the connection: every frame goes out through it in order, and a command
 /// waits in the core's queue while the device is unreachable.
-actor LANDeviceLink: DeviceLinkDriver {
-    struct Configuration: Hashable, Sendable {
+actor LANDeviceLink: ProbedDeviceLink {
+    struct Configuration: DeviceLinkTiming, Hashable, Sendable {
         var confirmationTimeout: Duration = .seconds(5)
         var connectTimeout: Duration = .seconds(5)
         /// Every real device listens on 6668; tests keep it too (each simulated device has
@@ -26,7 +26,7 @@ actor LANDeviceLink: DeviceLinkDriver {
 
     /// How a pairing probe ended: the first answer on an established session, the failure
     /// that ended a connection first, or the link was stopped (the pairing deadline).
-    enum ProbeResult: Sendable {
+    enum ProbeResult: ProbeEnding {
         /// The ids of the DPs the device reported (its profile may not be known yet).
         case answered(Set<DataPointID>)
         case failed(LANLinkPolicy.Failure)
@@ -35,8 +35,7 @@ actor LANDeviceLink: DeviceLinkDriver {
 
     var core: DeviceLinkCore
     var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
-    private(set) var hub: EventHub
-    private(set) var onDesiredChange: @Sendable (DataPoints) -> Void
+    var listeners: LinkListeners
     let clock: OffsetClock
     private(set) var isStopped = false
     var timer = LinkTimer()
@@ -56,7 +55,7 @@ actor LANDeviceLink: DeviceLinkDriver {
     private var generation = 0
     private var connectTask: Task<Void, Never>?
     private var readTask: Task<Void, Never>?
-    private var probes: [CheckedContinuation<ProbeResult, Never>] = []
+    var probes: [CheckedContinuation<ProbeResult, Never>] = []
     /// The device answered a plain DP query with "data unvalid": it wants the device22 form.
     private var usesDevice22Query = false
     /// Connections made, for tests and diagnostics.
@@ -72,8 +71,8 @@ actor LANDeviceLink: DeviceLinkDriver {
         onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in }
     ) {
         core = DeviceLinkCore(
-            device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
-            desired: desired, confirmed: confirmed, startedAt: clock.now(), reapplyWithin: configuration.reapplyWithin)
+            device: device, profile: profile, timing: configuration, desired: desired, confirmed: confirmed,
+            startedAt: clock.now())
         self.key = key
         self.endpoint = endpoint
         self.version = version
@@ -81,8 +80,7 @@ actor LANDeviceLink: DeviceLinkDriver {
         self.configuration = configuration
         self.clock = clock
         self.unixTime = unixTime
-        self.hub = hub
-        self.onDesiredChange = onDesiredChange
+        listeners = LinkListeners(hub: hub, onDesiredChange: onDesiredChange)
         self.onReprobe = onReprobe
         policy = LANLinkPolicy(configuration: configuration.policy)
         session = Self.makeSession(version: version, key: key, endpoint: endpoint, firstSequence: 1)
@@ -159,28 +157,8 @@ actor LANDeviceLink: DeviceLinkDriver {
         return true
     }
 
-    /// Hands a link that paired under a private hub to the registry (see `BLEDeviceLink.adopt`).
-    func adopt(hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void) {
-        self.hub = hub
-        self.onDesiredChange = onDesiredChange
-        perform(core.reannounce())
-    }
-
-    /// Starts the link and returns when the device first answered on an established
-    /// session, when a failure ends a connection first, or when the link is stopped.
-    func probe() async -> ProbeResult {
-        guard !isStopped else { return .stopped }
-        return await withCheckedContinuation { continuation in
-            probes.append(continuation)
-            start()
-        }
-    }
-
-    private func finishProbes(_ result: ProbeResult) {
-        let waiting = probes
-        probes = []
-        for probe in waiting { probe.resume(returning: result) }
-    }
+    /// Starts the link: the probe ends when the device first answered on an established session.
+    func beginProbe() { start() }
 
     // MARK: - Policy actions
 

@@ -47,34 +47,4 @@ public struct LANNetwork: Sendable {
         guard let datagram = try? LANSolicitation(ip: solicitation.answerTo).encode(nonce: nonce) else { return }
         try? await discovery.send(datagram, to: solicitation.host, port: solicitation.port)
     }
-
-    /// How long a connection attempt may take.
-    public var connectTimeout: Duration {
-        get { link.connectTimeout }
-        set { link.connectTimeout = newValue }
-    }
-
-    /// A heartbeat goes out when nothing was sent for this long.
-    public var heartbeatInterval: Duration {
-        get { link.policy.heartbeatInterval }
-        set { link.policy.heartbeatInterval = newValue }
-    }
-
-    /// Every device's full status is read this often.
-    public var statusInterval: Duration {
-        get { link.policy.statusInterval }
-        set { link.policy.statusInterval = newValue }
-    }
-
-    /// A request unanswered for this long means the connection is dead.
-    public var answerTimeout: Duration {
-        get { link.policy.answerTimeout }
-        set { link.policy.answerTimeout = newValue }
-    }
-
-    /// How reconnects back off.
-    public var backoff: Backoff {
-        get { link.policy.backoff }
-        set { link.policy.backoff = newValue }
-    }
 }

@@ -10,7 +10,7 @@ import TuyaWire
 /// Frames leave through one serial outbox so a query and a command never overtake each
 /// other on the wire, and a failed publish is never retried (INTEROP.md).
 actor MQTTDeviceLink: DeviceLinkDriver {
-    struct Configuration: Hashable, Sendable {
+    struct Configuration: DeviceLinkTiming, Hashable, Sendable {
         var confirmationTimeout: Duration = .seconds(5)
         var availability = AvailabilityTracker.Configuration()
         var freshness = FrameFreshness.Configuration()
@@ -23,8 +23,7 @@ actor MQTTDeviceLink: DeviceLinkDriver {
 
     var core: DeviceLinkCore
     var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
-    let hub: EventHub
-    let onDesiredChange: @Sendable (DataPoints) -> Void
+    let listeners: LinkListeners
     let clock: OffsetClock
     private(set) var isStopped = false
 
@@ -49,16 +48,14 @@ actor MQTTDeviceLink: DeviceLinkDriver {
         onDesiredChange: @escaping @Sendable (DataPoints) -> Void
     ) {
         core = DeviceLinkCore(
-            device: device, profile: profile, confirmationTimeout: configuration.confirmationTimeout,
-            desired: desired, confirmed: confirmed, startedAt: clock.now(),
-            reapplyWithin: configuration.reapplyWithin)
+            device: device, profile: profile, timing: configuration, desired: desired, confirmed: confirmed,
+            startedAt: clock.now())
         freshness = FrameFreshness(configuration: configuration.freshness)
         statistics = bus.statistics
         self.key = key
         self.clock = clock
         self.unixTime = unixTime
-        self.hub = hub
-        self.onDesiredChange = onDesiredChange
+        listeners = LinkListeners(hub: hub, onDesiredChange: onDesiredChange)
         // TCK starts from rand() & 0xffff and adds one per frame (protocol/TUYA.md §3.2).
         sequence = sequenceSeed & 0xffff
         inTopic = "smart/device/in/\(device.id.rawValue)"

@@ -11,14 +11,7 @@ enum BLEPairing {
         -> PairingOutcome
     {
         await link.start()
-        let sleepUntil = clock.sleepUntil
-        let deadline = clock.now() + timeout
-        let timer = Task {
-            do { try await sleepUntil(deadline) } catch { return }
-            await link.stop()
-        }
-        let result = await link.probe()
-        timer.cancel()
+        let result = await link.probe(within: timeout, clock: clock)
         let outcome = outcome(of: result, device: device)
         if case .paired = outcome { return outcome }
         await link.stop()

@@ -85,14 +85,7 @@ struct LANPairing: Sendable {
     static func probe(_ link: LANDeviceLink, timeout: Duration, clock: OffsetClock) async
         -> Step<Set<DataPointID>>
     {
-        let sleepUntil = clock.sleepUntil
-        let deadline = clock.now() + timeout
-        let timer = Task {
-            do { try await sleepUntil(deadline) } catch { return }
-            await link.stop()
-        }
-        let result = await link.probe()
-        timer.cancel()
+        let result = await link.probe(within: timeout, clock: clock)
         await link.stop()
         if case .answered(let dpIDs) = result { return .proceed(dpIDs) }
         return .stop(outcome(of: result))

@@ -20,32 +20,13 @@ enum TimerFollow {
     static var isLive: Bool { isatty(STDOUT_FILENO) == 1 }
 
     static func follow(_ client: BridgeClient, session: String?) async throws {
-        let live = isLive
         let ticks = try await Ticks(client)
         defer { ticks.stop() }
-        var status: JSONValue = SessionStatusPayload.idle.json
-        var receivedAt = ContinuousClock.now
-        var throttle = CueThrottle()
-        let started = ContinuousClock.now
-        func since() -> Double { (ContinuousClock.now - started).sessionSecondsValue }
-        func draw() {
-            guard live else { return }
-            let since = (ContinuousClock.now - receivedAt).sessionSecondsValue
-            print("\r\u{1B}[K" + TimerLine.render(extrapolated(status, by: since)), terminator: "")
-            flushStandardOutput()
-        }
-        /// A line above the progress line (on a pipe: a line of its own).
-        func emit(_ lines: [String]) {
-            guard !lines.isEmpty else { return }
-            for line in lines { print((live ? "\r\u{1B}[K" : "") + line) }
-            draw()
-            flushStandardOutput()
-        }
+        var view = FollowView(live: isLive, session: session)
         for await tick in ticks.stream {
             switch tick {
             case .second:
-                emit(throttle.tick(at: since()))
-                draw()
+                view.second()
             case .interrupt:
                 print("")
                 guard try await askToStop(client) else {
@@ -53,41 +34,11 @@ enum TimerFollow {
                     return
                 }
             case .ended:
-                emit(throttle.flush())
-                if live { print("") }
+                view.emit(view.throttle.flush())
+                if view.live { print("") }
                 throw CLIError("lost the connection to the broker; the session goes on in the daemon")
             case .message(let message):
-                guard let json = message.json else { continue }
-                if message.topic.hasSuffix("/bridge/state") {
-                    guard message.availability == "offline" else { continue }
-                    // The view's last line, on stdout like the rest of it; exit status 1.
-                    emit(throttle.flush())
-                    print(
-                        (live ? "\r\u{1B}[K" : "") + "the daemon stopped (\(message.topic) offline): "
-                            + "no longer following; the session resumes when the daemon starts again "
-                            + "(`youll-devices timer status`)")
-                    flushStandardOutput()
-                    throw ExitCode(1)
-                }
-                if message.topic.hasSuffix("/bridge/session") {
-                    let changed = TimerLine.headline(json) != TimerLine.headline(status)
-                    status = json
-                    receivedAt = .now
-                    if live { draw() } else if changed { emit([TimerLine.render(json)]) }
-                    continue
-                }
-                switch event(json, of: session) {
-                case .cue(let line):
-                    emit(throttle.offer(line, at: since()))
-                case .badge(let line):
-                    emit(throttle.flush() + [line])
-                case .ended(let line):
-                    emit(throttle.flush())
-                    print((live ? "\r\u{1B}[K" : "") + line)
-                    return
-                case nil:
-                    continue
-                }
+                if try view.show(message) { return }
             }
         }
     }

@@ -47,6 +47,7 @@ struct LANDecode: ParsableCommand {
 
     @OptionGroup var options: KeyOptions
     @OptionGroup var lan: LANKeyOptions
+    @OptionGroup var fields: BodyOptions
 
     @Option(
         name: .long, help: "Who sent the frame: device (has a retcode) or client. Default: worked out from the frame.")
@@ -155,14 +156,12 @@ struct LANEncode: ParsableCommand {
 
     @OptionGroup var options: KeyOptions
     @OptionGroup var lan: LANKeyOptions
+    @OptionGroup var fields: BodyOptions
 
     @Option(
         name: .long,
         help: "Command name or number (CONTROL, DP_QUERY_NEW, 0x10…). Default: the version's control command.")
     var cmd: String?
-
-    @Option(name: .long, help: "DPs to set, as a JSON object: builds the version's CONTROL body.")
-    var dps: String?
 
     @Option(name: .long, help: "The JSON body as it is, e.g. '{}'.")
     var body: String?
@@ -170,17 +169,8 @@ struct LANEncode: ParsableCommand {
     @Option(name: .long, help: "Raw payload bytes as hex (handshake nonces and HMACs).")
     var payload: String?
 
-    @Option(name: .long, help: "devId for 3.1–3.3 bodies.")
-    var devId: String?
-
-    @Option(name: .long, help: "Sequence number (default 1).")
-    var seq: String?
-
     @Option(name: .long, help: "Write a device's answer with this retcode.")
     var retcode: String?
-
-    @Option(name: .long, help: "The \"t\" field, unix seconds (default: now).")
-    var time: String?
 
     @Option(name: .long, help: "A 3.5 frame's 12-byte nonce as hex (default: random).")
     var nonce: String?
@@ -192,7 +182,7 @@ struct LANEncode: ParsableCommand {
         try reportingErrors {
             let version = try lan.version()
             let localKey = try options.localKey()
-            let sequence = try seq.map { try parseInteger($0, option: "--seq", as: UInt32.self) } ?? 1
+            let sequence = try fields.sequence()
             let (command, bytes) = try requestBody(version: version)
             let key = try lan.key(for: command, version: version, localKey: localKey)
             let header = try sourceId.map {
@@ -220,7 +210,7 @@ struct LANEncode: ParsableCommand {
     }
 
     private func requestBody(version: LANProtocolVersion) throws -> (LANCommand, [UInt8]) {
-        let given = [dps != nil, body != nil, payload != nil].filter { $0 }.count
+        let given = [fields.dps != nil, body != nil, payload != nil].filter { $0 }.count
         guard given <= 1 else { throw CLIError("--dps, --body, --payload: give one of them") }
         let command = try cmd.map { text in
             guard let command = LANCommand(text) else {
@@ -228,15 +218,13 @@ struct LANEncode: ParsableCommand {
             }
             return command
         }
-        if let dps {
-            let timestamp =
-                try time.map { try parseInteger($0, option: "--time", as: Int64.self) }
-                ?? Int64(Date().timeIntervalSince1970)
-            if !version.negotiatesSessionKey, devId == nil {
+        if let dps = fields.dps {
+            let timestamp = try fields.timestamp()
+            if !version.negotiatesSessionKey, fields.devId == nil {
                 throw CLIError("--dev-id: a \(version) CONTROL body names the device")
             }
             let request = LANRequest.control(
-                version: version, devId: devId ?? "", dps: try parseDPs(dps), timestamp: timestamp)
+                version: version, devId: fields.devId ?? "", dps: try parseDPs(dps), timestamp: timestamp)
             return (command ?? request.command, request.json)
         }
         guard let command else { throw CLIError("--cmd: give the command, or --dps for a CONTROL frame") }

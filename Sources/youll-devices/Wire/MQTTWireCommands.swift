@@ -64,21 +64,10 @@ struct MQTTEncode: ParsableCommand {
         commandName: "mqtt", abstract: "Encode a Tuya MQTT 2.2 payload (protocol 4 report, 5 command, 31 query).")
 
     @OptionGroup var options: KeyOptions
-
-    @Option(name: .long, help: "Sequence number (default 1).")
-    var seq: String?
+    @OptionGroup var fields: BodyOptions
 
     @Option(name: .long, help: "Protocol: 4 (report), 5 (command) or 31 (query). Default 5.")
     var `protocol`: String?
-
-    @Option(name: .long, help: "The DPs as a JSON object, e.g. '{\"20\":true,\"22\":500}'.")
-    var dps: String?
-
-    @Option(name: .long, help: "devId for a protocol-4 report.")
-    var devId: String?
-
-    @Option(name: .long, help: "The \"t\" field, unix seconds (default: now).")
-    var time: String?
 
     @Option(name: .long, help: "Source field (default 1).")
     var source: String?
@@ -86,20 +75,20 @@ struct MQTTEncode: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let key = try AESKey(localKey: options.localKey())
-            let sequence = try seq.map { try parseInteger($0, option: "--seq", as: UInt32.self) } ?? 1
+            let sequence = try fields.sequence()
             let source = try source.map { try parseInteger($0, option: "--source", as: UInt32.self) } ?? 1
             let number = try `protocol`.map { try parseInteger($0, option: "--protocol", as: Int.self) } ?? 5
-            let timestamp =
-                try time.map { try parseInteger($0, option: "--time", as: Int64.self) }
-                ?? Int64(Date().timeIntervalSince1970)
+            let timestamp = try fields.timestamp()
             let envelope: TuyaEnvelope
             switch number {
             case TuyaEnvelope.commandProtocol:
-                guard let dps else { throw CLIError("--dps: a protocol-5 command needs DPs, e.g. '{\"20\":true}'") }
+                guard let dps = fields.dps else {
+                    throw CLIError("--dps: a protocol-5 command needs DPs, e.g. '{\"20\":true}'")
+                }
                 envelope = .command(dps: try parseDPs(dps))
             case TuyaEnvelope.reportProtocol:
-                guard let dps else { throw CLIError("--dps: a protocol-4 report needs DPs") }
-                envelope = .report(devId: devId, dps: try parseDPs(dps), t: nil)
+                guard let dps = fields.dps else { throw CLIError("--dps: a protocol-4 report needs DPs") }
+                envelope = .report(devId: fields.devId, dps: try parseDPs(dps), t: nil)
             case TuyaEnvelope.queryProtocol:
                 envelope = .query(dpIDs: nil)
             default:

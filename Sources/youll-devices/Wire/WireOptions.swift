@@ -24,6 +24,29 @@ struct KeyOptions: ParsableArguments {
     }
 }
 
+/// The body fields `wire encode mqtt` and `wire encode lan` share: sequence, DPs, devId, time.
+struct BodyOptions: ParsableArguments {
+    @Option(name: .long, help: "Sequence number (default 1).")
+    var seq: String?
+
+    @Option(name: .long, help: "The DPs as a JSON object, e.g. '{\"20\":true,\"22\":500}'.")
+    var dps: String?
+
+    @Option(name: .long, help: "devId for a protocol-4 report or a LAN 3.1–3.3 body.")
+    var devId: String?
+
+    @Option(name: .long, help: "The \"t\" field, unix seconds (default: now).")
+    var time: String?
+
+    /// `--seq`, else 1.
+    func sequence() throws -> UInt32 { try seq.map { try parseInteger($0, option: "--seq", as: UInt32.self) } ?? 1 }
+
+    /// `--time`, else now.
+    func timestamp() throws -> Int64 {
+        try time.map { try parseInteger($0, option: "--time", as: Int64.self) } ?? Int64(Date().timeIntervalSince1970)
+    }
+}
+
 /// Parses a `--dps` JSON object (`{"20":true,"22":500}`) into DP ids and JSON values,
 /// with errors naming the key at fault.
 func parseDPs(_ text: String) throws -> [String: JSONValue] {

@@ -1,4 +1,4 @@
-import BLELink
+@testable import BLELink
 import Testing
 import YoullTestSupport
 

@@ -9,15 +9,9 @@ public struct HCILEDataLengthChange: Hashable, Sendable {
     public var maxTxTime: UInt16
     public var maxRxOctets: UInt16
     public var maxRxTime: UInt16
+}
 
-    public init(handle: UInt16, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16, maxRxTime: UInt16) {
-        self.handle = handle
-        self.maxTxOctets = maxTxOctets
-        self.maxTxTime = maxTxTime
-        self.maxRxOctets = maxRxOctets
-        self.maxRxTime = maxRxTime
-    }
-
+extension HCILEDataLengthChange {
     public init(parameters: some Collection<UInt8>) throws(HCIPacketError) {
         var reader = HCIByteReader(parameters, packet: "LE Data Length Change event")
         handle = try reader.uint16("Connection_Handle") & 0x0FFF

@@ -16,12 +16,13 @@ public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
     /// PDUs held for a reader that does not keep up; a device sending more is cut off.
     static let maximumUnread = 4096
 
-    private struct State {
-        var unread: [[UInt8]] = []
-        var readers: [(id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)] = []
+    private struct State: ReadQueueState {
+        var reads = ReadQueue<[UInt8]>()
         var ended = false
         var endError: (any Error)?
-        var nextID = 0
+
+        var readEnd: ReadEnd? { ended ? ReadEnd(error: endError) : nil }
+        func didTake(_ pdu: [UInt8]) {}
     }
 
     init(host: HCIHost, link: HCIHostCore.Link) {
@@ -38,36 +39,7 @@ public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
         try await host.send(pdu, on: handle)
     }
 
-    public func receive() async throws -> [UInt8]? {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                state.withLock { state in
-                    if !state.unread.isEmpty {
-                        continuation.resume(returning: state.unread.removeFirst())
-                    } else if state.ended {
-                        if let error = state.endError {
-                            continuation.resume(throwing: error)
-                        } else {
-                            continuation.resume(returning: nil)
-                        }
-                    } else if Task.isCancelled {
-                        continuation.resume(throwing: CancellationError())
-                    } else {
-                        state.readers.append((id, continuation))
-                    }
-                }
-            }
-        } onCancel: {
-            state.withLock { state in
-                guard let index = state.readers.firstIndex(where: { $0.id == id }) else { return }
-                state.readers.remove(at: index).continuation.resume(throwing: CancellationError())
-            }
-        }
-    }
+    public func receive() async throws -> [UInt8]? { try await state.nextRead() }
 
     /// Disconnects the link (Remote User Terminated Connection) and waits for the controller.
     public func close() async {
@@ -78,13 +50,8 @@ public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
     /// A PDU from the device (called by the host, in order).
     func deliver(_ pdu: [UInt8]) {
         let overflow = state.withLock { state -> Bool in
-            guard !state.ended else { return false }
-            if !state.readers.isEmpty {
-                state.readers.removeFirst().continuation.resume(returning: pdu)
-                return false
-            }
-            state.unread.append(pdu)
-            return state.unread.count > Self.maximumUnread
+            guard !state.ended, state.reads.deliver(pdu) else { return false }
+            return state.reads.unread.count > Self.maximumUnread
         }
         if overflow {
             end(ByteChannelError.oversizedPDU(size: Self.maximumUnread, maximum: Self.maximumUnread))
@@ -98,15 +65,8 @@ public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
             guard !state.ended else { return }
             state.ended = true
             state.endError = error
-            if error == nil { state.unread.removeAll() }
-            for reader in state.readers {
-                if let error {
-                    reader.continuation.resume(throwing: error)
-                } else {
-                    reader.continuation.resume(returning: nil)
-                }
-            }
-            state.readers.removeAll()
+            if error == nil { _ = state.reads.takeUnread() }
+            state.reads.finishWaiting(error)
         }
     }
 }

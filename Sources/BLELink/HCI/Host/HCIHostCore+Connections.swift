@@ -205,16 +205,12 @@ extension HCIHostCore {
         let initiation = initiations[index]
         let type: UInt8 = initiation.addressType == .publicDevice || initiation.addressType == .publicIdentity ? 0 : 1
         let purpose = HCICommandPurpose.createConnection(operation: initiation.operation)
-        if controller.usesExtendedCommands {
-            return issue(
-                HCILEExtendedCreateConnectionCommand(
-                    peerAddress: initiation.addressBytes, peerAddressType: type, connection: configuration.connection),
-                for: purpose)
-        }
-        return issue(
-            HCILECreateConnectionCommand(
-                peerAddress: initiation.addressBytes, peerAddressType: type, connection: configuration.connection),
-            for: purpose)
+        let request = HCIConnectionRequest(
+            peerAddress: initiation.addressBytes, peerAddressType: type, connection: configuration.connection)
+        let command: any HCICreateConnectionCommand =
+            controller.usesExtendedCommands
+            ? HCILEExtendedCreateConnectionCommand(request: request) : HCILECreateConnectionCommand(request: request)
+        return issue(command, for: purpose)
     }
 
     /// The operation number of a disconnect no caller waits for.

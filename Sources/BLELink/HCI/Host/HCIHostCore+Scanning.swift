@@ -14,15 +14,13 @@ extension HCIHostCore {
         guard phase == .ready, let controller else { return [.completed(operation: operation, notReady)] }
         scan.isReporting = true
         guard !scan.isOn else { return [.completed(operation: operation, nil)] }
-        let (interval, window) = (configuration.scanInterval, configuration.scanWindow)
-        if controller.usesExtendedCommands {
-            return issue(
-                HCILESetExtendedScanParametersCommand(active: true, interval: interval, window: window),
-                for: .scanParameters(operation: operation))
-        }
-        return issue(
-            HCILESetScanParametersCommand(active: true, interval: interval, window: window),
-            for: .scanParameters(operation: operation))
+        let settings = HCIScanSettings(
+            active: true, interval: configuration.scanInterval, window: configuration.scanWindow)
+        let command: any HCIScanParametersCommand =
+            controller.usesExtendedCommands
+            ? HCILESetExtendedScanParametersCommand(settings: settings)
+            : HCILESetScanParametersCommand(settings: settings)
+        return issue(command, for: .scanParameters(operation: operation))
     }
 
     /// Stops scanning; `.completed(operation:)` follows. Stopping while off succeeds at once.

@@ -51,10 +51,9 @@ final class DescriptorStreamCore: Sendable {
         var error: ByteChannelError?
     }
 
-    private struct State {
-        var chunks: [[UInt8]] = []
+    private struct State: ReadQueueState {
+        var reads = ReadQueue<[UInt8]>()
         var unreadBytes = 0
-        var readers: [(id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)] = []
         var writes: [Write] = []
         /// Set once ended, with the error that ended it (none for end-of-file or `close()`).
         var ended: Ended?
@@ -63,11 +62,20 @@ final class DescriptorStreamCore: Sendable {
         var readSuspended = false
         var writeState = WriteSourceState.inactive
         var liveSources = 2
-        var nextID = 0
+
+        var readEnd: ReadEnd? { ended.map { ReadEnd(error: $0.error) } }
+
+        /// Resumes reading paused for a slow reader once it has caught up.
+        mutating func didTake(_ chunk: [UInt8]) {
+            unreadBytes -= chunk.count
+            guard readSuspended, ended == nil, unreadBytes < DescriptorStreamCore.resumeBelow else { return }
+            readSuspended = false
+            readSource?.resume()
+        }
     }
 
     private static let pauseAbove = 1 << 20
-    private static let resumeBelow = 1 << 16
+    fileprivate static let resumeBelow = 1 << 16
 
     private let descriptor: Int32
     private let state = Mutex(State())
@@ -88,42 +96,7 @@ final class DescriptorStreamCore: Sendable {
         }
     }
 
-    func read() async throws -> [UInt8]? {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                state.withLock { state in
-                    if !state.chunks.isEmpty {
-                        let chunk = state.chunks.removeFirst()
-                        state.unreadBytes -= chunk.count
-                        continuation.resume(returning: chunk)
-                        if state.readSuspended, state.ended == nil, state.unreadBytes < Self.resumeBelow {
-                            state.readSuspended = false
-                            state.readSource?.resume()
-                        }
-                    } else if let ended = state.ended {
-                        if let error = ended.error {
-                            continuation.resume(throwing: error)
-                        } else {
-                            continuation.resume(returning: nil)
-                        }
-                    } else if Task.isCancelled {
-                        continuation.resume(throwing: CancellationError())
-                    } else {
-                        state.readers.append((id, continuation))
-                    }
-                }
-            }
-        } onCancel: {
-            state.withLock { state in
-                guard let index = state.readers.firstIndex(where: { $0.id == id }) else { return }
-                state.readers.remove(at: index).continuation.resume(throwing: CancellationError())
-            }
-        }
-    }
+    func read() async throws -> [UInt8]? { try await state.nextRead() }
 
     private func readable() {
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -139,11 +112,7 @@ final class DescriptorStreamCore: Sendable {
             let chunk = Array(buffer[0..<count])
             let keepReading = state.withLock { state -> Bool in
                 guard state.ended == nil else { return false }
-                if !state.readers.isEmpty {
-                    state.readers.removeFirst().continuation.resume(returning: chunk)
-                    return true
-                }
-                state.chunks.append(chunk)
+                guard state.reads.deliver(chunk) else { return true }
                 state.unreadBytes += chunk.count
                 guard state.unreadBytes > Self.pauseAbove else { return true }
                 state.readSuspended = true
@@ -222,14 +191,7 @@ final class DescriptorStreamCore: Sendable {
         state.withLock { state in
             guard state.ended == nil else { return }
             state.ended = Ended(error: error)
-            for reader in state.readers {
-                if let error {
-                    reader.continuation.resume(throwing: error)
-                } else {
-                    reader.continuation.resume(returning: nil)
-                }
-            }
-            state.readers.removeAll()
+            state.reads.finishWaiting(error)
             for write in state.writes { write.continuation.resume(throwing: error ?? ByteChannelError.closed) }
             state.writes.removeAll()
             state.readSource?.cancel()
