@@ -137,7 +137,7 @@ let package = Package(
             dependencies: [
                 "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage",
                 "BLELink", "DeepLinks",
-                "SessionEngine",
+                "SessionEngine", "YoullTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

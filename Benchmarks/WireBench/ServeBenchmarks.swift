@@ -104,6 +104,7 @@ struct ServeBenchmarks {
         let floorTopic = "bench-floor/bridge/state"
         let watch = try await TopicWatch(url: broker.url, filters: [state, devices, floorTopic])
         var starts: [Double] = []
+        var stops: [Double] = []
         var listed: [Double] = []
         var floors: [Double] = []
         let expected = fleet.identities.count
@@ -133,11 +134,19 @@ struct ServeBenchmarks {
                 process.kill()
                 throw Failure("\(error); daemon log \(daemon.logPath):\n\(daemon.log.suffix(2000))")
             }
-            guard process.terminate() else { throw Failure("the daemon did not stop within 10 s of SIGTERM") }
+            let stopping = ContinuousClock.now
+            guard process.terminate() else {
+                throw Failure(
+                    "the daemon did not stop within 10 s of SIGTERM; its log ends:\n\(daemon.log.suffix(3000))")
+            }
+            if run > 0 { stops.append(MQTTBenchmarks.milliseconds(ContinuousClock.now - stopping)) }
         }
         await watch.close()
 
         Self.reportStarts(starts, listed: listed, floors: floors, devices: expected)
+        // SIGTERM to exit, holding 1,000 devices (polled every 10 ms).
+        Self.print1("serve.stop1000", Self.median(stops.sorted()), "ms")
+        Self.print1("serve.stop1000.max", stops.max() ?? 0, "ms")
     }
 
     /// Prints the start times (spawn to online, spawn to the full device list) and, with

@@ -5,7 +5,8 @@ import Foundation
 /// or youll-bench lan [--seconds N] [--body JSON]
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 /// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
-/// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench lan-link [--profiles DIR]
+/// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench ble-bumble [--profiles DIR]
+/// [--samples N] or youll-bench lan-link [--profiles DIR]
 /// [--samples N] or youll-bench links [--seconds N]
 /// or youll-bench session [--seconds IDLE_SECONDS]
 /// or youll-bench serve-load [--daemon YOULL_DEVICES] [--profiles DIR] [--load-seconds S] [--concurrency 16,48,120]
@@ -115,6 +116,15 @@ case "ble":
         try await BLEBenchmarks(options: bleOptions).run()
     } catch {
         FileHandle.standardError.write(Data("youll-bench: ble: \(error)\n".utf8))
+        exit(1)
+    }
+case "ble-bumble":
+    do {
+        try await BLEBumbleBenchmarks(
+            options: .init(samples: max(50, bleOptions.samples / 4), profiles: bleOptions.profiles)
+        ).run()
+    } catch {
+        FileHandle.standardError.write(Data("youll-bench: ble-bumble: \(error)\n".utf8))
         exit(1)
     }
 case "session":

@@ -110,10 +110,14 @@ public struct MaintenanceTracker: Sendable {
 
     /// Every registered reminder, sorted by device and type.
     public func report(at time: Date) -> [ReminderReport] {
-        scheduler.devices.flatMap { device in
-            (scheduler.rules(of: device) ?? []).compactMap { rule in
-                try? report(type: rule.type, device: device, at: time)
-            }
+        scheduler.devices.flatMap { report(of: $0, at: time) }
+    }
+
+    /// One device's reminders in profile order (empty for a device not registered): what
+    /// its retained list shows, without evaluating every other device's.
+    public func report(of device: DeviceID, at time: Date) -> [ReminderReport] {
+        (scheduler.rules(of: device) ?? []).compactMap { rule in
+            try? report(type: rule.type, device: device, at: time)
         }
     }
 

@@ -20,9 +20,23 @@ struct DoctorCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print a JSON array of {check, status, detail, fix} for scripts.")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Seconds to listen for Tuya LAN devices' broadcasts on the discovery ports (0: only check they bind).",
+            valueName: "seconds"))
+    var lanListen: Double = 6
+
+    func validate() throws {
+        guard lanListen.isFinite, (0...120).contains(lanListen) else {
+            throw ValidationError("--lan-listen \(lanListen) is outside 0...120 seconds")
+        }
+    }
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        var doctor = Doctor(configurationPath: config, environment: environment)
+        var doctor = Doctor(
+            configurationPath: config, environment: environment, lanListen: .milliseconds(Int64(lanListen * 1000)))
         // The same folders `serve` reads: a binary built in a checkout finds its devices/.
         doctor.profileDirectories = { ProfileDirectories.daemon(installed: $0.installed, user: $0.user) }
         let checks = await doctor.run()

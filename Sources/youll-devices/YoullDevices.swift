@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Gateway
 
 /// The single binary: daemon and CLI (see ARCHITECTURE.md, module `youll-devices`).
 @main
@@ -11,4 +13,32 @@ struct YoullDevices: AsyncParsableCommand {
             ServeCommand.self, DoctorCommand.self, DemoCommand.self, WireCommand.self, SimulateCommand.self,
         ] + BridgeCommands.all + [TimerCommand.self]
     )
+
+    /// argument-parser's own `main`, except that under `--json` a usage error it finds
+    /// itself (a bad value, an unknown flag, a missing argument) is one `{"error": …}`
+    /// object on stderr like every other error (issue 14 item 18). Help, `--version` and
+    /// completion requests exit with success and keep argument-parser's handling.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if jsonRequested, !(error is ExitCode), code != .success {
+                let line = BridgeJSON.text(.object(["error": .string(usageMessage(for: error))]))
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+                Foundation.exit(code.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+
+    /// argument-parser's message for a usage error, on one line.
+    private static func usageMessage(for error: any Error) -> String {
+        message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
 }

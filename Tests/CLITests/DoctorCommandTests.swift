@@ -166,4 +166,34 @@ struct DoctorCommandTests {
             ), "\(result.stdout)")
         #expect(!result.stdout.contains("s3cret-t0ken"))
     }
+
+    @Test("an empty LAN scan is explained: the discovery port another program holds is named, with how to find it")
+    func lanPortHeld() async throws {
+        let held = try HeldUDPPort()
+        defer { held.close() }
+        let free = try LocalBroker.freeLoopbackPort()
+        let home = try temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("config.yaml")
+        try """
+        mqtt:
+          url: mqtt://127.0.0.1:\(try LocalBroker.freeLoopbackPort())
+        lan:
+          bind: 127.0.0.1
+          discovery_ports: [\(held.port), \(free)]
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let result = try await run(["--config", file.path, "--json", "--lan-listen", "0.5"], home: home, [:])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let lan = try #require(array.first { $0["check"] as? String == "lan" })
+        #expect(lan["status"] as? String == "warn")
+        #expect(
+            lan["detail"] as? String
+                == "no Tuya device heard: UDP \(held.port): in use by another program; devices announcing there are not discovered",
+            "\(lan)")
+        #expect((lan["fix"] as? String)?.contains("stop the program holding UDP \(held.port)") == true)
+
+        let refused = try await run(["--lan-listen", "500"], home: home, [:])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--lan-listen 500.0 is outside 0...120 seconds"), "\(refused.stderr)")
+    }
 }

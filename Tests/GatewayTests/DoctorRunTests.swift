@@ -22,7 +22,7 @@ struct DoctorRunTests {
             StateDirectoryInspection(directory: .missing, database: .missing, isWritable: true, userID: 1000)
         }
         doctor.loadProfiles = { _ in ProfileLibrary(profiles: [TestProfile.shipped]) }
-        doctor.probeLANPorts = { _ in [] }
+        doctor.scanLAN = { _ in LANScan(listened: .zero) }
         return doctor
     }
 

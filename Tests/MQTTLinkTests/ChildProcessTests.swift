@@ -83,7 +83,15 @@ struct ChildProcessTests {
             // posix_spawn returns once the child has exec'd, so its file actions have run.
             let held = try Self.openFiles(of: child.pid)
             #expect(!held.contains(path), "\(held)")
-            #expect(held.count == 3, "only stdin, stdout and stderr: \(held)")
+            // Only its three standard descriptors come from here; what the child opened itself
+            // once running (sleep reads its locale) is not inherited.
+            let ours = Set(try Self.openFiles(of: getpid()))
+            let inherited = held.filter { ours.contains($0) && $0 != "/dev/null" }
+            #expect(inherited.isEmpty, "inherited from this process: \(inherited) (all: \(held))")
+            let standard = (0...2).map {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child.pid)/fd/\($0)")
+            }
+            #expect(standard == ["/dev/null", "/dev/null", "/dev/null"], "\(held)")
         }
     }
 

@@ -184,6 +184,22 @@ struct ReminderSchedulerTests {
         #expect(tracker.report(at: time.now).map(\.key.type) == ["refill", "clean", "replace-wick"])
     }
 
+    @Test("one device's reminders are its own, in profile order, the same as in the full report")
+    func oneDevicesReport() throws {
+        let time = TestTime()
+        var tracker = MaintenanceTracker()
+        _ = tracker.register(device, profile: try Fixtures.modernDiffuser(), at: time.now)
+        _ = tracker.register(Fixtures.other, profile: try Fixtures.modernDiffuser(), at: time.now)
+        _ = tracker.observe(state: Fixtures.misting(false, faults: ["water_shortage"]), of: device, at: time.now)
+        let mine = tracker.report(of: device, at: time.now)
+        #expect(mine.map(\.key.type) == ["refill", "clean", "replace-wick"])
+        #expect(mine.allSatisfy { $0.key.device == device })
+        #expect(mine == tracker.report(at: time.now).filter { $0.key.device == device })
+        #expect(mine.first?.percentRemaining == 0)
+        #expect(tracker.report(of: Fixtures.other, at: time.now).first?.percentRemaining == 100)
+        #expect(tracker.report(of: DeviceID("never-paired")!, at: time.now).isEmpty)
+    }
+
     @Test("snooze keeps the status, holds alerts back, and alerts again when it ends")
     func snooze() throws {
         let time = TestTime()

@@ -15,7 +15,10 @@ reason=0x13", "<address> device-info", "<address> paired", "<address> write 1=tr
 Stdin, one command per line: "disconnect ADDRESS" (the device ends the link), "out-of-range
 ADDRESS" (the link is lost with a supervision timeout and the device is heard no more),
 "in-range ADDRESS", "report ADDRESS ID TYPE VALUE" (the device reports a DP on its own),
-"quit". The rig exits when stdin closes, so it never outlives the test that started it.
+"gatt-round-trips ADDRESS N" (a second central, a Bumble host on its own controller on the
+same radio link, connects and times N GATT writes with response to the device's notify
+descriptor, then disconnects; it prints "ADDRESS gatt-round-trips n=N p50_us=X p99_us=Y":
+the peer figure for the benchmark), "quit". The rig exits when stdin closes, so it never outlives the test that started it.
 
 Two gaps of Bumble 0.0.236's virtual controller are filled here, each as the Core
 Specification says a controller behaves: an active scan reports the advertiser's real scan
@@ -29,11 +32,12 @@ import json
 import socket
 import struct
 import sys
+import time
 
 from bumble import hci
 from bumble.controller import Controller
-from bumble.device import Device
-from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.device import Device, Peer
+from bumble.gatt import GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR, Characteristic, CharacteristicValue, Service
 from bumble.link import LocalLink
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
@@ -210,6 +214,42 @@ class Peripheral:
             await self.send(self.connection, packets, False)
 
 
+async def gatt_round_trips(link, peripheral, count):
+    """Bumble's own GATT write round trip to `peripheral` on the same virtual radio link: a
+    second central host connects, finds the Tuya notify characteristic's client configuration
+    descriptor and writes it with response `count` times (after a warm-up); returns the
+    sorted round trips in microseconds."""
+    address = hci.Address("00:1B:DC:0F:00:02", hci.Address.PUBLIC_DEVICE_ADDRESS)
+    controller = RigController("bench-central", link=link, public_address=address)
+    controller.random_address = controller.public_address
+    central = Device.with_hci("bench-central", address, controller, controller)
+    await central.power_on()
+    # As for the rig's own central: LocalLink sends ACL data from the random address, which
+    # the host has just set; the connection is made from the public one.
+    controller.random_address = controller.public_address
+    own = hci.OwnAddressType.PUBLIC
+    kind = hci.Address.PUBLIC_DEVICE_ADDRESS if peripheral.public else hci.Address.RANDOM_DEVICE_ADDRESS
+    connection = await central.connect(hci.Address(peripheral.address, kind), own_address_type=own, timeout=30)
+    try:
+        peer = Peer(connection)
+        await peer.discover_services()
+        await peer.discover_characteristics()
+        notify_uuid = LAYOUTS[peripheral.spec.get("layout", "a201")][2]
+        characteristic = peer.get_characteristics_by_uuid(notify_uuid)[0]
+        await characteristic.discover_descriptors()
+        descriptor = characteristic.get_descriptor(GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR)
+        times = []
+        for index in range(count + 20):
+            start = time.perf_counter_ns()
+            await descriptor.write_value(b"\x00\x00", with_response=True)
+            if index >= 20:
+                times.append((time.perf_counter_ns() - start) / 1000)
+        return sorted(times)
+    finally:
+        await connection.disconnect()
+        await central.power_off()
+
+
 def encode_value(kind, value):
     if kind == "bool":
         return b"\x01" if value in (True, 1, "true") else b"\x00"
@@ -246,6 +286,10 @@ async def commands(peripherals, central):
             emit(f"{peripheral.address} in-range")
         elif words[0] == "report" and len(words) == 5:
             await peripheral.report(int(words[2]), words[3], words[4])
+        elif words[0] == "gatt-round-trips" and len(words) == 3:
+            times = await gatt_round_trips(central.link, peripheral, max(1, int(words[2])))
+            emit(f"{peripheral.address} gatt-round-trips n={len(times)} "
+                 f"p50_us={times[len(times) // 2]:.1f} p99_us={times[len(times) * 99 // 100]:.1f}")
         else:
             emit(f"error unknown command: {line}")
 
@@ -260,7 +304,9 @@ async def main():
     arguments = parser.parse_args()
 
     link = LocalLink()
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and
+    # with Nagle on, the controller's small events wait for the host's delayed ACK (40 ms).
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.bind(("127.0.0.1", arguments.port))
     transport = await open_tcp_server_transport_with_socket(listener)
     central = RigController("central", host_source=transport.source, host_sink=transport.sink, link=link,

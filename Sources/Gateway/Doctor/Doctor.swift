@@ -28,17 +28,20 @@ public struct Doctor: Sendable {
     public var profileDirectories: @Sendable (GatewayConfiguration.ProfileFolders) -> [URL] = { folders in
         [folders.installed, folders.user].map { URL(fileURLWithPath: $0) }
     }
-    /// Binds the configured LAN discovery ports and lets them go; the ports that failed.
-    public var probeLANPorts: @Sendable (GatewayConfiguration.LAN) async -> [DoctorCheck.PortProblem]
+    /// Binds the configured LAN discovery ports, listens for devices' broadcasts, and lets
+    /// the ports go: who was heard, and the ports that failed.
+    public var scanLAN: @Sendable (GatewayConfiguration.LAN) async -> LANScan
     /// The webhook's undelivered alerts in the state directory's database (read-only).
     public var inspectOutbox: @Sendable (String) -> Result<GatewayDatabase.OutboxSummary?, StorageError>
     /// The running daemon's `health_check` answer (asked only when its bridge is online).
     public var daemonHealth: @Sendable (GatewayConfiguration) async -> JSONValue?
 
     /// The real machine: the system clock, the kernel's Bluetooth, the configured broker
-    /// (`brokerTimeout` for the connect and for the echo), the file system.
+    /// (`brokerTimeout` for the connect and for the echo), the file system, and `lanListen`
+    /// of listening for LAN devices' broadcasts (zero only checks the ports can be bound).
     public init(
-        configurationPath: String?, environment: [String: String], brokerTimeout: Duration = .seconds(5)
+        configurationPath: String?, environment: [String: String], brokerTimeout: Duration = .seconds(5),
+        lanListen: Duration = .seconds(6)
     ) {
         self.configurationPath = configurationPath
         self.environment = environment
@@ -55,7 +58,7 @@ public struct Doctor: Sendable {
             }
         }
         loadProfiles = { ProfileLibrary.load(directories: $0) }
-        probeLANPorts = { await DoctorCheck.probeDiscoveryPorts($0) }
+        scanLAN = { await LANScan.listen($0, for: lanListen) }
         daemonHealth = { configuration in
             guard let client = try? BridgeClient(configuration: configuration) else { return nil }
             defer { Task { await client.close() } }
@@ -80,6 +83,8 @@ public struct Doctor: Sendable {
                 loaded, file: file, searched: ConfigurationLoader.searchPaths(environment: environment))
         ]
         if case .success(let configuration) = loaded {
+            // The LAN listen takes seconds: it runs while the other checks do.
+            async let lanScan = scanLAN(configuration.lan)
             let observation = await observeBroker(configuration)
             checks += DoctorCheck.broker(
                 observation, broker: configuration.mqtt.broker.description, user: configuration.mqtt.username,
@@ -100,7 +105,7 @@ public struct Doctor: Sendable {
             let health = daemonOnline ? await daemonHealth(configuration) : nil
             if let links = DoctorCheck.bleLinks(health: health) { checks.append(links) }
             if let database = DoctorCheck.database(health: health) { checks.append(database) }
-            checks.append(DoctorCheck.lan(configuration.lan, problems: await probeLANPorts(configuration.lan)))
+            checks.append(DoctorCheck.lan(configuration.lan, scan: await lanScan))
             checks.append(
                 DoctorCheck.stateDirectory(configuration.stateDirectory, inspectState(configuration.stateDirectory)))
             if configuration.maintenance.enabled, configuration.maintenance.webhook != nil {

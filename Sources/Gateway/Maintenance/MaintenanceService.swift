@@ -127,9 +127,8 @@ public actor MaintenanceService {
 
     private func currentReminders(of device: DeviceID?) -> [(report: ReminderReport, deviceName: String)] {
         let time = now()
-        return tracker.report(at: time).filter { device == nil || $0.key.device == device }.map {
-            ($0, names[$0.key.device] ?? $0.key.device.rawValue)
-        }
+        let reports = device.map { tracker.report(of: $0, at: time) } ?? tracker.report(at: time)
+        return reports.map { ($0, names[$0.key.device] ?? $0.key.device.rawValue) }
     }
 
     /// Marks a task done (idempotent) and returns the reminder afterwards.
@@ -195,8 +194,19 @@ public actor MaintenanceService {
         } catch {
             logger.error("maintenance: could not load the stored reminders, starting afresh: \(error)")
         }
+        // Every paired device in one update: one transaction and one retained list each,
+        // however many devices there are. A shutdown during the start stops here.
+        var update = MaintenanceUpdate()
         for device in await controller.devices() {
-            await register(device)
+            guard !Task.isCancelled else { break }
+            names[device.id] = device.name
+            update.merge(await registration(of: device))
+        }
+        await perform(update)
+        let published = Set(update.reminders.map(\.key.device) + update.alerts.map(\.device))
+        for device in names.keys.sorted() where !published.contains(device) {
+            guard !Task.isCancelled else { break }
+            await publishReminders(of: device)
         }
         loaded = true
         for waiter in loadWaiters { waiter.resume() }
@@ -205,7 +215,13 @@ public actor MaintenanceService {
 
     private func register(_ device: TuyaDevice) async {
         names[device.id] = device.name
-        guard let profile = library.profile(id: device.profileID) else { return }
+        await perform(await registration(of: device))
+        await publishReminders(of: device.id)
+    }
+
+    /// Starts tracking `device`'s rules, from what the controller knows of it now.
+    private func registration(of device: TuyaDevice) async -> MaintenanceUpdate {
+        guard let profile = library.profile(id: device.profileID) else { return MaintenanceUpdate() }
         let time = now()
         var update = tracker.register(device.id, profile: profile, at: time)
         if await controller.status(of: device.id)?.availability == .online {
@@ -214,8 +230,7 @@ public actor MaintenanceService {
                 update.merge(tracker.observe(state: state, of: device.id, at: time))
             }
         }
-        await perform(update)
-        await publishReminders(of: device.id)
+        return update
     }
 
     private func handle(_ event: ControllerEvent) async {
@@ -326,9 +341,9 @@ extension MaintenanceUpdate {
         transitions += other.transitions
         alerts += other.alerts
         resetWrites += other.resetWrites
-        for state in other.reminders {
-            reminders.removeAll { $0.key == state.key }
-            reminders.append(state)
-        }
+        guard !other.reminders.isEmpty else { return }
+        let replaced = Set(other.reminders.map(\.key))
+        reminders.removeAll { replaced.contains($0.key) }
+        reminders += other.reminders
     }
 }

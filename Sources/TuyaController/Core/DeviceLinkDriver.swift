@@ -62,6 +62,33 @@ extension DeviceLinkDriver {
         }
     }
 
+    /// The controller's `send` in one visit to the link (no hop back and forth to read the
+    /// reported values and the availability first): maps `command` against what the device
+    /// reported, then sends it. With `failFastWhenOffline`, a device that stopped answering
+    /// (not a broker outage) gets the writes as its desired state, and the caller hears at
+    /// once that it is offline rather than after a confirmation timeout.
+    func send(
+        _ command: DeviceCommand, mapper: DataPointMapper, failFastWhenOffline: Bool
+    ) async throws -> DeviceState {
+        let writes: DataPoints
+        do throws(MappingError) {
+            writes = try mapper.writes(for: command, current: reported)
+        } catch {
+            throw ControllerError.invalidCommand(device: device.id, reason: error.description)
+        }
+        let status = status
+        if failFastWhenOffline, status.availability == .offline, status.hint != AvailabilityTracker.brokerLostHint,
+            !isStopped
+        {
+            let (_, actions) = core.send(writes, now: clock.now())
+            perform(actions)
+            commandQueued()
+            reschedule()
+            throw ControllerError.offline(device: device.id, lastSeen: status.lastSeen, hint: status.hint)
+        }
+        return try await send(writes)
+    }
+
     /// Keeps the one timer task sleeping until the earliest wake the core or the transport asks for.
     func reschedule() {
         let wake = [core.nextWake, transportWake].compactMap { $0 }.min()

@@ -157,22 +157,11 @@ public actor TuyaController: TuyaControllerProtocol {
         guard let link = registry.link(id), let device = registry.device(id),
             let profile = library.profile(id: device.profileID)
         else { throw ControllerError.unknownDevice(id.rawValue) }
-        let writes: DataPoints
-        do throws(MappingError) {
-            writes = try DataPointMapper(profile: profile).writes(for: command, current: await link.reported)
-        } catch {
-            throw ControllerError.invalidCommand(device: id, reason: error.description)
-        }
         // A device that stopped answering is said at once rather than after a confirmation
         // timeout; the link still keeps the command as the desired state, so a device back soon
         // gets it. (While the broker itself is down a command waits for it: that is brief.)
-        if device.transport != .ble, case let status = await link.status, status.availability == .offline,
-            status.hint != AvailabilityTracker.brokerLostHint
-        {
-            Task { _ = try? await link.send(writes) }
-            throw ControllerError.offline(device: id, lastSeen: status.lastSeen, hint: status.hint)
-        }
-        return try await link.send(writes)
+        return try await link.send(
+            command, mapper: DataPointMapper(profile: profile), failFastWhenOffline: device.transport != .ble)
     }
 
     public nonisolated func events() -> AsyncStream<ControllerEvent> { hub.subscribe() }

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// AES-128-GCM with a 12-byte nonce and a separate 16-byte tag, as Tuya LAN 3.5 frames,
 /// 3.5 discovery and the 3.5 session-key derivation use it (protocol/TUYA.md §2.2, §2.4).
@@ -20,15 +21,52 @@ enum GCM {
         }
     }
 
+    /// Seals `frame[start...]` where it lies and appends the tag: the 6699 frame is built
+    /// in one array, with `frame[aad]` authenticated.
+    static func seal(
+        _ frame: inout [UInt8], from start: Int, key: AESKey, nonce: [UInt8], authenticating aad: Range<Int>
+    ) throws(WireError) {
+        let box: AES.GCM.SealedBox
+        do {
+            box = try AES.GCM.seal(
+                frame[start...], using: key.symmetric, nonce: AES.GCM.Nonce(data: nonce), authenticating: frame[aad])
+        } catch {
+            throw .invalidKey("AES-GCM refused the nonce of \(nonce.count) bytes")
+        }
+        frame.withUnsafeMutableBytes { out in
+            box.ciphertext.withUnsafeBytes { sealed in
+                UnsafeMutableRawBufferPointer(rebasing: out[start..<(start + sealed.count)]).copyMemory(from: sealed)
+            }
+        }
+        frame.append(contentsOf: box.tag)
+    }
+
     static func open(
         ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>, key: AESKey, nonce: ArraySlice<UInt8>,
         authenticating aad: ArraySlice<UInt8>
     ) throws(WireError) -> [UInt8] {
+        try open(ciphertext: ciphertext, tag: tag, key: key, nonce: nonce, authenticating: aad, dropping: 0)
+    }
+
+    /// Opens and returns the plaintext after its first `dropping` bytes (a device frame's
+    /// retcode is read from `head` first), copied once.
+    static func open(
+        ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>, key: AESKey, nonce: ArraySlice<UInt8>,
+        authenticating aad: ArraySlice<UInt8>, dropping: Int, head: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) throws(WireError) -> [UInt8] {
+        let plaintext: Data
         do {
             let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-            return Array(try AES.GCM.open(box, using: key.symmetric, authenticating: aad))
+            plaintext = try AES.GCM.open(box, using: key.symmetric, authenticating: aad)
         } catch {
             throw .authenticationFailed(what: "LAN 6699 AES-GCM tag")
+        }
+        guard plaintext.count >= dropping else {
+            throw .truncated(what: "LAN 6699 retcode", needed: dropping, available: plaintext.count)
+        }
+        return plaintext.withUnsafeBytes { bytes in
+            head?(bytes)
+            return Array(bytes[dropping...])
         }
     }
 }

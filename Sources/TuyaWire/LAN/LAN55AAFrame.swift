@@ -52,15 +52,33 @@ public enum LAN55AAFrame {
         }
 
         func code(over bytes: ArraySlice<UInt8>) -> [UInt8] {
+            var out: [UInt8] = []
+            append(over: bytes, to: &out)
+            return out
+        }
+
+        /// Appends the checksum over `bytes` to `out` (`out` may be the frame itself).
+        func append(over bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
             switch self {
             case .crc32:
-                var out: [UInt8] = []
                 BigEndian.append(CRC32.checksum(bytes), to: &out)
-                return out
             case .hmac(let keyed):
                 var mac = keyed
                 bytes.withUnsafeBytes { mac.update(data: $0) }
-                return Array(mac.finalize())
+                out.append(contentsOf: mac.finalize())
+            }
+        }
+
+        /// Whether the HMAC over `bytes` equals the 32 bytes at `offset` of `frame`, looking
+        /// at every byte whatever the first difference (constant time).
+        func verifies(over bytes: ArraySlice<UInt8>, against frame: [UInt8], at offset: Int) -> Bool {
+            guard case .hmac(let keyed) = self else { return false }
+            var mac = keyed
+            bytes.withUnsafeBytes { mac.update(data: $0) }
+            return mac.finalize().withUnsafeBytes { expected in
+                var difference: UInt8 = 0
+                for index in 0..<32 { difference |= expected[index] ^ frame[offset + index] }
+                return difference == 0
             }
         }
     }
@@ -84,7 +102,48 @@ public enum LAN55AAFrame {
         BigEndian.append(UInt32(body + check.trailerSize), to: &frame)
         if let retcode { BigEndian.append(retcode, to: &frame) }
         frame.append(contentsOf: payload)
-        frame.append(contentsOf: check.code(over: frame[...]))
+        check.append(over: frame[...], to: &frame)
+        frame.append(contentsOf: suffix)
+        return frame
+    }
+
+    /// A whole frame whose payload is `body` PKCS#7-padded and AES-ECB encrypted under
+    /// `key`, with `header` in clear before the ciphertext (3.2/3.3) or inside it, before
+    /// the body (3.4). Built, sealed and checked in the one array it returns; an empty
+    /// `body` sends no payload at all.
+    static func encodeSealed(
+        sequence: UInt32, command: LANCommand, retcode: UInt32?, header: LANVersionHeader?, headerInside: Bool,
+        body: [UInt8], key: AESKey, check: Check
+    ) throws(WireError) -> [UInt8] {
+        let versionHeader = header == nil ? 0 : LANVersionHeader.size
+        let plain = body.isEmpty ? 0 : (headerInside ? versionHeader : 0) + body.count
+        let padded = body.isEmpty ? 0 : plain + 16 - plain % 16
+        let payload = (retcode == nil ? 0 : 4) + (body.isEmpty || headerInside ? 0 : versionHeader) + padded
+        var frame: [UInt8] = []
+        frame.reserveCapacity(headerSize + payload + check.trailerSize)
+        frame.append(contentsOf: prefix)
+        BigEndian.append(sequence, to: &frame)
+        BigEndian.append(command.rawValue, to: &frame)
+        BigEndian.append(UInt32(payload + check.trailerSize), to: &frame)
+        if let retcode { BigEndian.append(retcode, to: &frame) }
+        if !body.isEmpty {
+            if let header, !headerInside { header.append(to: &frame) }
+            let start = frame.count
+            if let header, headerInside { header.append(to: &frame) }
+            frame.append(contentsOf: body)
+            let pad = padded - plain
+            for _ in 0..<pad { frame.append(UInt8(pad)) }
+            let failure = frame.withUnsafeMutableBufferPointer { all -> WireError? in
+                do throws(WireError) {
+                    try AESCipher.encryptECB(inPlace: UnsafeMutableBufferPointer(rebasing: all[start...]), key: key)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let failure { throw failure }
+        }
+        check.append(over: frame[...], to: &frame)
         frame.append(contentsOf: suffix)
         return frame
     }
@@ -154,11 +213,9 @@ public enum LAN55AAFrame {
                 throw .checksumMismatch(what: "LAN 55AA CRC-32", expected: expected, actual: actual)
             }
         case .hmac:
-            // Compared in constant time: every byte is looked at whatever the first difference.
-            let expected = integrity.code(over: bytes[..<checkedEnd])
-            var difference: UInt8 = 0
-            for index in 0..<32 { difference |= expected[index] ^ bytes[checkedEnd + index] }
-            guard difference == 0 else { throw .authenticationFailed(what: "LAN 3.4 frame HMAC-SHA256") }
+            guard integrity.verifies(over: bytes[..<checkedEnd], against: bytes, at: checkedEnd) else {
+                throw .authenticationFailed(what: "LAN 3.4 frame HMAC-SHA256")
+            }
         }
     }
 }

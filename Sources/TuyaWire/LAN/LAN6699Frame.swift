@@ -27,25 +27,35 @@ public enum LAN6699Frame {
         sequence: UInt32, command: LANCommand, retcode: UInt32? = nil, payload: [UInt8], key: AESKey,
         nonce: [UInt8]
     ) throws(WireError) -> [UInt8] {
+        try encode(
+            sequence: sequence, command: command, retcode: retcode, header: nil, payload: payload, key: key,
+            nonce: nonce)
+    }
+
+    /// A whole frame whose plaintext is `retcode` ‖ `header` ‖ `payload`, built and sealed
+    /// in the one array it returns.
+    static func encode(
+        sequence: UInt32, command: LANCommand, retcode: UInt32?, header: LANVersionHeader?, payload: [UInt8],
+        key: AESKey, nonce: [UInt8]
+    ) throws(WireError) -> [UInt8] {
         guard nonce.count == nonceSize else {
             throw .invalidKey("a 6699 frame nonce is \(nonceSize) bytes, got \(nonce.count)")
         }
-        var plaintext: [UInt8] = []
-        plaintext.reserveCapacity(payload.count + 4)
-        if let retcode { BigEndian.append(retcode, to: &plaintext) }
-        plaintext.append(contentsOf: payload)
-
+        let plain = (retcode == nil ? 0 : 4) + (header == nil ? 0 : LANVersionHeader.size) + payload.count
         var frame: [UInt8] = []
-        frame.reserveCapacity(overhead + plaintext.count)
+        frame.reserveCapacity(overhead + plain)
         frame.append(contentsOf: prefix)
-        frame.append(contentsOf: [0, 0])
+        frame.append(0)
+        frame.append(0)
         BigEndian.append(sequence, to: &frame)
         BigEndian.append(command.rawValue, to: &frame)
-        BigEndian.append(UInt32(nonceSize + plaintext.count + tagSize), to: &frame)
-        let sealed = try GCM.seal(plaintext, key: key, nonce: nonce, authenticating: frame[4..<headerSize])
+        BigEndian.append(UInt32(nonceSize + plain + tagSize), to: &frame)
         frame.append(contentsOf: nonce)
-        frame.append(contentsOf: sealed.ciphertext)
-        frame.append(contentsOf: sealed.tag)
+        let start = frame.count
+        if let retcode { BigEndian.append(retcode, to: &frame) }
+        header?.append(to: &frame)
+        frame.append(contentsOf: payload)
+        try GCM.seal(&frame, from: start, key: key, nonce: nonce, authenticating: 4..<headerSize)
         frame.append(contentsOf: suffix)
         return frame
     }
@@ -63,22 +73,17 @@ public enum LAN6699Frame {
         _ bytes: [UInt8], direction: LANDirection, key: AESKey, maxSize: Int = LANFrame.defaultMaxSize
     ) throws(WireError) -> LANFrame {
         let header = try checkLayout(bytes, maxSize: maxSize)
-        let plaintext = try GCM.open(
+        let fromDevice = direction == .fromDevice
+        var retcode: UInt32?
+        let payload = try GCM.open(
             ciphertext: bytes[(headerSize + nonceSize)..<(bytes.count - 4 - tagSize)],
             tag: bytes[(bytes.count - 4 - tagSize)..<(bytes.count - 4)], key: key,
-            nonce: bytes[headerSize..<(headerSize + nonceSize)], authenticating: bytes[4..<headerSize])
-        var retcode: UInt32?
-        var payload = plaintext[...]
-        if direction == .fromDevice {
-            guard plaintext.count >= 4 else {
-                throw .truncated(what: "LAN 6699 retcode", needed: 4, available: plaintext.count)
-            }
-            retcode = BigEndian.read(plaintext, at: 0)
-            payload = plaintext[4...]
-        }
+            nonce: bytes[headerSize..<(headerSize + nonceSize)], authenticating: bytes[4..<headerSize],
+            dropping: fromDevice ? 4 : 0,
+            head: fromDevice ? { retcode = BigEndian.read($0, at: 0) } : nil)
         return LANFrame(
             format: .prefix6699, sequence: header.sequence, command: header.command, retcode: retcode,
-            payload: Array(payload))
+            payload: payload)
     }
 
     /// Size, prefix, length field and suffix of a 6699 frame; returns its clear header.

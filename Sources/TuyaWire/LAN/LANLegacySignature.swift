@@ -33,7 +33,7 @@ enum LANLegacySignature {
         guard let encrypted = Data(base64Encoded: Data(base64)) else {
             throw .malformed("3.1 signed payload is not valid base64")
         }
-        return try LANMessageCodec.decryptBody(Array(encrypted), key: key, version: .v3_1)
+        return try LANMessageCodec.decryptBody(Array(encrypted)[...], key: key, version: .v3_1)
     }
 
     private static func signature(_ base64: [UInt8], key: AESKey) -> [UInt8] {

@@ -39,7 +39,6 @@ public struct LANMessageCodec: Sendable, Hashable {
 
     func encode(_ message: LANMessage, frameKey: LANFrameKey, nonce: [UInt8]?) throws(WireError) -> [UInt8] {
         let key = frameKey.key
-        let header = headerBytes(for: message)
         let payload = message.payload
         switch version {
         case .v3_1:
@@ -49,21 +48,17 @@ public struct LANMessageCodec: Sendable, Hashable {
             return LAN55AAFrame.encode(
                 sequence: message.sequence, command: message.command, retcode: message.retcode, payload: wire,
                 integrity: .crc32)
-        case .v3_2, .v3_3:
-            let wire = payload.isEmpty ? [] : header + (try AESCipher.encryptECB(PKCS7.pad(payload), key: key))
-            return LAN55AAFrame.encode(
-                sequence: message.sequence, command: message.command, retcode: message.retcode, payload: wire,
-                integrity: .crc32)
-        case .v3_4:
-            let wire = payload.isEmpty ? [] : try AESCipher.encryptECB(PKCS7.pad(header + payload), key: key)
-            return LAN55AAFrame.encode(
-                sequence: message.sequence, command: message.command, retcode: message.retcode, payload: wire,
+        case .v3_2, .v3_3, .v3_4:
+            // One array: the frame is built, padded, encrypted and checked where it lies.
+            return try LAN55AAFrame.encodeSealed(
+                sequence: message.sequence, command: message.command, retcode: message.retcode,
+                header: headerValue(for: message), headerInside: version == .v3_4, body: payload, key: key,
                 check: frameKey.check)
         case .v3_5:
             guard let nonce else { throw .invalidKey("a 3.5 frame needs a 12-byte nonce") }
             return try LAN6699Frame.encode(
                 sequence: message.sequence, command: message.command, retcode: message.retcode,
-                payload: payload.isEmpty ? [] : header + payload, key: key, nonce: nonce)
+                header: payload.isEmpty ? nil : headerValue(for: message), payload: payload, key: key, nonce: nonce)
         }
     }
 
@@ -84,7 +79,7 @@ public struct LANMessageCodec: Sendable, Hashable {
             var plaintext: [UInt8] = []
             if !frame.payload.isEmpty {
                 do throws(WireError) {
-                    plaintext = try PKCS7.unpad(AESCipher.decryptECB(frame.payload, key: key))
+                    plaintext = try AESCipher.decryptECB(frame.payload[...], key: key, removingPKCS7: true)
                 } catch {
                     throw .malformed("3.4 payload of \(frame.payload.count) bytes does not decrypt: \(error)")
                 }
@@ -96,9 +91,10 @@ public struct LANMessageCodec: Sendable, Hashable {
         }
     }
 
-    private func headerBytes(for message: LANMessage) -> [UInt8] {
-        guard message.command.carriesVersionHeader, !message.payload.isEmpty else { return [] }
-        return (message.header ?? LANVersionHeader(version: version)).encoded
+    /// The version header a message's payload starts with, when its command carries one.
+    private func headerValue(for message: LANMessage) -> LANVersionHeader? {
+        guard message.command.carriesVersionHeader, !message.payload.isEmpty else { return nil }
+        return message.header ?? LANVersionHeader(version: version)
     }
 
     /// Splits a decrypted 3.4/3.5 payload into its header and body. Handshake payloads
@@ -130,7 +126,7 @@ public struct LANMessageCodec: Sendable, Hashable {
         guard !ciphertext.isEmpty else {
             return LANMessage(command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: [])
         }
-        let body = try Self.decryptBody(Array(ciphertext), key: key, version: version)
+        let body = try Self.decryptBody(ciphertext, key: key, version: version)
         return LANMessage(
             command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: body, header: header)
     }
@@ -139,15 +135,15 @@ public struct LANMessageCodec: Sendable, Hashable {
     /// the key is wrong. With a wrong key the padding still looks valid about once in 256
     /// frames, so the body must also be a JSON object or plain text (devices answer some
     /// requests with text such as "json obj data unvalid").
-    static func decryptBody(_ ciphertext: [UInt8], key: AESKey, version: LANProtocolVersion) throws(WireError)
-        -> [UInt8]
+    static func decryptBody(_ ciphertext: ArraySlice<UInt8>, key: AESKey, version: LANProtocolVersion)
+        throws(WireError) -> [UInt8]
     {
         guard ciphertext.count % 16 == 0 else {
             throw .malformed("\(version) ciphertext of \(ciphertext.count) bytes is not whole 16-byte blocks")
         }
         let body: [UInt8]
         do throws(WireError) {
-            body = try PKCS7.unpad(AESCipher.decryptECB(ciphertext, key: key))
+            body = try AESCipher.decryptECB(ciphertext, key: key, removingPKCS7: true)
         } catch {
             throw .keyMismatch("LAN \(version) payload does not decrypt with the local key")
         }

@@ -24,19 +24,40 @@ public struct LANVersionHeader: Sendable, Hashable {
 
     /// Reads a header when `bytes` start with `version`'s three ASCII bytes and hold 15.
     init?(_ bytes: ArraySlice<UInt8>, version: LANProtocolVersion) {
-        guard bytes.count >= Self.size, bytes.starts(with: version.versionBytes) else { return nil }
         let base = bytes.startIndex
+        guard bytes.count >= Self.size, bytes[base] == 0x33, bytes[base + 1] == 0x2E,
+            bytes[base + 2] == Self.minorDigit(version)
+        else { return nil }
         self.init(
             version: version, crc: BigEndian.read(bytes, at: base + 3), sequence: BigEndian.read(bytes, at: base + 7),
             source: BigEndian.read(bytes, at: base + 11))
     }
 
     public var encoded: [UInt8] {
-        var bytes = version.versionBytes
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.size)
+        append(to: &bytes)
+        return bytes
+    }
+
+    /// Writes the 15 bytes at the end of `bytes` (a frame being built).
+    func append(to bytes: inout [UInt8]) {
+        bytes.append(0x33)
+        bytes.append(0x2E)
+        bytes.append(Self.minorDigit(version))
         BigEndian.append(crc, to: &bytes)
         BigEndian.append(sequence, to: &bytes)
         BigEndian.append(source, to: &bytes)
-        return bytes
+    }
+
+    /// The last of the version's three ASCII bytes ("3.x"), without building a string.
+    static func minorDigit(_ version: LANProtocolVersion) -> UInt8 {
+        switch version {
+        case .v3_1: 0x31
+        case .v3_2: 0x32
+        case .v3_3: 0x33
+        case .v3_4: 0x34
+        case .v3_5: 0x35
+        }
     }
 }
