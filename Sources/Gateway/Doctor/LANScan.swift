@@ -6,19 +6,12 @@ import TuyaWire
 /// scan: the ports it could not bind, every device it heard, and this machine's own IPv4
 /// networks (a device on another subnet or VLAN is never heard: broadcasts stop at a router).
 public struct LANScan: Hashable, Sendable {
-    /// One device heard announcing itself.
+    /// One device heard announcing itself (made here only: the memberwise initializer).
     public struct Heard: Hashable, Sendable {
         public var id: String
         public var ip: String
         public var version: String
         public var port: Int
-
-        public init(id: String, ip: String, version: String, port: Int) {
-            self.id = id
-            self.ip = ip
-            self.version = version
-            self.port = port
-        }
     }
 
     /// How long doctor listened; zero: it only bound the ports.

@@ -103,33 +103,13 @@ enum DeepLinkOpener {
         let device = fields["friendly_name"]?.stringValue ?? destination["device"]?.stringValue
         switch destination["kind"]?.stringValue {
         case "tuya_maintenance":
-            if let reminder = fields["reminder"] { lines += reminderDetails(reminder) }
-            if markDone, let device, let type = destination["type"]?.stringValue {
-                let data = try await client.request(
-                    "maintenance/done", ["device": .string(device), "type": .string(type)], timeout: timeout)
-                let after = data.objectValue?["reminder"] ?? .null
-                fields["done"] = after
-                let state = after.objectValue?["state"]?.stringValue ?? "?"
-                let left = after.objectValue?["percent_remaining"]?.int64Value ?? 0
-                lines.append("marked done: \(BridgeText.printable(state)), \(left) % remaining")
-            } else if let device, let type = destination["type"]?.stringValue {
-                lines.append(
-                    "when it is done: youll-devices open --done '\(url)' "
-                        + "(or youll-devices maintenance done \(BridgeText.printable(device)) \(BridgeText.printable(type)))"
-                )
-            }
+            lines += try await maintenanceLines(
+                url, destination: destination, device: device, fields: &fields, client: client, timeout: timeout,
+                markDone: markDone)
         case "tuya_device":
             if markDone { throw CLIError("--done: only a maintenance link can be marked done") }
             guard let device else { break }
-            lines.append("device \(BridgeText.printable(device))")
-            let topic = "\(client.baseTopic)/\(device)"
-            if let message = try await client.retained(topic, timeout: timeout), let state = try? message.decoded() {
-                fields["state"] = state
-                lines += stateList(state).render(on: .current).map { "  " + $0 }
-            } else {
-                lines.append(
-                    "  it has not reported yet; try `youll-devices get --refresh \(BridgeText.printable(device))`")
-            }
+            lines += try await deviceLines(device, fields: &fields, client: client, timeout: timeout)
         case "timer":
             if markDone { throw CLIError("--done: only a maintenance link can be marked done") }
             return try await DeepLinkTimer.start(destination, client: client, timeout: timeout, consent: consent)
@@ -141,6 +121,45 @@ enum DeepLinkOpener {
             lines += describe(resolution)
         }
         return Outcome(json: .object(fields), lines: lines)
+    }
+
+    /// A maintenance link: the reminder, then marked done (`--done`) or how to mark it.
+    private static func maintenanceLines(
+        _ url: String, destination: [String: JSONValue], device: String?, fields: inout [String: JSONValue],
+        client: BridgeClient, timeout: Duration, markDone: Bool
+    ) async throws -> [String] {
+        var lines: [String] = []
+        if let reminder = fields["reminder"] { lines += reminderDetails(reminder) }
+        if markDone, let device, let type = destination["type"]?.stringValue {
+            let data = try await client.request(
+                "maintenance/done", ["device": .string(device), "type": .string(type)], timeout: timeout)
+            let after = data.objectValue?["reminder"] ?? .null
+            fields["done"] = after
+            let state = after.objectValue?["state"]?.stringValue ?? "?"
+            let left = after.objectValue?["percent_remaining"]?.int64Value ?? 0
+            lines.append("marked done: \(BridgeText.printable(state)), \(left) % remaining")
+        } else if let device, let type = destination["type"]?.stringValue {
+            lines.append(
+                "when it is done: youll-devices open --done '\(url)' "
+                    + "(or youll-devices maintenance done \(BridgeText.printable(device)) \(BridgeText.printable(type)))"
+            )
+        }
+        return lines
+    }
+
+    /// A device link: the device's retained state, or that it has not reported yet.
+    private static func deviceLines(
+        _ device: String, fields: inout [String: JSONValue], client: BridgeClient, timeout: Duration
+    ) async throws -> [String] {
+        var lines = ["device \(BridgeText.printable(device))"]
+        let topic = "\(client.baseTopic)/\(device)"
+        if let message = try await client.retained(topic, timeout: timeout), let state = try? message.decoded() {
+            fields["state"] = state
+            lines += stateList(state).render(on: .current).map { "  " + $0 }
+        } else {
+            lines.append("  it has not reported yet; try `youll-devices get --refresh \(BridgeText.printable(device))`")
+        }
+        return lines
     }
 
     /// Resolves in-process: the context is the local state database's paired devices (read
