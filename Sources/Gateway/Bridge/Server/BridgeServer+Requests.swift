@@ -191,52 +191,10 @@ extension BridgeServer {
             let known = library.all.map(\.id).joined(separator: ", ")
             throw BridgeFailure(message: "profile: no profile \"\(profile.prefix(64))\" (known: \(known))")
         }
-        if let paired = await controller.device(add.id) {
-            // Pairing again with the same key (an import run twice) changes nothing and is no
-            // error; with another key it is, and says how to change the key.
-            switch await controller.hasLocalKey(add.localKey.text, for: add.id) {
-            case true?:
-                var data =
-                    BridgeDevicePayload.json(paired, profile: library.profile(id: paired.profileID)).objectValue ?? [:]
-                data["already_paired"] = .bool(true)
-                data["availability"] = .string(
-                    (await controller.status(of: paired.id)?.availability ?? .unknown).rawValue)
-                if data["product_id"] == nil { data["product_id"] = .null }
-                return data
-            case false?:
-                let message =
-                    "\(paired.name) is already paired with a different local key; to change it run `youll-devices rekey \(paired.name)`"
-                await pairingFailed(add.id, reason: "already_paired", message: message)
-                throw BridgeFailure(message: "local_key: \(message)", data: ["reason": .string("already_paired")])
-            case nil:
-                break
-            }
-            await pairingFailed(add.id, reason: "already_paired", message: PairingOutcome.alreadyPaired.description)
-            throw BridgeFailure(
-                message: "id: \(PairingOutcome.alreadyPaired.description)", data: ["reason": .string("already_paired")])
-        }
+        if let paired = await controller.device(add.id) { return try await pairedAgain(paired, add) }
         let warning = try await checkNameFree(name, for: add.id, field: add.name == nil ? "id" : "name")
         await emit("pairing_started", device: add.id, idField)
-        let outcome: PairingOutcome
-        do {
-            if let identity = add.ble {
-                outcome = try await controller.pairBLE(
-                    devId: add.id.rawValue, localKey: add.localKey.text, identity: identity, profileID: add.profileID,
-                    name: name, productID: add.productID)
-            } else if let lan = add.lan {
-                outcome = try await controller.pairLAN(
-                    devId: add.id.rawValue, localKey: add.localKey.text, ip: lan.ip, version: lan.version,
-                    profileID: add.profileID, name: name, productID: add.productID)
-            } else {
-                outcome = try await controller.pair(
-                    devId: add.id.rawValue, localKey: add.localKey.text, profileID: add.profileID, name: name,
-                    productID: add.productID)
-            }
-        } catch {
-            let message = Self.describe(error)
-            await pairingFailed(add.id, reason: "invalid_request", message: message)
-            throw BridgeFailure(message: message, data: ["reason": .string("invalid_request")])
-        }
+        let outcome = try await pair(add, name: name)
         guard case .paired(let device) = outcome else {
             let reason = Self.reason(outcome)
             await pairingFailed(add.id, reason: reason, message: outcome.description)
@@ -253,6 +211,52 @@ extension BridgeServer {
         data["availability"] = .string((await controller.status(of: device.id)?.availability ?? .unknown).rawValue)
         if data["product_id"] == nil { data["product_id"] = .null }
         return data
+    }
+
+    /// `device/add` for a device already paired: the same key changes nothing and answers as
+    /// a new pairing would (an import run twice); another key is refused with how to rekey.
+    private func pairedAgain(_ paired: TuyaDevice, _ add: BridgeRequest.DeviceAdd) async throws -> [String: JSONValue] {
+        switch await controller.hasLocalKey(add.localKey.text, for: add.id) {
+        case true?:
+            var data =
+                BridgeDevicePayload.json(paired, profile: library.profile(id: paired.profileID)).objectValue ?? [:]
+            data["already_paired"] = .bool(true)
+            data["availability"] = .string((await controller.status(of: paired.id)?.availability ?? .unknown).rawValue)
+            if data["product_id"] == nil { data["product_id"] = .null }
+            return data
+        case false?:
+            let message =
+                "\(paired.name) is already paired with a different local key; to change it run `youll-devices rekey \(paired.name)`"
+            await pairingFailed(add.id, reason: "already_paired", message: message)
+            throw BridgeFailure(message: "local_key: \(message)", data: ["reason": .string("already_paired")])
+        case nil:
+            await pairingFailed(add.id, reason: "already_paired", message: PairingOutcome.alreadyPaired.description)
+            throw BridgeFailure(
+                message: "id: \(PairingOutcome.alreadyPaired.description)", data: ["reason": .string("already_paired")])
+        }
+    }
+
+    /// Pairs over the transport `add` names; a request the controller refuses is reported as
+    /// a failed pairing.
+    private func pair(_ add: BridgeRequest.DeviceAdd, name: String) async throws -> PairingOutcome {
+        do {
+            if let identity = add.ble {
+                return try await controller.pairBLE(
+                    devId: add.id.rawValue, localKey: add.localKey.text, identity: identity, profileID: add.profileID,
+                    name: name, productID: add.productID)
+            } else if let lan = add.lan {
+                return try await controller.pairLAN(
+                    devId: add.id.rawValue, localKey: add.localKey.text, ip: lan.ip, version: lan.version,
+                    profileID: add.profileID, name: name, productID: add.productID)
+            }
+            return try await controller.pair(
+                devId: add.id.rawValue, localKey: add.localKey.text, profileID: add.profileID, name: name,
+                productID: add.productID)
+        } catch {
+            let message = Self.describe(error)
+            await pairingFailed(add.id, reason: "invalid_request", message: message)
+            throw BridgeFailure(message: message, data: ["reason": .string("invalid_request")])
+        }
     }
 
     private func pairingFailed(_ id: DeviceID, reason: String, message: String) async {
