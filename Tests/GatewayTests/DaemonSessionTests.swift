@@ -228,8 +228,12 @@ struct DaemonSessionTests {
             #expect(bell != nil)
         }
 
-        try await Self.withDaemon(broker, state: state) { second in
-            let secondEvents = try await second.client.subscribe(["youll/bridge/event"])
+        // Listening before the second daemon starts: it may resume the session (and say so,
+        // live) before a client of its own could subscribe.
+        let watcher = try BridgeClient(configuration: daemonConfiguration(state: state, brokerPort: broker.port))
+        try await watcher.connect(timeout: Self.timeout)
+        let secondEvents = try await watcher.subscribe(["youll/bridge/event"])
+        try await Self.withDaemon(broker, state: state) { _ in
             let ended = await Self.waitForEvent(secondEvents, "session_ended", seen: &seen)
             #expect(ended?["state"]?.stringValue == "completed")
             #expect(seen.contains { $0["type"]?.stringValue == "session_started" && $0["resumed"] == .bool(true) })
@@ -239,6 +243,7 @@ struct DaemonSessionTests {
             #expect(Set(indices).count == indices.count, "no cue fired twice: \(indices)")
             #expect(seen.contains { $0["kind"]?.stringValue == "bell:0:3" }, "bells after the restart rang")
         }
+        await watcher.close()
 
         let database = try GatewayDatabase.open(directory: state)
         let stored = try #require(try await database.sessionHistory(excluding: [], limit: nil).first)
