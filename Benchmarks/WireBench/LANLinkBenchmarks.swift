@@ -47,13 +47,18 @@ struct LANLinkBenchmarks {
             print(
                 "BENCH \(name).dpwrite.p50.faster-than-tinytuya.ratio \(String(format: "%.2f", peer.p50 / times[times.count / 2])) x"
             )
+            print(
+                "BENCH \(name).dpwrite.p50.faster-than-tinytuya-nowait.ratio \(String(format: "%.2f", peer.p50NoWait / times[times.count / 2])) x"
+            )
         }
     }
 
-    /// tinytuya's figures for one device: its BENCH lines and its p50 in microseconds.
+    /// tinytuya's figures for one device: its BENCH lines and its p50s in microseconds, as
+    /// users run it (10 ms `sendWait` after each send) and with `set_sendWait(None)`.
     struct Peer {
         var lines: [String]
         var p50: Double
+        var p50NoWait: Double
     }
 
     private func report(_ name: String, _ microseconds: Double) {
@@ -121,14 +126,13 @@ struct LANLinkBenchmarks {
                 "\(samples)",
             ])
         let lines = output.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("BENCH ") }
-        guard output.status == 0,
-            let p50 = lines.first(where: { $0.contains(".setvalue.p50 ") }).flatMap({
-                Double($0.split(separator: " ")[2])
-            })
-        else {
+        func figure(_ suffix: String) -> Double? {
+            lines.first { $0.contains(".setvalue\(suffix).p50 ") }.flatMap { Double($0.split(separator: " ")[2]) }
+        }
+        guard output.status == 0, let p50 = figure(""), let p50NoWait = figure("-nowait") else {
             throw BenchError("tinytuya set_value failed: \(output.stderr.suffix(400))")
         }
-        return Peer(lines: lines, p50: p50)
+        return Peer(lines: lines, p50: p50, p50NoWait: p50NoWait)
     }
 
     /// Round trips of 64 bytes over one loopback TCP connection, in microseconds, sorted.
