@@ -47,7 +47,7 @@ struct DoctorBrokerTests {
     func wrongPassword() async throws {
         let broker = try LocalBroker(credentials: .init(username: "ada", password: "right-horse-battery"))
         let gateway = configuration(port: broker.port, username: "ada", password: "wrong-staple-99")
-        let observation = await BrokerProbe(gateway: gateway).observe()
+        let observation = await BrokerProbe(gateway: gateway, timeout: .seconds(30)).observe()
         #expect(observation.connection == .failed(.notAuthorised(username: "ada")))
         let check = try #require(
             DoctorCheck.broker(observation, broker: gateway.mqtt.broker.description, user: "ada", baseTopic: "youll")
@@ -57,7 +57,8 @@ struct DoctorBrokerTests {
         #expect(check.fix?.contains("mqtt.password") == true)
 
         let right = await BrokerProbe(
-            gateway: configuration(port: broker.port, username: "ada", password: "right-horse-battery")
+            gateway: configuration(port: broker.port, username: "ada", password: "right-horse-battery"),
+            timeout: .seconds(30)
         )
         .observe()
         #expect(right.connection == .connected)
@@ -106,8 +107,10 @@ struct DoctorBrokerTests {
     @Test("a broker with a password file refuses anonymous clients: doctor says so")
     func anonymousRefused() async throws {
         let broker = try LocalBroker(credentials: .init(username: "ada", password: "pw-1234"))
-        let access = await BrokerProbe(gateway: configuration(port: broker.port, username: "ada", password: "pw-1234"))
-            .observeAnonymousAccess()
+        let access = await BrokerProbe(
+            gateway: configuration(port: broker.port, username: "ada", password: "pw-1234"), timeout: .seconds(30)
+        )
+        .observeAnonymousAccess()
         #expect(access == .refused)
         #expect(DoctorCheck.anonymousAccess(.refused, baseTopic: "youll").status == .ok)
     }
