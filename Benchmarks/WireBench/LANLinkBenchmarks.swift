@@ -1,6 +1,7 @@
 import DeviceSimulator
-import Storage
 import Foundation
+import LocalBroker
+import Storage
 import TuyaController
 import TuyaCore
 import TuyaWire
@@ -17,9 +18,14 @@ import TuyaWire
 ///
 /// The profile's frame gap (a rate limit towards real bulbs) is set to 0, and the simulated
 /// device answers at once, so the figure is the gateway's path, not a wait.
+///
+/// With `python` (scripts/python-tools), the peer too: once the gateway has let the device
+/// go, tinytuya's `Device.set_value` on one persistent connection to the same simulated
+/// device (Benchmarks/tinytuya/bench_tinytuya_set.py), and how many times faster ours is.
 struct LANLinkBenchmarks {
     var samples = 1000
     var profiles = "devices"
+    var python: String?
 
     func run() async throws {
         let floor = try tcpEcho(samples: samples * 5)
@@ -27,7 +33,7 @@ struct LANLinkBenchmarks {
         report("lan.floor.tcp-echo.p99", floor[floor.count * 99 / 100])
         for version in [LANProtocolVersion.v3_3, .v3_4, .v3_5] {
             let name = "lan" + version.rawValue.replacingOccurrences(of: ".", with: "")
-            let times = try await dpWrites(version: version)
+            let (times, peer) = try await dpWrites(version: version)
             report("\(name).dpwrite.p50", times[times.count / 2])
             report("\(name).dpwrite.p99", times[times.count * 99 / 100])
             print(
@@ -36,7 +42,23 @@ struct LANLinkBenchmarks {
             print(
                 "BENCH \(name).dpwrite.p99.vs-tcp-echo.ratio \(String(format: "%.2f", times[times.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
             )
+            guard let peer else { continue }
+            print(peer.lines.joined(separator: "\n"))
+            print(
+                "BENCH \(name).dpwrite.p50.faster-than-tinytuya.ratio \(String(format: "%.2f", peer.p50 / times[times.count / 2])) x"
+            )
+            print(
+                "BENCH \(name).dpwrite.p50.faster-than-tinytuya-nowait.ratio \(String(format: "%.2f", peer.p50NoWait / times[times.count / 2])) x"
+            )
         }
+    }
+
+    /// tinytuya's figures for one device: its BENCH lines and its p50s in microseconds, as
+    /// users run it (10 ms `sendWait` after each send) and with `set_sendWait(None)`.
+    struct Peer {
+        var lines: [String]
+        var p50: Double
+        var p50NoWait: Double
     }
 
     private func report(_ name: String, _ microseconds: Double) {
@@ -44,7 +66,7 @@ struct LANLinkBenchmarks {
     }
 
     /// Writes that each change the bulb's brightness, confirmed, in microseconds, sorted.
-    private func dpWrites(version: LANProtocolVersion) async throws -> [Double] {
+    private func dpWrites(version: LANProtocolVersion) async throws -> ([Double], Peer?) {
         var library = ProfileLibrary.load(directories: [URL(fileURLWithPath: profiles)])
         guard var profile = library.profile(id: "rgbcct-bulb-v2") else {
             throw BenchError("the profile rgbcct-bulb-v2 is not in \(profiles)")
@@ -77,8 +99,40 @@ struct LANLinkBenchmarks {
             }
         }
         await controller.stop()
+        let peer: Peer?
+        do {
+            peer = try await tinytuyaSetValue(identity, profile: profile)
+        } catch {
+            await fleet.stop()
+            throw error
+        }
         await fleet.stop()
-        return times.sorted()
+        return (times.sorted(), peer)
+    }
+
+    /// tinytuya's `set_value` round trips to the same device, once the gateway let it go
+    /// (a device takes one client at a time); nil without `python`.
+    private func tinytuyaSetValue(_ identity: LANDeviceIdentity, profile: DeviceProfile) async throws -> Peer? {
+        guard let python else { return nil }
+        guard let dp = profile.capabilities[.brightness]?.dataPoint else {
+            throw BenchError("\(profile.id) has no brightness DP")
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("tinytuya/bench_tinytuya_set.py").path
+        let output = try await ChildProcess.run(
+            python,
+            [
+                script, identity.devId, identity.ip, identity.localKey, identity.version.rawValue, "\(dp.rawValue)",
+                "\(samples)",
+            ])
+        let lines = output.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("BENCH ") }
+        func figure(_ suffix: String) -> Double? {
+            lines.first { $0.contains(".setvalue\(suffix).p50 ") }.flatMap { Double($0.split(separator: " ")[2]) }
+        }
+        guard output.status == 0, let p50 = figure(""), let p50NoWait = figure("-nowait") else {
+            throw BenchError("tinytuya set_value failed: \(output.stderr.suffix(400))")
+        }
+        return Peer(lines: lines, p50: p50, p50NoWait: p50NoWait)
     }
 
     /// Round trips of 64 bytes over one loopback TCP connection, in microseconds, sorted.

@@ -6,8 +6,8 @@ import Foundation
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 /// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
 /// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench ble-bumble [--profiles DIR]
-/// [--samples N] or youll-bench lan-link [--profiles DIR]
-/// [--samples N] or youll-bench links [--seconds N]
+/// [--samples N] or youll-bench lan-link [--profiles DIR] [--samples N] [--python PYTHON]
+/// or youll-bench lan-sweep [--devices N] [--simulator YOULL_DEVICES] [--profiles DIR] or youll-bench links [--seconds N]
 /// or youll-bench session [--seconds IDLE_SECONDS]
 /// or youll-bench serve-load [--daemon YOULL_DEVICES] [--profiles DIR] [--load-seconds S] [--concurrency 16,48,120]
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -16,6 +16,8 @@ var mqttOptions = MQTTBenchmarks.Options()
 var serveOptions = ServeBenchmarks.Options()
 var bleOptions = BLEBenchmarks.Options()
 var loadOptions = ServeLoadBenchmarks.Options()
+var python: String?
+var lanDevices = 500
 var index = 0
 var suite = "wire"
 while index < arguments.count {
@@ -55,6 +57,12 @@ while index < arguments.count {
         index += 2
     case "--load-seconds" where index + 1 < arguments.count:
         loadOptions.seconds = max(1, Double(arguments[index + 1]) ?? loadOptions.seconds)
+        index += 2
+    case "--python" where index + 1 < arguments.count:
+        python = arguments[index + 1]
+        index += 2
+    case "--devices" where index + 1 < arguments.count:
+        lanDevices = max(1, Int(arguments[index + 1]) ?? lanDevices)
         index += 2
     case "--concurrency" where index + 1 < arguments.count:
         let levels = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
@@ -104,9 +112,20 @@ case "serve-load":
     }
 case "lan-link":
     do {
-        try await LANLinkBenchmarks(samples: bleOptions.samples / 2, profiles: mqttOptions.profiles).run()
+        try await LANLinkBenchmarks(samples: bleOptions.samples / 2, profiles: mqttOptions.profiles, python: python)
+            .run()
     } catch {
         FileHandle.standardError.write(Data("youll-bench: lan-link: \(error)\n".utf8))
+        exit(1)
+    }
+case "lan-sweep":
+    do {
+        try await LANSweepBenchmarks(
+            devices: lanDevices, simulator: mqttOptions.simulator, profiles: mqttOptions.profiles
+        )
+        .run()
+    } catch {
+        FileHandle.standardError.write(Data("youll-bench: lan-sweep: \(error)\n".utf8))
         exit(1)
     }
 case "links":
@@ -137,7 +156,7 @@ case "session":
 default:
     FileHandle.standardError.write(
         Data(
-            "youll-bench: unknown suite \(suite) (known: wire, lan, mqtt, serve, serve-load, ble, lan-link, links, session)\n"
+            "youll-bench: unknown suite \(suite) (known: wire, lan, mqtt, serve, serve-load, ble, lan-link, lan-sweep, links, session)\n"
                 .utf8))
     exit(2)
 }

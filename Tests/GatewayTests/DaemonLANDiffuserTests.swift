@@ -43,6 +43,18 @@ struct DaemonLANDiffuserTests {
         #expect(device["friendly_name"] == .string(name))
     }
 
+    /// Waits (on the retained availability topic) until every device in `names` is online:
+    /// right after pairing, a link's first connection can meet the pairing probe's still
+    /// open one, which the device refuses ("busy"), and the link retries after a second.
+    static func waitOnline(_ daemon: RunningDaemon, _ names: [String]) async throws {
+        for name in names {
+            let online = try await DaemonSessionTests.deviceState(daemon.client, "\(name)/availability") {
+                $0["state"]?.stringValue == "online"
+            }
+            #expect(online != nil, "\(name) is online")
+        }
+    }
+
     /// The diffuser's DP for `capability` in the shipped profile.
     static func dataPoint(_ capability: Capability, of identity: LANDeviceIdentity) throws -> DataPointID {
         try #require(identity.identity.profile.capabilities[capability]?.dataPoint)
@@ -84,6 +96,7 @@ struct DaemonLANDiffuserTests {
         try await Self.withDaemon(fleet: fleet, state: state) { daemon in
             try await Self.pairLAN(daemon, lamp, as: "lamp")
             try await Self.pairLAN(daemon, aroma, as: "aroma")
+            try await Self.waitOnline(daemon, ["lamp", "aroma"])
             let events = try await daemon.client.subscribe(["youll/bridge/event"])
             let started = try await daemon.client.request(
                 "session/start",
@@ -156,6 +169,7 @@ struct DaemonLANDiffuserTests {
         try await Self.withDaemon(fleet: fleet, state: state) { daemon in
             let events = try await daemon.client.subscribe(["youll/bridge/event"])
             try await Self.pairLAN(daemon, aroma, as: "aroma")
+            try await Self.waitOnline(daemon, ["aroma"])
             _ = try await daemon.client.set(
                 device: "aroma", payload: ["state": .string("ON"), "mist": .string("ON")], timeout: Self.timeout)
 
