@@ -117,6 +117,15 @@ public struct MaintenanceTracker: Sendable {
         }
     }
 
+    /// One device's reminders, sorted by type as `report(at:)` lists them: what its
+    /// retained reminder list is rebuilt from after each of its reports, without
+    /// assessing every other device's reminders.
+    public func report(of device: DeviceID, at time: Date) -> [ReminderReport] {
+        (scheduler.rules(of: device) ?? []).compactMap { rule in
+            try? report(type: rule.type, device: device, at: time)
+        }
+    }
+
     public func report(type: String, device: DeviceID, at time: Date) throws(MaintenanceError) -> ReminderReport {
         try scheduler.report(
             ReminderKey(device: device, type: type), usage: usageSeconds(of: device, at: time), at: time)

@@ -127,7 +127,8 @@ public actor MaintenanceService {
 
     private func currentReminders(of device: DeviceID?) -> [(report: ReminderReport, deviceName: String)] {
         let time = now()
-        return tracker.report(at: time).filter { device == nil || $0.key.device == device }.map {
+        let reports = device.map { tracker.report(of: $0, at: time) } ?? tracker.report(at: time)
+        return reports.map {
             ($0, names[$0.key.device] ?? $0.key.device.rawValue)
         }
     }
