@@ -266,4 +266,21 @@ struct ReminderSchedulerTests {
         #expect(try restarted.report(type: "clean", device: device, at: time.now).percentRemaining == 0)
         #expect(restarted.usage.hours(of: .mist, device: device, at: time.now) == 41)
     }
+
+    @Test("one device's reminder list is its part of the full list, in the same order")
+    func oneDevicesListWithOtherProfiles() throws {
+        let time = TestTime()
+        var tracker = MaintenanceTracker()
+        _ = tracker.register(device, profile: try Fixtures.modernDiffuser(), at: time.now)
+        _ = tracker.register(Fixtures.other, profile: try Fixtures.resettingDiffuser(), at: time.now)
+        _ = tracker.observe(state: Fixtures.misting(true), of: device, at: time.now)
+        time.advance(hours: 3)
+        let all = tracker.report(at: time.now)
+        for id in [device, Fixtures.other] {
+            let mine = tracker.report(of: id, at: time.now)
+            #expect(!mine.isEmpty)
+            #expect(mine == all.filter { $0.key.device == id })
+        }
+        #expect(tracker.report(of: DeviceID("unpaired")!, at: time.now).isEmpty)
+    }
 }

@@ -37,6 +37,22 @@ struct DeviceStateTests {
         #expect(try StoredDataPoints.decode(text, path: "p", column: "c") == values)
     }
 
+    @Test("stored state is the same text as before: DPs in key order, strings escaped as JSONEncoder did")
+    func storedText() throws {
+        let values: DataPoints = [
+            Fixture.dp(101): .string("a/b\"c\\d\n\r\t\u{8}\u{c}\u{1}\u{1f}é"), Fixture.dp(20): .bool(false),
+            Fixture.dp(3): .raw([0x00, 0xAB, 0x0F]), Fixture.dp(25): .enumeration(""), Fixture.dp(1): .value(-42),
+            Fixture.dp(7): .bitmap(4_294_967_295),
+        ]
+        let text = StoredDataPoints.encode(values)
+        #expect(
+            text
+                == #"{"1":{"value":-42},"101":{"string":"a/b\"c\\d\n\r\t\b\f\u0001\u001fé"},"20":{"bool":false},"#
+                + #""25":{"enum":""},"3":{"raw":"00ab0f"},"7":{"bitmap":4294967295}}"#)
+        #expect(try StoredDataPoints.decode(text, path: "p", column: "c") == values)
+        #expect(StoredDataPoints.encode([:]) == "{}")
+    }
+
     @Test("stored JSON this binary did not write is reported as corrupt")
     func foreignJSON() {
         for text in [

@@ -1,3 +1,4 @@
+import Crypto
 import TuyaCore
 import TuyaWire
 
@@ -26,8 +27,9 @@ struct DiscoveryReconciler {
 
     /// Every topic that may hold a config on the broker.
     private(set) var ledger: Set<String>
-    /// What this run published on each topic, to skip unchanged configs.
-    private var published: [String: [UInt8]] = [:]
+    /// What this run published on each topic, to skip unchanged configs: a digest, not the
+    /// payload (1,000 devices' configs held several MB for nothing but this comparison).
+    private var published: [String: SHA256.Digest] = [:]
 
     init(ledger: Set<String>) {
         self.ledger = ledger
@@ -39,9 +41,10 @@ struct DiscoveryReconciler {
         for message in messages {
             wanted.insert(message.topic)
             let payload = CompactJSON.encode(message.payload)
-            guard republish || published[message.topic] != payload else { continue }
+            let digest = SHA256.hash(data: payload)
+            guard republish || published[message.topic] != digest else { continue }
             plan.publish.append(Publication(topic: message.topic, payload: payload))
-            published[message.topic] = payload
+            published[message.topic] = digest
         }
         plan.clear = ledger.union(published.keys).subtracting(wanted).sorted()
         for topic in plan.clear { published[topic] = nil }

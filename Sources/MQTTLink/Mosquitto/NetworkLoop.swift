@@ -44,6 +44,13 @@ final class NetworkLoop: Sendable {
     /// Times the reconnect backoff and the CONNACK deadline (`ReconnectState` decides on it).
     private let clock: OffsetClock
     private let control = Mutex(Control())
+    /// A byte is in the wake pipe and the thread has not yet taken it: a burst of publishes
+    /// then writes one byte, not one each (and takes `control` once, not once each).
+    private let wakePending = Atomic<Bool>(false)
+    /// `control` holds a request the thread has not read yet: the thread takes the lock
+    /// only then, instead of once per round, where it would wait for every publish
+    /// (`withMosquitto` holds the lock while libmosquitto queues the packet).
+    private let controlChanged = Atomic<Bool>(false)
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
@@ -86,12 +93,14 @@ final class NetworkLoop: Sendable {
     /// Starts the first connection; after its CONNACK the loop reconnects on its own forever.
     func requestConnect() {
         control.withLock { $0.connectRequested = true }
+        controlChanged.store(true, ordering: .sequentiallyConsistent)
         wake()
     }
 
     /// Skips the rest of the current backoff delay.
     func reconnectNow() {
         control.withLock { $0.reconnectRequested = true }
+        controlChanged.store(true, ordering: .sequentiallyConsistent)
         wake()
     }
 
@@ -99,6 +108,7 @@ final class NetworkLoop: Sendable {
     /// stream and releases the callback box. Safe to call more than once and from `deinit`.
     func stop() {
         control.withLock { $0.stopping = true }
+        controlChanged.store(true, ordering: .sequentiallyConsistent)
         wake()
     }
 
@@ -113,6 +123,9 @@ final class NetworkLoop: Sendable {
     /// Makes the network thread look at its queues now. The lock keeps the write away from a
     /// descriptor the thread has already closed.
     func wake() {
+        // While a byte is pending the thread has yet to drain it, and looks at its queues
+        // and its control after that: whatever was queued before this call is seen.
+        guard !wakePending.exchange(true, ordering: .sequentiallyConsistent) else { return }
         control.withLock { state in
             guard !state.destroyed else { return }
             var byte: UInt8 = 1
@@ -141,12 +154,15 @@ final class NetworkLoop: Sendable {
     private func run() {
         var state = ReconnectState(backoff: configuration.reconnect, connectTimeout: configuration.connectTimeout)
         while true {
-            let (connect, reconnect, stopping) = control.withLock { control in
-                defer {
-                    control.connectRequested = false
-                    control.reconnectRequested = false
+            var (connect, reconnect, stopping) = (false, false, false)
+            if controlChanged.exchange(false, ordering: .sequentiallyConsistent) {
+                (connect, reconnect, stopping) = control.withLock { control in
+                    defer {
+                        control.connectRequested = false
+                        control.reconnectRequested = false
+                    }
+                    return (control.connectRequested, control.reconnectRequested, control.stopping)
                 }
-                return (control.connectRequested, control.reconnectRequested, control.stopping)
             }
             if stopping { break }
             if connect, mosquitto_socket(mosq) < 0 {
@@ -246,9 +262,13 @@ final class NetworkLoop: Sendable {
         if fd.revents != 0 { drainWakePipe() }
     }
 
+    /// Empties the pipe, then says no byte is pending (in that order: a wake that comes
+    /// in between skips its byte, and what it queued is seen by the look that follows).
     private func drainWakePipe() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &buffer, buffer.count) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            while read(wakeRead, buffer.baseAddress, buffer.count) > 0 {}
+        }
+        wakePending.store(false, ordering: .sequentiallyConsistent)
     }
 
     /// Clean shutdown: DISCONNECT (so the broker drops the last will), up to half a second to

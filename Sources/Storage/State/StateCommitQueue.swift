@@ -163,18 +163,21 @@ extension GatewayDatabase {
         let rows =
             desired.map { ($0.key, "desired", StoredDataPoints.encode($0.value)) }
             + confirmed.map { ($0.key, "confirmed", StoredDataPoints.encode($0.value)) }
-        let now = Date()
+        // Once for the batch, and not through GRDB's `DateFormatter` (`StoredDate`).
+        let now = StoredDate.text(Date())
         do {
             try await pool.write { db in
                 for (id, column, json) in rows {
-                    guard try Self.exists(id, db) else { continue }
-                    // `column` is one of the two literals above, never input.
+                    // One statement per row: the row is written only while the device is
+                    // paired (`FROM devices WHERE id = ?`); `column` is one of the two
+                    // literals above, never input.
                     let statement = try db.cachedStatement(
                         sql: """
-                            INSERT INTO device_state (device_id, \(column), \(column)_at) VALUES (?, ?, ?)
+                            INSERT INTO device_state (device_id, \(column), \(column)_at)
+                            SELECT id, ?, ? FROM devices WHERE id = ?
                             ON CONFLICT(device_id) DO UPDATE SET \(column) = excluded.\(column), \(column)_at = excluded.\(column)_at
                             """)
-                    try statement.execute(arguments: [id.rawValue, json, now])
+                    try statement.execute(arguments: [json, now, id.rawValue])
                 }
             }
         } catch {

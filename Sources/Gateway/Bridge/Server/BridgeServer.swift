@@ -319,6 +319,7 @@ public actor BridgeServer {
             logger.info("bridge connected to the broker; publishing state, devices, availability and values")
             await republishAll()
             await publishHealth()
+            releaseRepublishPeak()
         case .disconnected(let reason):
             retained.disconnected()
             logger.warning("bridge lost the broker: \(reason)")
