@@ -121,7 +121,6 @@ public struct MaintenanceTracker: Sendable {
         }
     }
 
-
     public func report(type: String, device: DeviceID, at time: Date) throws(MaintenanceError) -> ReminderReport {
         try scheduler.report(
             ReminderKey(device: device, type: type), usage: usageSeconds(of: device, at: time), at: time)
