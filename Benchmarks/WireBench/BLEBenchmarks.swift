@@ -29,14 +29,14 @@ struct BLEBenchmarks {
 
     func run() async throws {
         let floor = try rawEcho(samples: options.samples * 5)
-        report("ble.floor.echo.p50", floor[floor.count / 2])
-        report("ble.floor.echo.p99", floor[floor.count * 99 / 100])
+        Self.report("ble.floor.echo.p50", floor[floor.count / 2])
+        Self.report("ble.floor.echo.p99", floor[floor.count * 99 / 100])
 
         // The same echo through BLELink's `SocketChannel` (its reader thread, async `receive()`)
         // at both ends: what one packet round trip costs through the async API.
         let channel = try await channelEcho(samples: options.samples * 5)
-        report("ble.floor.channel-echo.p50", channel[channel.count / 2])
-        report("ble.floor.channel-echo.p99", channel[channel.count * 99 / 100])
+        Self.report("ble.floor.channel-echo.p50", channel[channel.count / 2])
+        Self.report("ble.floor.channel-echo.p99", channel[channel.count * 99 / 100])
 
         // Per hop: the echo through one more layer per rung (see `BLELadder`).
         let ladder = BLELadder(samples: options.samples * 5)
@@ -45,13 +45,13 @@ struct BLEBenchmarks {
             ("transport", try await ladder.transport()),
         ]
         for (name, times) in rungs {
-            report("ble.hop.\(name).p50", times[times.count / 2])
-            report("ble.hop.\(name).p99", times[times.count * 99 / 100])
+            Self.report("ble.hop.\(name).p50", times[times.count / 2])
+            Self.report("ble.hop.\(name).p99", times[times.count * 99 / 100])
         }
 
         let (samples, frames) = try await dpWrites()
-        report("ble.dpwrite.p50", samples[samples.count / 2])
-        report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
+        Self.report("ble.dpwrite.p50", samples[samples.count / 2])
+        Self.report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
         print("BENCH ble.dpwrite.frames \(String(format: "%.1f", frames)) frames")
         print(
             "BENCH ble.dpwrite.p50.vs-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / floor[floor.count / 2])) x"
@@ -64,7 +64,7 @@ struct BLEBenchmarks {
         )
     }
 
-    private func report(_ name: String, _ microseconds: Double) {
+    static func report(_ name: String, _ microseconds: Double) {
         print("BENCH \(name) \(String(format: "%.1f", microseconds)) us")
     }
 
@@ -99,7 +99,7 @@ struct BLEBenchmarks {
             let start = clock.now
             guard write(near, packet, packet.count) == packet.count, read(near, &buffer, buffer.count) == packet.count
             else { throw BenchError("raw echo failed: errno \(errno)") }
-            if index >= 200 { times.append(microseconds(start.duration(to: clock.now))) }
+            if index >= 200 { times.append(Self.microseconds(start.duration(to: clock.now))) }
         }
         return times.sorted()
     }
@@ -125,7 +125,7 @@ struct BLEBenchmarks {
             let start = clock.now
             try await near.send(packet)
             guard try await near.receive() != nil else { throw BenchError("channel echo ended") }
-            if index >= 200 { times.append(microseconds(start.duration(to: clock.now))) }
+            if index >= 200 { times.append(Self.microseconds(start.duration(to: clock.now))) }
         }
         return times.sorted()
     }
@@ -160,24 +160,33 @@ struct BLEBenchmarks {
             identity: try BLEIdentity(address: address, uuid: identity.uuid), profileID: profile.id)
         guard case .paired(let paired) = outcome else { throw BenchError("pairing failed: \(outcome)") }
 
-        let modes = ["small", "large"]
-        let clock = ContinuousClock()
-        var times: [Double] = []
         let warmup = 50
         let before = await peripheral.statistics
-        for index in 0..<(options.samples + warmup) {
-            let command = DeviceCommand.diffuser(DiffuserCommand(mistMode: modes[index % 2]))
-            let start = clock.now
-            try await controller.send(command, to: paired.id)
-            if index >= warmup { times.append(microseconds(start.duration(to: clock.now))) }
-        }
+        let times = try await Self.mistModeWrites(controller, to: paired.id, samples: options.samples, warmup: warmup)
         let after = await peripheral.statistics
         let frames =
             Double(after.framesReceived - before.framesReceived) + Double(after.reportsSent - before.reportsSent)
-        return (times.sorted(), frames / Double(options.samples + warmup))
+        return (times, frames / Double(options.samples + warmup))
     }
 
-    private func microseconds(_ duration: Duration) -> Double {
+    /// DP write → confirmed latencies in microseconds, sorted: the diffuser's mist mode
+    /// toggled `samples` times after `warmup` unmeasured ones.
+    static func mistModeWrites(_ controller: TuyaController, to id: DeviceID, samples: Int, warmup: Int)
+        async throws -> [Double]
+    {
+        let modes = ["small", "large"]
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        for index in 0..<(samples + warmup) {
+            let command = DeviceCommand.diffuser(DiffuserCommand(mistMode: modes[index % 2]))
+            let start = clock.now
+            try await controller.send(command, to: id)
+            if index >= warmup { times.append(microseconds(start.duration(to: clock.now))) }
+        }
+        return times.sorted()
+    }
+
+    static func microseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) * 1e-12
     }
 }

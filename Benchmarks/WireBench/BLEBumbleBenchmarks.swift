@@ -43,16 +43,16 @@ struct BLEBumbleBenchmarks {
         bumble.send("gatt-round-trips \(Self.address) \(options.samples)")
         let line = try await bumble.expectLine(containing: "gatt-round-trips n=", after: mark, timeout: .seconds(300))
         let peer = try Self.figures(line)
-        report("ble.bumble.gatt-write.p50", peer.p50)
-        report("ble.bumble.gatt-write.p99", peer.p99)
+        BLEBenchmarks.report("ble.bumble.gatt-write.p50", peer.p50)
+        BLEBenchmarks.report("ble.bumble.gatt-write.p99", peer.p99)
         // It disconnects; the peripheral advertises again before the gateway looks for it.
         try await bumble.expectLine(containing: "\(Self.address) disconnected", after: mark, timeout: .seconds(30))
 
         let times = try await dpWrites(profile: profile, transport: bumble.transport)
         let p50 = times[times.count / 2]
         let p99 = times[times.count * 99 / 100]
-        report("ble.bumble.dpwrite.p50", p50)
-        report("ble.bumble.dpwrite.p99", p99)
+        BLEBenchmarks.report("ble.bumble.dpwrite.p50", p50)
+        BLEBenchmarks.report("ble.bumble.dpwrite.p99", p99)
         print("BENCH ble.bumble.dpwrite.p50.vs-bumble-gatt-write.ratio \(String(format: "%.2f", p50 / peer.p50)) x")
         print("BENCH ble.bumble.dpwrite.p99.vs-bumble-gatt-write.ratio \(String(format: "%.2f", p99 / peer.p99)) x")
     }
@@ -99,24 +99,6 @@ struct BLEBumbleBenchmarks {
             profileID: profile.id)
         guard case .paired(let paired) = outcome else { throw BenchError("pairing over Bumble failed: \(outcome)") }
 
-        let modes = ["small", "large"]
-        let clock = ContinuousClock()
-        var times: [Double] = []
-        let warmup = 20
-        for index in 0..<(options.samples + warmup) {
-            let command = DeviceCommand.diffuser(DiffuserCommand(mistMode: modes[index % 2]))
-            let start = clock.now
-            try await controller.send(command, to: paired.id)
-            if index >= warmup { times.append(microseconds(start.duration(to: clock.now))) }
-        }
-        return times.sorted()
-    }
-
-    private func report(_ name: String, _ microseconds: Double) {
-        print("BENCH \(name) \(String(format: "%.1f", microseconds)) us")
-    }
-
-    private func microseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) * 1e-12
+        return try await BLEBenchmarks.mistModeWrites(controller, to: paired.id, samples: options.samples, warmup: 20)
     }
 }

@@ -171,8 +171,21 @@ struct MQTTBenchmarks {
     private func measureSweeps(_ controller: TuyaController, devices: [TuyaDevice], commands: inout CommandPlan)
         async throws
     {
+        let sweeps = try await Self.sweeps(controller, devices: devices, commands: &commands)
+        print(String(format: "BENCH mqtt.sweep1000 %.1f ms", sweeps[sweeps.count / 2]))
+        print(
+            String(
+                format: "# gateway sweeps: min %.1f, median %.1f, max %.1f ms over %d", sweeps[0],
+                sweeps[sweeps.count / 2], sweeps[sweeps.count - 1], sweeps.count))
+    }
+
+    /// `sweepCount` sweeps of one command to every device at once, each until all are
+    /// confirmed, in milliseconds, sorted; throws when a command is not confirmed.
+    static func sweeps(_ controller: TuyaController, devices: [TuyaDevice], commands: inout CommandPlan)
+        async throws -> [Double]
+    {
         var sweeps: [Double] = []
-        for _ in 0..<Self.sweepCount {
+        for _ in 0..<sweepCount {
             for index in devices.indices { try await commands.waitForGap(index) }
             let batch = devices.indices.map { index in (devices[index].id, commands.next(index).command) }
             let start = ContinuousClock.now
@@ -187,12 +200,7 @@ struct MQTTBenchmarks {
                 throw Failure("\(failures) of \(devices.count) sweep commands were not confirmed")
             }
         }
-        sweeps.sort()
-        print(String(format: "BENCH mqtt.sweep1000 %.1f ms", sweeps[sweeps.count / 2]))
-        print(
-            String(
-                format: "# gateway sweeps: min %.1f, median %.1f, max %.1f ms over %d", sweeps[0],
-                sweeps[sweeps.count / 2], sweeps[sweeps.count - 1], sweeps.count))
+        return sweeps.sorted()
     }
 
     // MARK: - Processes

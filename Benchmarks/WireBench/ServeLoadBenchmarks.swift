@@ -149,24 +149,8 @@ struct ServeLoadBenchmarks {
             try await Task.sleep(for: .milliseconds(100))
         }
         var commands = CommandPlan(devices: devices, library: library)
-        var sweeps: [Double] = []
-        for _ in 0..<MQTTBenchmarks.sweepCount {
-            for index in devices.indices { try await commands.waitForGap(index) }
-            let batch = devices.indices.map { index in (devices[index].id, commands.next(index).command) }
-            let start = ContinuousClock.now
-            let failures = await withTaskGroup(of: Bool.self) { group in
-                for (id, command) in batch {
-                    group.addTask { (try? await controller.send(command, to: id)) == nil }
-                }
-                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-            }
-            sweeps.append(MQTTBenchmarks.milliseconds(ContinuousClock.now - start))
-            guard failures == 0 else {
-                throw ServeBenchmarks.Failure("\(failures) of \(devices.count) sweep commands were not confirmed")
-            }
-        }
+        let sweeps = try await MQTTBenchmarks.sweeps(controller, devices: devices, commands: &commands)
         await controller.stop()
-        sweeps.sort()
         print(ServeBenchmarks.spread("controller sweeps", sweeps))
         return ServeBenchmarks.median(sweeps)
     }
