@@ -1,4 +1,5 @@
 import Foundation
+import TuyaCore
 
 /// The text GRDB stores a `Date` as (`yyyy-MM-dd HH:mm:ss.SSS`, UTC; GRDB reads it back
 /// as the same `Date` to the millisecond), written by arithmetic: GRDB's own conversion
@@ -9,7 +10,7 @@ enum StoredDate {
         // The nearest millisecond, as GRDB's formatter rounds.
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (days, msOfDay) = floorDivision(milliseconds, 86_400_000)
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.date(daysSinceEpoch: days)
         let hour = msOfDay / 3_600_000
         let minute = msOfDay / 60_000 % 60
         let second = msOfDay / 1000 % 60
@@ -35,20 +36,6 @@ enum StoredDate {
     private static func floorDivision(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         let quotient = a / b - (a % b < 0 ? 1 : 0)
         return (quotient, a - quotient * b)
-    }
-
-    /// Year, month and day of the proleptic Gregorian calendar for a count of days since
-    /// 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func append(_ value: Int64, digits: Int, to out: inout [UInt8]) {

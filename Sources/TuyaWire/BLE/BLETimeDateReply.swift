@@ -1,3 +1,5 @@
+import TuyaCore
+
 /// The answer to 0x8012 (protocol/TUYA.md §1.6): local date and time as
 /// `yy mon day hour min sec weekday` (one byte each, year % 100) and the UTC offset
 /// as int16 hours × 100. Weekday counts Monday = 0 like HTB (Python `tm_wday`); the
@@ -24,7 +26,7 @@ public struct BLETimeDateReply: Hashable, Sendable {
         let local = unixMilliseconds / 1000 + Int64(utcOffsetSeconds)
         let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
         let secondOfDay = local - days * 86_400
-        let (y, m, d) = Self.civilDate(daysSinceEpoch: days)
+        let (y, m, d) = CivilDate.date(daysSinceEpoch: days)
         year = UInt8(y % 100)
         month = UInt8(m)
         day = UInt8(d)
@@ -47,20 +49,5 @@ public struct BLETimeDateReply: Hashable, Sendable {
 
     public var encoded: [UInt8] {
         [year, month, day, hour, minute, second, weekday] + BLEBigEndian.bytes(UInt16(bitPattern: timezoneHundredths))
-    }
-
-    /// Proleptic Gregorian date of a day count since 1970-01-01, using 400-year eras
-    /// of 146 097 days that start on 1 March.
-    static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = daysSinceEpoch + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
     }
 }
