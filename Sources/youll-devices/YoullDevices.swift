@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Gateway
 
 /// The single binary: daemon and CLI (see ARCHITECTURE.md, module `youll-devices`).
 @main
@@ -29,16 +28,10 @@ struct YoullDevices: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if jsonRequested, !(error is ExitCode), code != .success {
-                let line = BridgeJSON.text(.object(["error": .string(usageMessage(for: error))]))
-                FileHandle.standardError.write(Data((line + "\n").utf8))
+                writeErrorLine(message(for: error))
                 Foundation.exit(code.rawValue)
             }
             exit(withError: error)
         }
-    }
-
-    /// argument-parser's message for a usage error, on one line.
-    private static func usageMessage(for error: any Error) -> String {
-        message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }

@@ -22,16 +22,20 @@ let jsonRequested = CommandLine.arguments.dropFirst().contains("--json")
 /// `error: …` on standard error, or under `--json` one object `{"error": …}` on its own
 /// line (issue 14 item 18: scripts read one shape).
 func writeError(_ error: any Error) {
-    let text = oneLine(error)
+    writeErrorLine((error as? BridgeClientError)?.userMessage ?? "\(error)")
+}
+
+/// `text` on one line as `writeError` prints it: `error: …`, or the JSON object under `--json`.
+func writeErrorLine(_ message: String) {
+    let text = oneLine(message)
     let line =
         jsonRequested ? BridgeJSON.text(.object(["error": .string(text)])) : "error: \(text)"
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
-/// An error's text on one line: newlines from any source would break "one clear line".
-func oneLine(_ error: any Error) -> String {
-    let text = (error as? BridgeClientError)?.userMessage ?? "\(error)"
-    return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+/// Text on one line: newlines from any source would break "one clear line".
+func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).joined(separator: " ")
 }
 
 /// Prints a JSON value on one line, for `--json` output that scripts read line by line.
