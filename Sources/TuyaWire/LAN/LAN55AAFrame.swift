@@ -93,7 +93,20 @@ public enum LAN55AAFrame {
     static func encode(
         sequence: UInt32, command: LANCommand, retcode: UInt32?, payload: [UInt8], check: Check
     ) -> [UInt8] {
-        let body = (retcode == nil ? 0 : 4) + payload.count
+        var frame = frameStart(
+            sequence: sequence, command: command, retcode: retcode, payloadSize: payload.count, check: check)
+        frame.append(contentsOf: payload)
+        check.append(over: frame[...], to: &frame)
+        frame.append(contentsOf: suffix)
+        return frame
+    }
+
+    /// The frame up to its payload: prefix, sequence, command, the length (retcode, payload
+    /// of `payloadSize` bytes and trailer) and the retcode when given; room reserved for the rest.
+    private static func frameStart(
+        sequence: UInt32, command: LANCommand, retcode: UInt32?, payloadSize: Int, check: Check
+    ) -> [UInt8] {
+        let body = (retcode == nil ? 0 : 4) + payloadSize
         var frame: [UInt8] = []
         frame.reserveCapacity(headerSize + body + check.trailerSize)
         frame.append(contentsOf: prefix)
@@ -101,9 +114,6 @@ public enum LAN55AAFrame {
         BigEndian.append(command.rawValue, to: &frame)
         BigEndian.append(UInt32(body + check.trailerSize), to: &frame)
         if let retcode { BigEndian.append(retcode, to: &frame) }
-        frame.append(contentsOf: payload)
-        check.append(over: frame[...], to: &frame)
-        frame.append(contentsOf: suffix)
         return frame
     }
 
@@ -118,24 +128,20 @@ public enum LAN55AAFrame {
         let versionHeader = header == nil ? 0 : LANVersionHeader.size
         let plain = body.isEmpty ? 0 : (headerInside ? versionHeader : 0) + body.count
         let padded = body.isEmpty ? 0 : plain + 16 - plain % 16
-        let payload = (retcode == nil ? 0 : 4) + (body.isEmpty || headerInside ? 0 : versionHeader) + padded
-        var frame: [UInt8] = []
-        frame.reserveCapacity(headerSize + payload + check.trailerSize)
-        frame.append(contentsOf: prefix)
-        BigEndian.append(sequence, to: &frame)
-        BigEndian.append(command.rawValue, to: &frame)
-        BigEndian.append(UInt32(payload + check.trailerSize), to: &frame)
-        if let retcode { BigEndian.append(retcode, to: &frame) }
+        var frame = frameStart(
+            sequence: sequence, command: command, retcode: retcode,
+            payloadSize: (body.isEmpty || headerInside ? 0 : versionHeader) + padded, check: check)
         if !body.isEmpty {
             if let header, !headerInside { header.append(to: &frame) }
-            let start = frame.count
+            let sealedFrom = frame.count
             if let header, headerInside { header.append(to: &frame) }
             frame.append(contentsOf: body)
             let pad = padded - plain
             for _ in 0..<pad { frame.append(UInt8(pad)) }
             let failure = frame.withUnsafeMutableBufferPointer { all -> WireError? in
                 do throws(WireError) {
-                    try AESCipher.encryptECB(inPlace: UnsafeMutableBufferPointer(rebasing: all[start...]), key: key)
+                    try AESCipher.encryptECB(
+                        inPlace: UnsafeMutableBufferPointer(rebasing: all[sealedFrom...]), key: key)
                     return nil
                 } catch {
                     return error
