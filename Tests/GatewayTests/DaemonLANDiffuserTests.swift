@@ -183,11 +183,10 @@ struct DaemonLANDiffuserTests {
             #expect(alert["deeplink"]?.stringValue == link)
             #expect(alert["state"]?.stringValue == "due")
             #expect(alert["friendly_name"]?.stringValue == "aroma")
-            let retained = try #require(
-                try await daemon.client.retained("youll/aroma/maintenance", timeout: Self.timeout))
-            let refill = retained.json?.arrayValue?.first { $0.objectValue?["type"]?.stringValue == "refill" }
-            #expect(refill?.objectValue?["state"]?.stringValue == "due")
-            #expect(refill?.objectValue?["deeplink"]?.stringValue == link)
+            let refill = try await DaemonMaintenanceTests.Events.retainedReminder(
+                daemon.client, device: "aroma", type: "refill", timeout: Self.timeout)
+            #expect(refill?["state"]?.stringValue == "due")
+            #expect(refill?["deeplink"]?.stringValue == link)
 
             let resolved = try await daemon.client.request(
                 "deeplink/resolve", ["url": .string(link)], timeout: Self.timeout)

@@ -43,6 +43,14 @@ struct DaemonMaintenanceTests {
             return nil
         }
 
+        /// The reminder of `type` in the device's retained `youll/<device>/maintenance` list.
+        static func retainedReminder(_ client: BridgeClient, device: String, type: String, timeout: Duration)
+            async throws -> [String: JSONValue]?
+        {
+            let retained = try #require(try await client.retained("youll/\(device)/maintenance", timeout: timeout))
+            return retained.json?.arrayValue?.first { $0.objectValue?["type"]?.stringValue == type }?.objectValue
+        }
+
         /// The data of the next `maintenance_delivery_failed` event for the alert `id`.
         static func nextDeliveryFailure(_ events: AsyncStream<BridgeMessage>, alert id: String?) async
             -> [String: JSONValue]?
@@ -108,11 +116,10 @@ struct DaemonMaintenanceTests {
             #expect(receiver.requestHeaders.first?["user-agent"] == "youll-devices/test")
 
             // The retained reminder list of the device says so too.
-            let retained = try #require(
-                try await daemon.client.retained("youll/aroma/maintenance", timeout: Self.timeout))
-            let refill = retained.json?.arrayValue?.first { $0.objectValue?["type"]?.stringValue == "refill" }
-            #expect(refill?.objectValue?["state"]?.stringValue == "due")
-            #expect(refill?.objectValue?["deeplink"]?.stringValue == link)
+            let refill = try await Events.retainedReminder(
+                daemon.client, device: "aroma", type: "refill", timeout: Self.timeout)
+            #expect(refill?["state"]?.stringValue == "due")
+            #expect(refill?["deeplink"]?.stringValue == link)
 
             // The link resolves to the reminder, with its instructions.
             let resolved = try await daemon.client.request(
