@@ -48,7 +48,7 @@ extension ConfigurationDraft {
                     + "configuration; write the value out")
         }
         do {
-            return try Yams.compose(yaml: yaml).map { ProfileNode(node: $0, path: "", source: source) }
+            return try ProfileNode.compose(yaml: yaml).map { ProfileNode(node: $0, path: "", source: source) }
         } catch let error as YamlError {
             throw ProfileError(yamlError: error, source: source)
         } catch {

@@ -80,7 +80,7 @@ public enum ProfileLoader {
         }
         let node: Node?
         do {
-            node = try Yams.compose(yaml: yaml)
+            node = try ProfileNode.compose(yaml: yaml)
         } catch let error as YamlError {
             throw ProfileError(yamlError: error, source: source)
         } catch {

@@ -21,6 +21,14 @@ public struct ProfileNode {
 
     public var line: Int? { node.mark?.line }
 
+    /// Composes one YAML document without Yams' YAML 1.1 resolver (`Resolver.basic`): every
+    /// scalar stays text, read by the accessors below. The default resolver would also compile
+    /// its tag patterns as `NSRegularExpression`s, which loads ICU's regex engine and data
+    /// into the daemon (about 1 MB of memory) for nothing these documents use.
+    public static func compose(yaml: String) throws -> Node? {
+        try Yams.compose(yaml: yaml, .basic)
+    }
+
     public func error(_ reason: String) -> ProfileError {
         ProfileError(source: source, keyPath: path, line: line, reason: reason)
     }
