@@ -263,7 +263,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker", "Timing", "YoullTestSupport"],
+            name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker", "Timing", "YoullTestSupport", "DeviceSimulator"],
             swiftSettings: strict),
         .testTarget(
             name: "CLITests",

@@ -1,5 +1,7 @@
 import Timing
 import Testing
+import DeviceSimulator
+import YoullTestSupport
 
 @testable import MQTTLink
 
@@ -44,6 +46,18 @@ struct MQTTConfigurationTests {
             ("mqtt://broker:99999", "port"),
             ("mqtt://broker/topic", "path"),
             ("mqtt://:pw@broker", "username"),
+            ("mqtt://bro ker:1883", "host"),
+            ("mqtt://bücher.example", "xn--"),
+            ("mqtt://broker:18a3", "port"),
+            ("mqtt://broker:-1", "port"),
+            ("mqtt://gw:p%zz@broker", "%-escape"),
+            ("mqtt://gw:%ff%fe@broker", "UTF-8"),
+            ("mqtt://broker?clean=1", "query"),
+            ("mqtt://broker#x", "fragment"),
+            ("mqtt://[::1:1883", "unclosed"),
+            ("mqtt://[broker]:1883", "IPv6"),
+            ("mqtt://[::1]x", "after the host"),
+            ("://broker", "scheme"),
         ]
     )
     func rejectsBadURL(url: String, reason: String) {
@@ -53,6 +67,49 @@ struct MQTTConfigurationTests {
             guard case .invalidURL(_, let why) = error as? MQTTError else { return false }
             return why.contains(reason)
         }
+    }
+
+    @Test("IPv6 brokers are written in brackets, with or without a port")
+    func ipv6() throws {
+        let withPort = try MQTTConfiguration(url: "mqtt://[::1]:1884")
+        #expect(withPort.host == "::1")
+        #expect(withPort.port == 1884)
+        let bare = try MQTTConfiguration(url: "mqtts://[fe80::1]/")
+        #expect(bare.host == "fe80::1")
+        #expect(bare.port == 8883)
+    }
+
+    @Test("a scheme in capitals and a trailing slash are accepted")
+    func lenientForms() throws {
+        let configuration = try MQTTConfiguration(url: "MQTT://broker.lan:1883/")
+        #expect(configuration.host == "broker.lan")
+        #expect(configuration.port == 1883)
+        #expect(configuration.tls == nil)
+    }
+
+    @Test("mangled broker URLs give an error or a usable broker, and never show the password")
+    func mangledURLs() throws {
+        var generator = SeededGenerator(seed: 0x5EED_0B40_CE55)
+        let seeds = [
+            "mqtt://gw:s3cret@broker.lan:1884", "mqtts://[fe80::1]:8883/", "mqtt://h%40me:p%3A@10.0.0.2",
+        ].map { Array($0.utf8) }
+        var accepted = 0
+        for round in 0..<4000 {
+            var bytes = seeds[round % seeds.count]
+            for _ in 0..<Int.random(in: 1...3, using: &generator) { bytes = generator.mutate(bytes) }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let parsed = try? MQTTConfiguration(url: text) else { continue }
+            accepted += 1
+            // A host a socket can be opened to: ASCII, no spaces, no URL punctuation.
+            #expect(!parsed.host.isEmpty && parsed.host.unicodeScalars.allSatisfy { $0.isASCII && $0 != " " })
+            #expect(!parsed.host.contains("@") && !parsed.host.contains("/"), "\(text)")
+            #expect((1...65535).contains(parsed.port), "\(text)")
+            if let password = parsed.password, !password.isEmpty {
+                #expect(parsed.username?.isEmpty == false, "\(text)")
+                #expect(parsed.description.contains(":***@"), "\(text)")
+            }
+        }
+        #expect(accepted > 100, "the mutations should leave many URLs valid")
     }
 
     @Test("the password never appears in descriptions, mirrors or URL errors")
