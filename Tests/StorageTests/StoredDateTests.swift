@@ -36,4 +36,53 @@ struct StoredDateTests {
         let read = try #require(Date.fromDatabaseValue(text.databaseValue))
         #expect(abs(read.timeIntervalSince1970 - date.timeIntervalSince1970) < 0.001)
     }
+
+    @Test("a timestamp is read back without GRDB as the instant GRDB reads, to the millisecond")
+    func readsWhatGRDBReads() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let date = Date(timeIntervalSince1970: Double.random(in: 0..<7_258_118_400, using: &generator))
+            let text = StoredDate.text(date)
+            let ours = try #require(StoredDate.date(text), "\(text)")
+            let grdb = try #require(Date.fromDatabaseValue(text.databaseValue))
+            #expect(abs(ours.timeIntervalSince1970 - grdb.timeIntervalSince1970) < 0.0005, "\(text)")
+        }
+    }
+
+    @Test(
+        "the shorter forms GRDB accepts are read too",
+        arguments: [
+            ("2026-11-27", 1_795_737_600.0), ("2026-11-27 09:15", 1_795_770_900.0),
+            ("2026-11-27T09:15:30", 1_795_770_930.0), ("2026-11-27 09:15:30.5", 1_795_770_930.5),
+            ("2024-02-29 23:59:59.999999", 1_709_251_199.999999),
+        ]
+    )
+    func shorterForms(text: String, seconds: Double) throws {
+        let date = try #require(StoredDate.date(text))
+        #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_001)
+    }
+
+    @Test(
+        "text that is no timestamp is refused, not guessed",
+        arguments: [
+            "", "yesterday", "2025-02-29", "2025-13-01", "2025-00-10", "2025-04-31 10:00", "2025-01-01 24:00",
+            "2025-01-01 10:60", "2025-01-01 10:00:60", "2025-01-01 10:00:00.", "2025-01-01X10:00",
+            "2025-01-01 10:00:00.1234567890", "2025-1-01", "+2025-01-01", "2025-01-01 10:00:00Z",
+            "2025-01-01 10:00:00.000 ", "２０２５-01-01",
+        ]
+    )
+    func refusesNonsense(text: String) {
+        #expect(StoredDate.date(text) == nil)
+    }
+
+    @Test("a row whose timestamp is damaged reads as no date instead of stopping the process")
+    func damagedColumn() throws {
+        let queue = try DatabaseQueue()
+        let row = try queue.read { db in
+            try #require(try Row.fetchOne(db, sql: "SELECT 'not a date' AS at, NULL AS never, 1.5 AS unix"))
+        }
+        #expect(row.date("at") == nil)
+        #expect(row.date("never") == nil)
+        #expect(row.date("unix") == Date(timeIntervalSince1970: 1.5))
+    }
 }

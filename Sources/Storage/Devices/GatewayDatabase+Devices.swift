@@ -29,7 +29,7 @@ extension GatewayDatabase {
                     """,
                 arguments: [
                     device.id.rawValue, device.name, device.profileID, device.category.rawValue,
-                    device.transport.rawValue, device.productID, now,
+                    device.transport.rawValue, device.productID, StoredInstant(now),
                 ])
             try db.execute(
                 sql: """
@@ -150,7 +150,7 @@ extension GatewayDatabase {
             let category = DeviceCategory(rawValue: row["category"]),
             let transport = Transport(rawValue: row["transport"]),
             let keyText: String = row["local_key"],
-            let createdAt: Date = row["created_at"]
+            let createdAt = row.date("created_at")
         else { throw corrupt }
         let device = TuyaDevice(
             id: id, name: row["name"], profileID: row["profile_id"], category: category, transport: transport,
@@ -174,6 +174,6 @@ extension GatewayDatabase {
         }
         return StoredDeviceRecord(
             device: device, localKey: LocalKey(keyText), createdAt: createdAt, desired: desired, confirmed: confirmed,
-            confirmedAt: row["confirmed_at"], ble: ble, lan: lan)
+            confirmedAt: row.date("confirmed_at"), ble: ble, lan: lan)
     }
 }

@@ -19,7 +19,7 @@ extension GatewayDatabase {
             }
             try db.execute(
                 sql: "INSERT INTO events (at, kind, device_id, detail) VALUES (?, ?, ?, ?)",
-                arguments: [now, kind, device?.rawValue, redacted])
+                arguments: [StoredInstant(now), kind, device?.rawValue, redacted])
             let id = db.lastInsertedRowID
             try db.execute(
                 sql: "DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)",
@@ -36,7 +36,8 @@ extension GatewayDatabase {
                     let detail: String = row["detail"]
                     let rawDevice: String? = row["device_id"]
                     return StoredEvent(
-                        id: row["id"], at: row["at"], kind: row["kind"], device: rawDevice.flatMap(DeviceID.init),
+                        id: row["id"], at: row.date("at") ?? .distantPast, kind: row["kind"],
+                        device: rawDevice.flatMap(DeviceID.init),
                         detail: StoredJSON.decode(detail) ?? .string(detail))
                 }
         }

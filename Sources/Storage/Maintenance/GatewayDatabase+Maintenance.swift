@@ -12,7 +12,7 @@ extension GatewayDatabase {
                 guard let id = DeviceID(device) else { return nil }
                 return StoredReminder(
                     device: id, type: row["type"], status: row["status"], state: row["state"],
-                    updatedAt: row["updated_at"])
+                    updatedAt: row.date("updated_at") ?? .distantPast)
             }
         }
     }
@@ -33,7 +33,8 @@ extension GatewayDatabase {
                             state = excluded.state, updated_at = excluded.updated_at
                         """,
                     arguments: [
-                        reminder.device.rawValue, reminder.type, reminder.status, reminder.state, reminder.updatedAt,
+                        reminder.device.rawValue, reminder.type, reminder.status, reminder.state,
+                        StoredInstant(reminder.updatedAt),
                     ])
             }
             for transition in transitions {
@@ -43,7 +44,8 @@ extension GatewayDatabase {
                         VALUES (?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
-                        transition.device.rawValue, transition.type, transition.from, transition.to, transition.at,
+                        transition.device.rawValue, transition.type, transition.from, transition.to,
+                        StoredInstant(transition.at),
                         transition.cause,
                     ])
             }
@@ -74,7 +76,8 @@ extension GatewayDatabase {
                 let device: String = row["device_id"]
                 guard let id = DeviceID(device) else { return nil }
                 return StoredReminderTransition(
-                    device: id, type: row["type"], from: row["from_status"], to: row["to_status"], at: row["at"],
+                    device: id, type: row["type"], from: row["from_status"], to: row["to_status"],
+                    at: row.date("at") ?? .distantPast,
                     cause: row["cause"])
             }
         }
@@ -95,7 +98,7 @@ extension GatewayDatabase {
                     INSERT INTO maintenance_usage (id, taken_at, snapshot) VALUES (1, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET taken_at = excluded.taken_at, snapshot = excluded.snapshot
                     """,
-                arguments: [takenAt, snapshot])
+                arguments: [StoredInstant(takenAt), snapshot])
         }
     }
 
@@ -108,7 +111,7 @@ extension GatewayDatabase {
         try await write("queueing alert \(id)") { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO alert_outbox (id, payload, queued_at) VALUES (?, ?, ?)",
-                arguments: [id, payload, now])
+                arguments: [id, payload, StoredInstant(now)])
             return db.changesCount > 0
         }
     }
@@ -134,7 +137,7 @@ extension GatewayDatabase {
         try await write("marking alert \(id) delivered") { db in
             try db.execute(
                 sql: "UPDATE alert_outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL",
-                arguments: [now, id])
+                arguments: [StoredInstant(now), id])
         }
     }
 
@@ -150,7 +153,8 @@ extension GatewayDatabase {
 
     private static func outboxAlert(from row: Row) -> StoredOutboxAlert {
         StoredOutboxAlert(
-            id: row["id"], payload: row["payload"], queuedAt: row["queued_at"], attempts: row["attempts"],
-            lastError: row["last_error"], deliveredAt: row["delivered_at"])
+            id: row["id"], payload: row["payload"], queuedAt: row.date("queued_at") ?? .distantPast,
+            attempts: row["attempts"],
+            lastError: row["last_error"], deliveredAt: row.date("delivered_at"))
     }
 }

@@ -14,7 +14,7 @@ extension GatewayDatabase {
                     ON CONFLICT(dev_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
                         frames = frames + excluded.frames
                     """,
-                arguments: [devId.rawValue, now, now, frames])
+                arguments: [devId.rawValue, StoredInstant(now), StoredInstant(now), frames])
             try db.execute(
                 sql: """
                     DELETE FROM pairing_candidates WHERE dev_id IN (
@@ -31,7 +31,8 @@ extension GatewayDatabase {
                 .compactMap { row in
                     guard let id = DeviceID(row["dev_id"]) else { return nil }
                     return PairingCandidate(
-                        id: id, firstSeen: row["first_seen"], lastSeen: row["last_seen"], frames: row["frames"])
+                        id: id, firstSeen: row.date("first_seen") ?? .distantPast,
+                        lastSeen: row.date("last_seen") ?? .distantPast, frames: row["frames"])
                 }
         }
     }

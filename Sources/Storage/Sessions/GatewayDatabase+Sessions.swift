@@ -17,7 +17,8 @@ extension GatewayDatabase {
                         ending_started_ms = excluded.ending_started_ms, devices = excluded.devices, detail = excluded.detail
                     """,
                 arguments: [
-                    session.id, session.preset, session.state, session.startedAt, session.endedAt,
+                    session.id, session.preset, session.state, StoredInstant(session.startedAt),
+                    session.endedAt.map(StoredInstant.init),
                     session.elapsedMilliseconds, session.endingStartedMilliseconds, devices, detail,
                 ])
         }
@@ -33,7 +34,7 @@ extension GatewayDatabase {
                 sql: """
                     UPDATE sessions SET state = ?, elapsed_ms = ?, ending_started_ms = ?, ended_at = ? WHERE id = ?
                     """,
-                arguments: [state, elapsedMilliseconds, endingStartedMilliseconds, endedAt, id])
+                arguments: [state, elapsedMilliseconds, endingStartedMilliseconds, endedAt.map(StoredInstant.init), id])
             return db.changesCount
         }
         if changed == 0 { throw StorageError.notFound("session \(id)") }
@@ -111,7 +112,7 @@ extension GatewayDatabase {
         try await read("loading badges") { db in
             var badges: [String: Date] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT badge, earned_at FROM badges") {
-                badges[row["badge"]] = row["earned_at"]
+                badges[row["badge"]] = row.date("earned_at")
             }
             return badges
         }
@@ -124,7 +125,8 @@ extension GatewayDatabase {
             var added: [String] = []
             for badge in badges {
                 try db.execute(
-                    sql: "INSERT OR IGNORE INTO badges (badge, earned_at) VALUES (?, ?)", arguments: [badge, earnedAt])
+                    sql: "INSERT OR IGNORE INTO badges (badge, earned_at) VALUES (?, ?)",
+                    arguments: [badge, StoredInstant(earnedAt)])
                 if db.changesCount > 0 { added.append(badge) }
             }
             return added
@@ -139,8 +141,9 @@ extension GatewayDatabase {
             devices = items.compactMap { $0.stringValue.flatMap(DeviceID.init) }
         }
         return StoredSession(
-            id: row["id"], preset: row["preset"], state: row["state"], startedAt: row["started_at"],
-            endedAt: row["ended_at"], elapsedMilliseconds: row["elapsed_ms"],
+            id: row["id"], preset: row["preset"], state: row["state"],
+            startedAt: row.date("started_at") ?? .distantPast,
+            endedAt: row.date("ended_at"), elapsedMilliseconds: row["elapsed_ms"],
             endingStartedMilliseconds: row["ending_started_ms"], devices: devices,
             detail: StoredJSON.decode(detailText) ?? .null)
     }

@@ -35,7 +35,7 @@ extension GatewayDatabase {
                     INSERT INTO device_state (device_id, \(column), \(column)_at) VALUES (?, ?, ?)
                     ON CONFLICT(device_id) DO UPDATE SET \(column) = excluded.\(column), \(column)_at = excluded.\(column)_at
                     """,
-                arguments: [id.rawValue, json, now])
+                arguments: [id.rawValue, json, StoredInstant(now)])
         }
     }
 
