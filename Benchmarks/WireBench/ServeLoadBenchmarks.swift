@@ -95,6 +95,13 @@ struct ServeLoadBenchmarks {
             {
                 print(String(format: "# daemon RSS holding them: %.1f MB anonymous, %.1f MB file-backed", anon, file))
             }
+            let files = ProcessStats.residentFiles(process.pid)
+            let largest = files.prefix(6).map {
+                "\($0.file.split(separator: "/").last ?? "") " + String(format: "%.1f", $0.megabytes)
+            }
+            print("# largest file-backed parts (MB): \(largest.joined(separator: ", "))")
+            let icu = files.filter { $0.file.contains("ICU") }.reduce(0) { $0 + $1.megabytes }
+            print(String(format: "BENCH serve.load.rss.icu %.1f MB", icu))
         }
 
         let targets = names.map { name in

@@ -185,6 +185,30 @@ enum ProcessStats {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
+    /// Resident MB per mapped file (from /proc/<pid>/smaps), largest first: which libraries
+    /// the file-backed part of the RSS is made of.
+    static func residentFiles(_ pid: pid_t) -> [(file: String, megabytes: Double)] {
+        // Read to the end by hand: /proc files report size 0, and a whole-file read stops short.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/smaps"),
+            let data = try? handle.readToEnd()
+        else { return [] }
+        try? handle.close()
+        let smaps = String(decoding: data, as: UTF8.self)
+        var kilobytes: [String: Int] = [:]
+        var file: String?
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), fields.count >= 5 {
+                file = fields.count >= 6 && fields[5].hasPrefix("/") ? String(fields[5]) : nil
+            } else if let file, fields.first == "Rss:", fields.count >= 2, let value = Int(fields[1]) {
+                kilobytes[file, default: 0] += value
+            }
+        }
+        return kilobytes.map { (file: $0.key, megabytes: Double($0.value) / 1024) }.sorted {
+            $0.megabytes > $1.megabytes
+        }
+    }
+
     /// A kB field of /proc/<pid>/status (`VmRSS:`, `VmHWM:`) in MB.
     static func statusMegabytes(_ pid: pid_t, _ field: String) -> Double? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
