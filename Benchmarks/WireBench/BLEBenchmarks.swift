@@ -208,6 +208,6 @@ final class SilentBus: DeviceBus {
     func connect() async throws { sink.yield(.connected) }
     func publish(topic: String, payload: [UInt8]) async throws {}
     func subscribe(_ topic: String) async throws {}
-    func busEvents() -> AsyncStream<DeviceBusEvent> { stream }
+    func busEvents() -> any AsyncSequence<DeviceBusEvent, Never> & Sendable { stream }
     func close() async { sink.finish() }
 }

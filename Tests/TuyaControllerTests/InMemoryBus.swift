@@ -43,7 +43,7 @@ final class InMemoryBus: DeviceBus {
 
     func subscribe(_ topic: String) async throws {}
 
-    func busEvents() -> AsyncStream<DeviceBusEvent> { stream }
+    func busEvents() -> any AsyncSequence<DeviceBusEvent, Never> & Sendable { stream }
 
     func close() async { sink.finish() }
 

@@ -28,27 +28,21 @@ public struct MQTTDeviceBus: DeviceBus {
     }
 
     /// The client's events as bus events. The client has one event stream, so the bus has
-    /// one consumer: the controller.
-    public func busEvents() -> AsyncStream<DeviceBusEvent> {
-        let source = client.events
+    /// one consumer: the controller. Mapped where the controller iterates them, not through
+    /// a task and a second stream: every device report would otherwise wake one more task.
+    public func busEvents() -> any AsyncSequence<DeviceBusEvent, Never> & Sendable {
         let statistics = statistics
-        return AsyncStream { continuation in
-            let task = Task {
-                for await event in source {
-                    switch event {
-                    case .connected:
-                        statistics?.connected()
-                        continuation.yield(.connected)
-                    case .disconnected: continuation.yield(.disconnected)
-                    case .message(let message):
-                        statistics?.received()
-                        continuation.yield(.message(topic: message.topic, payload: message.payload))
-                    case .reconnectFailed: continue
-                    }
-                }
-                continuation.finish()
+        return client.events.compactMap { @Sendable event -> DeviceBusEvent? in
+            switch event {
+            case .connected:
+                statistics?.connected()
+                return .connected
+            case .disconnected: return .disconnected
+            case .message(let message):
+                statistics?.received()
+                return .message(topic: message.topic, payload: message.payload)
+            case .reconnectFailed: return nil
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 

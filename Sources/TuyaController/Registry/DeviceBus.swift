@@ -11,7 +11,7 @@ public protocol DeviceBus: Sendable {
     func publish(topic: String, payload: [UInt8]) async throws
     func subscribe(_ topic: String) async throws
     /// The bus's events, for a single consumer (the controller).
-    func busEvents() -> AsyncStream<DeviceBusEvent>
+    func busEvents() -> any AsyncSequence<DeviceBusEvent, Never> & Sendable
     func close() async
     /// Frames and connections counted by the bus, when it counts them.
     var statistics: DeviceBusStatistics? { get }
