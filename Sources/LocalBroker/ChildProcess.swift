@@ -1,3 +1,4 @@
+import Foundation
 import Subprocess
 import SystemPackage
 
@@ -107,6 +108,17 @@ public struct ChildProcess: Sendable {
     public func kill() {
         _ = Glibc.kill(pid, SIGKILL)
         _ = waitForExit()
+    }
+
+    /// `waitForExit()` for async callers: the blocking `waitpid` runs on a thread of its
+    /// own, never on one of the cooperative pool's (two on a 2-core machine), where a child
+    /// taking seconds to shut down would stall every other task of the process.
+    public func exitStatus() async -> Int32? {
+        await withCheckedContinuation { continuation in
+            let waiter = Thread { continuation.resume(returning: waitForExit()) }
+            waiter.name = "wait for pid \(pid)"
+            waiter.start()
+        }
     }
 
     /// Waits for the child and returns its exit status, or nil when a signal ended it.

@@ -17,30 +17,28 @@ struct DaemonFailedWriteTests {
 
     /// Another connection takes the write lock and keeps it until the returned semaphore is
     /// signalled: every write of the daemon's fails after its busy timeout.
-    static func lockDatabase(in state: URL) throws -> DispatchSemaphore {
+    static func lockDatabase(in state: URL) async throws -> DispatchSemaphore {
         var configuration = Configuration()
         // The daemon may be writing at that moment: wait for it rather than fail.
         configuration.busyMode = .timeout(10)
         let blocker = try DatabaseQueue(
             path: state.appendingPathComponent("state.sqlite").path, configuration: configuration)
-        let locked = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let failure = Mutex<String?>(nil)
-        // A thread of its own holds the lock (never one of the cooperative pool's).
-        Thread {
-            do {
-                try blocker.inTransaction(.exclusive) { _ in
-                    locked.signal()
-                    release.wait()
-                    return .rollback
+        // A thread of its own holds the lock (never one of the cooperative pool's), and this
+        // task waits for it without blocking a pool thread while the daemon finishes a write.
+        try await withCheckedThrowingContinuation { (locked: CheckedContinuation<Void, any Error>) in
+            Thread {
+                do {
+                    try blocker.inTransaction(.exclusive) { _ in
+                        locked.resume()
+                        release.wait()
+                        return .rollback
+                    }
+                } catch {
+                    locked.resume(throwing: LockFailed(reason: "\(error)"))
                 }
-            } catch {
-                failure.withLock { $0 = "\(error)" }
-                locked.signal()
-            }
-        }.start()
-        locked.wait()
-        if let reason = failure.withLock({ $0 }) { throw LockFailed(reason: reason) }
+            }.start()
+        }
         return release
     }
 
@@ -69,7 +67,7 @@ struct DaemonFailedWriteTests {
             var snooze = refill
             snooze["for"] = .integer(3600)
 
-            let release = try Self.lockDatabase(in: state)
+            let release = try await Self.lockDatabase(in: state)
             for (verb, payload) in [("maintenance/done", refill), ("maintenance/snooze", snooze)] {
                 do {
                     _ = try await daemon.client.request(verb, payload, timeout: Self.timeout)
@@ -107,7 +105,7 @@ struct DaemonFailedWriteTests {
             _ = try await daemon.client.set(
                 device: "lamp", payload: ["brightness": .integer(30)], timeout: Self.timeout)
 
-            let release = try Self.lockDatabase(in: state)
+            let release = try await Self.lockDatabase(in: state)
             do {
                 _ = try await daemon.client.set(
                     device: "lamp", payload: ["brightness": .integer(60)], timeout: Self.timeout)

@@ -275,7 +275,7 @@ struct CLIAgainstDaemonTests {
         let refused = try await rig.cli(["restore", file])
         #expect(expectOneLineError(refused).contains("the daemon is running"), "\(refused.stderr)")
 
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
         let stopped = try await rig.cli(["devices"])
         #expect(
             expectOneLineError(stopped).hasPrefix("error: the daemon is not running (youll/bridge/state is offline)"),
@@ -323,7 +323,7 @@ struct CLIAgainstDaemonTests {
         #expect(result.status == (failed.isEmpty ? 0 : 1), "\(result.stdout)\n\(result.stderr)")
         #expect(failed.isEmpty, "nothing should fail on a machine that runs the daemon: \(failed)")
 
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
         let stopped = try await rig.cli(["doctor"], environment: ["YOULL_PROFILES_DIR": profiles])
         #expect(
             lines(stopped.stdout).contains("warn  daemon    the daemon is not running (youll/bridge/state is offline)"),

@@ -80,7 +80,7 @@ struct DaemonEndToEndTests {
 
         // SIGTERM: the bridge says offline before the process exits 0.
         let stopMark = await rig.observer.mark
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
         let offline = try await rig.observer.wait(for: "youll/bridge/state", after: stopMark)
         #expect(offline.json?["state"]?.string == "offline")
         #expect(!rig.log.contains(fleet.identities[0].localKey), "the local key must never be logged")
@@ -116,7 +116,7 @@ struct DaemonEndToEndTests {
         let mark = await rig.observer.mark
         try await set(rig, "hall", #"{"state":"ON","brightness":40}"#)
         _ = try await rig.observer.wait(for: "youll/hall", after: mark) { $0.json?["brightness"] == .integer(40) }
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
 
         // Forget what the broker retained and take the bulb away: only the database knows now.
         for topic in ["youll/hall", "youll/hall/availability", "youll/bridge/devices"] {
@@ -163,7 +163,7 @@ struct DaemonEndToEndTests {
         _ = try await rig.observer.wait(for: "youll/den/availability") {
             $0.json?["state"]?.string == "online"
         }
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
 
         let restartMark = await rig.observer.mark
         try await rig.startDaemon()

@@ -179,7 +179,7 @@ struct DaemonRequestTests {
             $0.json?["type"]?.string == "device_removed"
         }
         // Removed means forgotten: a restart does not bring it back.
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
         let restartMark = await rig.observer.mark
         try await rig.startDaemon()
         let devices = try await rig.observer.wait(for: "youll/bridge/devices", after: restartMark)

@@ -132,11 +132,11 @@ final class DaemonRig {
     }
 
     /// SIGTERM, and the exit status (nil when a signal ended it).
-    func stopDaemon() -> Int32? {
+    func stopDaemon() async -> Int32? {
         guard let daemon else { return nil }
         daemon.signal(SIGTERM)
         self.daemon = nil
-        return daemon.waitForExit()
+        return await daemon.exitStatus()
     }
 
     func killDaemon() {
@@ -196,7 +196,7 @@ final class DaemonRig {
     func shutdown() async {
         if let daemon {
             daemon.signal(SIGTERM)
-            _ = daemon.waitForExit()
+            _ = await daemon.exitStatus()
         }
         daemon = nil
         await observer.close()

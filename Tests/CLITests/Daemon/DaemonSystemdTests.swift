@@ -36,7 +36,7 @@ struct DaemonSystemdTests {
             }
         }
         #expect(stopping)
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
         await rig.shutdown()
     }
 }

@@ -106,7 +106,7 @@ struct LANDaemonTests {
         #expect(config.json?["components"]?["light"]?["schema"]?.string == "json", "\(config.text.prefix(400))")
 
         // A restart: the devices come back online from the stored endpoints, and obey.
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
         let mark = await rig.observer.mark
         try await rig.startDaemon()
         try await waitOnline(rig, names, after: mark)

@@ -77,7 +77,7 @@ struct TimerCommandTests {
         let lamp = fleet.identities[0]
         _ = try await rig.cli(
             ["pair", "mqtt", lamp.devId, "--name", "lamp"], environment: ["YOULL_LOCAL_KEY": lamp.localKey])
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
 
         let run = try await rig.cli(["timer", "start", "--preset", "focus", "--stage", "sit:0.05:0.025"])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")

@@ -60,7 +60,7 @@ struct TimerMistakeTests {
                 return seen
             }
         }
-        #expect(rig.stopDaemon() == 0)
+        #expect(await rig.stopDaemon() == 0)
         #expect(status == 1)
         #expect(lines.first?.hasPrefix("meditation  00:") == true, "\(lines)")
         #expect(
