@@ -73,6 +73,34 @@ public final class LocalBroker: Sendable {
         }
     }
 
+    /// `init` for async callers: the broker is started, and waited for, on a thread of its
+    /// own. Launching mosquitto and polling its port until it accepts takes tens of
+    /// milliseconds, seconds on a loaded machine; done on one of the cooperative pool's
+    /// threads (two on a 2-core machine) it stalls every other task of the process.
+    public static func started(
+        credentials: Credentials? = nil, tls: TLSFiles? = nil, plainListener: Bool = false,
+        extraConfiguration: [String] = []
+    ) async throws -> LocalBroker {
+        try await offPool {
+            try LocalBroker(
+                credentials: credentials, tls: tls, plainListener: plainListener,
+                extraConfiguration: extraConfiguration)
+        }
+    }
+
+    /// `start()` for async callers, off the cooperative pool (see `started`).
+    public func restart() async throws {
+        try await Self.offPool { try self.start() }
+    }
+
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try work() }) }
+            thread.name = "local broker start"
+            thread.start()
+        }
+    }
+
     private static func choosePorts(plain: Bool) throws -> (main: Int, plain: Int?) {
         let main = try freeLoopbackPort()
         guard plain else { return (main, nil) }

@@ -27,7 +27,7 @@ struct BridgeCommandTests {
 
     @Test("with no daemon on the broker, devices fails in one line that says how to start it")
     func noDaemon() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let result = try await CLIRunner.run(["devices"], environment: environment(broker: broker.url))
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)

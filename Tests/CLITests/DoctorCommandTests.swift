@@ -39,7 +39,7 @@ struct DoctorCommandTests {
 
     @Test("with a reachable broker: broker ok, daemon not running, BLE explained, exit 0, no colour in a pipe")
     func healthyMachine() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
         let result = try await run([], home: home, ["YOULL_MQTT_URL": broker.url])
@@ -73,7 +73,7 @@ struct DoctorCommandTests {
 
     @Test("a binary built in a source checkout finds the checkout's profiles, as serve does (issue 15 item 10)")
     func profilesFromTheCheckout() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
         // The installed folder is empty: only the checkout's devices/ can supply profiles.
@@ -117,7 +117,7 @@ struct DoctorCommandTests {
 
     @Test("--json prints an array of {check, status, detail, fix}; a wrong password is never printed")
     func jsonWithWrongPassword() async throws {
-        let broker = try LocalBroker(credentials: .init(username: "ada", password: "right-horse-battery"))
+        let broker = try await LocalBroker.started(credentials: .init(username: "ada", password: "right-horse-battery"))
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
         let result = try await run(
@@ -140,7 +140,7 @@ struct DoctorCommandTests {
 
     @Test("doctor reports maintenance alerts the webhook did not take, without the URL's token")
     func failingWebhook() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let home = try temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
         let state = home.appendingPathComponent("state-dir")

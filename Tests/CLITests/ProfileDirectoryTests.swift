@@ -46,7 +46,7 @@ struct ProfileDirectoryTests {
     func checkoutFromPath() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         defer { broker.stop() }
         let command =
             "cd \(sandbox.root.path) && exec env -u YOULL_PROFILES -u XDG_CONFIG_HOME HOME=\(sandbox.root.path)/home "

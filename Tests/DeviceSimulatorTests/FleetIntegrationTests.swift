@@ -26,7 +26,7 @@ struct FleetIntegrationTests {
         "a command frame on smart/device/in is answered by a protocol-4 report on smart/device/out that decodes with the device key"
     )
     func commandIsAnswered() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let fleet = try await startFleet(broker)
         defer { fleet.stop() }
         let gateway = try await Gateway.start(port: broker.port, fleet: fleet) { $0.count < 5 }
@@ -45,7 +45,7 @@ struct FleetIntegrationTests {
 
     @Test("a protocol-31 query over the broker returns every data point of a light and of a diffuser")
     func queryReturnsAllDataPoints() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let fleet = try await startFleet(broker)
         defer { fleet.stop() }
         let gateway = try await Gateway.start(port: broker.port, fleet: fleet)
@@ -60,7 +60,7 @@ struct FleetIntegrationTests {
 
     @Test("a device with a wrong key answers with frames the gateway cannot decrypt")
     func wrongKeyOverTheWire() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let fleet = try await startFleet(broker, lights: 1, diffusers: 0)
         defer { fleet.stop() }
         let gateway = try await Gateway.start(port: broker.port, fleet: fleet)
@@ -76,7 +76,7 @@ struct FleetIntegrationTests {
 
     @Test("a device taken offline leaves the broker and misses what is sent; back online it reports every DP")
     func offlineAndBackOnTheBroker() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let fleet = try await startFleet(broker, lights: 2, diffusers: 0, delay: .zero)
         defer { fleet.stop() }
         let gateway = try await Gateway.start(port: broker.port, fleet: fleet)
@@ -101,7 +101,7 @@ struct FleetIntegrationTests {
 
     @Test("devices reconnect when the broker dies and comes back, then answer again")
     func reconnectAfterBrokerRestart() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let fleet = try await startFleet(broker, lights: 3, diffusers: 3)
         defer { fleet.stop() }
         broker.stop()
@@ -109,7 +109,7 @@ struct FleetIntegrationTests {
             engine.connectedCount == 0 ? true : nil
         }
         #expect(dropped == true)
-        try broker.start()
+        try await broker.restart()
         #expect(await fleet.waitUntilConnected(timeout: .seconds(10)))
         let gateway = try await Gateway.start(port: broker.port, fleet: fleet) { $0.count == 1 }
         defer { gateway.swarm.stop() }
@@ -123,7 +123,7 @@ struct FleetIntegrationTests {
 
     @Test("stopping the swarm disconnects every client and ends pending waits")
     func cleanShutdown() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let fleet = try await startFleet(broker, lights: 2, diffusers: 2)
         fleet.stop()
         #expect(await fleet.swarm.perform { engine in engine.connectedCount } == 0)

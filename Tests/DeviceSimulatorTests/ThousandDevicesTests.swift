@@ -9,7 +9,7 @@ import TuyaCore
 struct ThousandDevicesTests {
     @Test("1,000 devices connect on one poll loop and each answers one query with a report that decodes with its key")
     func thousandDevicesAnswer() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let clock = ContinuousClock()
         let residentBefore = Self.residentKilobytes()
         let fleet = try SimulatorFleet(

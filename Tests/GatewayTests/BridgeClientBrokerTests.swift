@@ -19,7 +19,7 @@ struct BridgeClientBrokerTests {
         "no retained bridge/state on a broker that just started says so: a running daemon may not have republished yet, or none runs; known without waiting for a timeout"
     )
     func daemonNeverStarted() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         // A clock nobody advances: only the broker's answers can end the wait.
         let client = try BridgeClient(configuration: configuration(broker), clock: ManualClock())
         try await client.connect(timeout: wait)
@@ -42,7 +42,7 @@ struct BridgeClientBrokerTests {
 
     @Test("a retained offline state (the daemon's last will) means the daemon is not running")
     func daemonOffline() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let daemon = try await FakeDaemon.start(broker, state: #"{"state":"offline"}"#)
         let client = try await connectedClient(broker)
         await #expect(throws: BridgeClientError.daemonNotRunning(stateTopic: "youll/bridge/state", found: "is offline"))
@@ -55,7 +55,7 @@ struct BridgeClientBrokerTests {
 
     @Test("a request is answered by the response with its transaction; another transaction's is skipped")
     func requestMatchesTransaction() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let daemon = try await FakeDaemon.start(broker) { verb, request in
             guard verb == "device/add", let transaction = request["transaction"] else { return [] }
             return [
@@ -89,7 +89,7 @@ struct BridgeClientBrokerTests {
 
     @Test("eight requests in flight at once each get their own answer")
     func concurrentRequests() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let daemon = try await FakeDaemon.start(broker) { _, request in
             [
                 .object([
@@ -115,7 +115,7 @@ struct BridgeClientBrokerTests {
 
     @Test("the daemon's error is reported in its own words")
     func requestFails() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let daemon = try await FakeDaemon.start(broker) { _, request in
             [
                 .object([
@@ -143,7 +143,7 @@ struct BridgeClientBrokerTests {
 
     @Test("a garbage response is reported as malformed, naming the response topic")
     func garbageResponse() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let daemon = try await FakeDaemon.startRaw(broker) { _, _ in [Array("\u{1B}]0;pwned\u{07}<html>".utf8)] }
         let client = try await connectedClient(broker)
         do {
@@ -164,7 +164,7 @@ struct BridgeClientBrokerTests {
 
     @Test("a request nobody answers times out naming the response topic")
     func requestTimesOut() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let daemon = try await FakeDaemon.start(broker) { _, _ in [] }
         let clock = ManualClock()
         let client = try BridgeClient(configuration: configuration(broker), clock: clock)
@@ -186,7 +186,7 @@ struct BridgeClientBrokerTests {
 
     @Test("set publishes on <base>/<name>/set and returns the confirmed state from device/set")
     func setDevice() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let daemon = try await FakeDaemon.start(broker, devices: #"[{"id":"bf01","friendly_name":"desk lamp"}]"#) {
             topic, request in
             guard topic == "youll/desk lamp/set" else { return [] }
@@ -209,7 +209,7 @@ struct BridgeClientBrokerTests {
 
     @Test("retained topics are read without waiting; a topic with nothing retained gives nil at once")
     func retained() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let daemon = try await FakeDaemon.start(broker, devices: #"[{"id":"bf01","friendly_name":"lamp"}]"#)
         try await daemon.publish("youll/lamp", #"{"state":"ON","brightness":40}"#, retain: true)
         try await daemon.publish("youll/lamp/availability", #"{"state":"online"}"#, retain: true)
@@ -226,7 +226,7 @@ struct BridgeClientBrokerTests {
 
     @Test("get --refresh skips the retained state and returns the one published after /get")
     func refreshedState() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let daemon = try await FakeDaemon.start(broker, devices: #"[{"id":"bf01","friendly_name":"lamp"}]"#)
         try await daemon.publish("youll/lamp", #"{"state":"OFF"}"#, retain: true)
         await daemon.onGet { try await daemon.publish("youll/lamp", #"{"state":"ON"}"#, retain: true) }

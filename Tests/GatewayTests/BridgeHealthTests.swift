@@ -17,7 +17,7 @@ struct BridgeHealthTests {
 
     @Test("the bridge publishes its health when it connects and again each time a minute passes on its clock")
     func everyMinute() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-health-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let database = try GatewayDatabase.open(directory: state)

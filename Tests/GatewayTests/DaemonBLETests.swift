@@ -63,7 +63,7 @@ struct DaemonBLETests {
         "device/add over BLE pairs and stores the diffuser; /set is confirmed by the device; a restart loads it from SQLite"
     )
     func pairDriveRestart() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-ble-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let (air, peripheral) = try await Self.air()
@@ -112,7 +112,7 @@ struct DaemonBLETests {
     @Test(
         "BLE pairing failures reach the bridge as pairing_failed reasons and the metrics by reason; nothing is stored")
     func pairingFailures() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-ble-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let (air, _) = try await Self.air()

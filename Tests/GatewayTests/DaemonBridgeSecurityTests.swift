@@ -56,7 +56,7 @@ struct DaemonBridgeSecurityTests {
 
     @Test("a key sealed by the client pairs the device; neither the key nor the token crosses the broker in clear")
     func sealedKeyPairs() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = Self.stateDirectory()
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try await Self.light(on: broker, seed: 41)
@@ -102,7 +102,7 @@ struct DaemonBridgeSecurityTests {
 
     @Test("a local key sent in clear is refused, naming bridge.accept_clear_keys; with it set, the device pairs")
     func clearKeyRefused() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = Self.stateDirectory()
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try await Self.light(on: broker, seed: 42)
@@ -135,7 +135,7 @@ struct DaemonBridgeSecurityTests {
 
     @Test("unsigned, forged, stale and replayed admin requests are refused with the reason; /set stays open")
     func adminVerbsNeedSignatures() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = Self.stateDirectory()
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try await Self.light(on: broker, seed: 43)
@@ -190,7 +190,7 @@ struct DaemonBridgeSecurityTests {
 
     @Test("client ids carry a per-install suffix, stable across restarts; the well-known id cannot kick the bridge")
     func clientIDSuffix() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = Self.stateDirectory()
         defer { try? FileManager.default.removeItem(at: state) }
         let suffixFile = state.appendingPathComponent("client-id").path

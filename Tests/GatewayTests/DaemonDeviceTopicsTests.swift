@@ -40,7 +40,7 @@ struct DaemonDeviceTopicsTests {
         "renaming a diffuser moves every retained topic, maintenance included, clears the old ones, and later snoozes and lists use the new name"
     )
     func renameMovesMaintenance() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-topics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try await Self.diffuserFleet(broker, seed: 81)
@@ -98,7 +98,7 @@ struct DaemonDeviceTopicsTests {
 
     @Test("after the broker restarts and forgets what was retained, the maintenance reminders are published again")
     func brokerRestartRepublishesMaintenance() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-topics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try await Self.diffuserFleet(broker, seed: 82)
@@ -110,7 +110,7 @@ struct DaemonDeviceTopicsTests {
             #expect(
                 Self.reminderTypes(try await Self.reminders(daemon, "aroma")) == ["clean", "refill", "replace-wick"])
             broker.stop()
-            try broker.start()
+            try await broker.restart()
             // A fresh client: the daemon's own went with the broker and reconnects by itself.
             let client = try BridgeClient(configuration: daemon.configuration)
             defer { Task { await client.close() } }
@@ -125,7 +125,7 @@ struct DaemonDeviceTopicsTests {
 
     @Test("pairings made together share bridge/devices publishes, and each answer comes after a list naming its device")
     func pairingsShareDeviceLists() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-topics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try SimulatorFleet(
@@ -166,7 +166,7 @@ struct DaemonDeviceTopicsTests {
         "backup writes a copy once; a second request right after is refused with the reason, and nothing more is written"
     )
     func backupIsRateLimited() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-topics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         try await withRunningDaemon(broker: broker, state: state) { daemon in
@@ -189,7 +189,7 @@ struct DaemonDeviceTopicsTests {
         "pairing a paired device again with its key is no error (an import run twice); with another key it says to rekey"
     )
     func pairingAgainIsIdempotent() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-topics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try await Self.diffuserFleet(broker, seed: 85)

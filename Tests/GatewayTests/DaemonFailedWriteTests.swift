@@ -48,7 +48,7 @@ struct DaemonFailedWriteTests {
         "when a reminder marked done or snoozed cannot be saved, the answer is an error and health is degraded, until a save succeeds"
     )
     func maintenanceAnswersTheFailedSave() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-write-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try await DaemonMaintenanceTests.dryFleet(broker: broker)
@@ -89,7 +89,7 @@ struct DaemonFailedWriteTests {
 
     @Test("when the confirmed state cannot be saved, /set answers an error, health is degraded, and both recover")
     func setAnswersTheFailedSave() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-write-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try SimulatorFleet(

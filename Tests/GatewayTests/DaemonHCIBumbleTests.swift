@@ -37,7 +37,7 @@ struct DaemonHCIBumbleTests {
     func scanPairDrive() async throws {
         let rig = try await BumbleRig.start(peripherals: [Self.peripheral])
         defer { rig.stop() }
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-hci-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         var configuration = GatewayConfiguration(

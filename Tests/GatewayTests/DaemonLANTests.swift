@@ -27,7 +27,7 @@ struct DaemonLANTests {
     func busyPortIsNotFatal() async throws {
         let held = try HeldUDPPort()
         defer { held.close() }
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         defer { broker.stop() }
         let options = LANSimulatorOptions(
             lights: 1, diffusers: 0, versions: [.v3_4], baseAddress: Self.baseAddress(),

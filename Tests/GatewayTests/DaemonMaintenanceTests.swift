@@ -87,7 +87,7 @@ struct DaemonMaintenanceTests {
         "a diffuser running dry alerts on MQTT and at the webhook with its deep link; the link resolves to the due reminder; done resets it"
     )
     func runsDry() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-maint-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let receiver = try WebhookReceiver()
@@ -154,7 +154,7 @@ struct DaemonMaintenanceTests {
         "alerts raised while the webhook is down, across daemon restarts, arrive once each after it returns; nothing is repeated"
     )
     func webhookDownAndRestarts() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-maint-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let receiver = try WebhookReceiver()
@@ -219,7 +219,7 @@ struct DaemonMaintenanceTests {
 
     @Test("hostile maintenance and deep-link requests are refused with the field named")
     func hostileRequests() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-maint-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         try await Self.withDaemon(broker, state: state, webhook: nil) { daemon in

@@ -15,7 +15,7 @@ struct DaemonMetricsTests {
 
     @Test("driving a simulated light moves the command counters and device gauges; bridge/health reports it")
     func countersMove() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-metrics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let fleet = try SimulatorFleet(

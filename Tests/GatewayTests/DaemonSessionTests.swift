@@ -111,7 +111,7 @@ struct DaemonSessionTests {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let metricsPort = ListeningPort()
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         defer { broker.stop() }
         let fleet = try await Self.fleet(on: broker)
         defer { fleet.stop() }
@@ -168,7 +168,7 @@ struct DaemonSessionTests {
     func stopAppliesEndState() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         defer { broker.stop() }
         let fleet = try await Self.fleet(on: broker)
         defer { fleet.stop() }
@@ -206,7 +206,7 @@ struct DaemonSessionTests {
     func restartResumes() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         defer { broker.stop() }
         let fleet = try await Self.fleet(on: broker)
         defer { fleet.stop() }

@@ -14,7 +14,7 @@ struct DaemonUnanswerableVerbTests {
         "a request whose verb has upper case, non-ASCII, '..', spaces or over 64 bytes is answered on bridge/response/invalid with its transaction and the rule"
     )
     func malformedVerbsAreAnswered() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-verb-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         try await withRunningDaemon(broker: broker, state: state) { daemon in

@@ -16,7 +16,7 @@ struct DeepLinkPresetTests {
         "a preset from timer.presets resolves in youll://timer links, with maintenance on or off",
         arguments: [true, false])
     func configuredPresetResolves(maintenance: Bool) async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         defer { broker.stop() }
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-presets-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }

@@ -19,7 +19,7 @@ struct DoctorBrokerTests {
 
     @Test("an open broker is reachable, the round trip passes, and no daemon state is retained")
     func openBroker() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         // Generous per-step time: the whole suite runs beside it on two cores.
         let observation = await BrokerProbe(gateway: configuration(port: broker.port), timeout: .seconds(30)).observe()
         #expect(
@@ -28,7 +28,7 @@ struct DoctorBrokerTests {
 
     @Test("the daemon's retained online state is read, and the daemon's own session is not disturbed")
     func daemonOnline() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let gateway = configuration(port: broker.port)
         // Stands in for the daemon: its client id, its last will, its retained state.
         let daemon = try MQTTClient(configuration: gateway.mqttLinkConfiguration())
@@ -45,7 +45,7 @@ struct DoctorBrokerTests {
 
     @Test("a wrong password is 'not authorised', naming the user and never the password")
     func wrongPassword() async throws {
-        let broker = try LocalBroker(credentials: .init(username: "ada", password: "right-horse-battery"))
+        let broker = try await LocalBroker.started(credentials: .init(username: "ada", password: "right-horse-battery"))
         let gateway = configuration(port: broker.port, username: "ada", password: "wrong-staple-99")
         let observation = await BrokerProbe(gateway: gateway, timeout: .seconds(30)).observe()
         #expect(observation.connection == .failed(.notAuthorised(username: "ada")))
@@ -72,7 +72,7 @@ struct DoctorBrokerTests {
         let acl = directory.appendingPathComponent("acl").path
         // mosquitto 2.0 grants an MQTT 3.1.1 subscription its ACL denies and then delivers nothing.
         try "user ada\ntopic write youll/#\n".write(toFile: acl, atomically: true, encoding: .utf8)
-        let broker = try LocalBroker(
+        let broker = try await LocalBroker.started(
             credentials: .init(username: "ada", password: "pw-1234"), extraConfiguration: ["acl_file \(acl)"])
         let clock = ManualClock()
         let probe = BrokerProbe(
@@ -93,7 +93,7 @@ struct DoctorBrokerTests {
 
     @Test("an open broker lets anonymous clients write bridge requests: doctor warns and says how to close it")
     func anonymousWrites() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         // Generous: the whole test suite runs beside it on two cores.
         let access = await BrokerProbe(gateway: configuration(port: broker.port), timeout: .seconds(30))
             .observeAnonymousAccess()
@@ -106,7 +106,7 @@ struct DoctorBrokerTests {
 
     @Test("a broker with a password file refuses anonymous clients: doctor says so")
     func anonymousRefused() async throws {
-        let broker = try LocalBroker(credentials: .init(username: "ada", password: "pw-1234"))
+        let broker = try await LocalBroker.started(credentials: .init(username: "ada", password: "pw-1234"))
         let access = await BrokerProbe(
             gateway: configuration(port: broker.port, username: "ada", password: "pw-1234"), timeout: .seconds(30)
         )

@@ -23,7 +23,7 @@ struct HADiscoveryBrokerTests {
         let homeAssistant: MQTTClient
 
         init() async throws {
-            broker = try LocalBroker()
+            broker = try await LocalBroker.started()
             fleet = try SimulatorFleet(
                 options: .init(lights: 1, diffusers: 1, seed: 88), library: Repository.shippedProfiles,
                 broker: SwarmConfiguration(brokerURL: broker.url))

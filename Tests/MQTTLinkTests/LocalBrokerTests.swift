@@ -23,16 +23,16 @@ struct LocalBrokerTests {
     }
 
     @Test("two brokers started side by side get their own ports and both accept clients")
-    func twoBrokers() throws {
-        let first = try LocalBroker()
-        let second = try LocalBroker(plainListener: true)
+    func twoBrokers() async throws {
+        let first = try await LocalBroker.started()
+        let second = try await LocalBroker.started(plainListener: true)
         let ports = [first.port, second.port, try #require(second.plainPort)]
         #expect(Set(ports).count == 3)
         #expect(first.isRunning && second.isRunning)
         // A restart keeps the port clients were given.
         let before = first.port
         first.stop()
-        try first.start()
+        try await first.restart()
         #expect(first.port == before)
         #expect(first.isRunning)
     }

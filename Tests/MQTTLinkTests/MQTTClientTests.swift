@@ -132,7 +132,7 @@ struct MQTTClientTests {
         await #expect(throws: MQTTError.notConnected) {
             try await gateway.publish(topic: "x", payload: [], qos: .atMostOnce)
         }
-        try broker.start()
+        try await broker.restart()
         await gateway.reconnectNow()
         #expect(await events.connected())
 
@@ -163,7 +163,7 @@ struct MQTTClientTests {
             try await gateway.publish(topic: "smart/device/in/lamp", payload: [1], qos: .atLeastOnce)
         }
         // The broker restarts without persistence: the listener subscribes before the replay.
-        try broker.start()
+        try await broker.restart()
         try await listener.connect()
         try await listener.subscribe("smart/device/in/#")
         await gateway.reconnectNow()

@@ -65,7 +65,7 @@ struct BrokerRestartTests {
             #expect(allBlameBroker)
             // ...and some after, while it holds them.
             issued += devices.indices.map { issue(200 + $0, to: $0) }
-            try rig.broker.start()
+            try await rig.broker.restart()
 
             var applied = 0
             for command in issued {

@@ -80,7 +80,7 @@ func withBrokerRig<T: Sendable>(
     configure: (inout TuyaController.Configuration) -> Void = { _ in },
     _ body: (BrokerRig) async throws -> T
 ) async throws -> T {
-    let broker = try LocalBroker()
+    let broker = try await LocalBroker.started()
     defer { broker.stop() }
     let fleet = try SimulatorFleet(
         options: .init(lights: lights, diffusers: diffusers, seed: seed), library: BrokerRig.library,

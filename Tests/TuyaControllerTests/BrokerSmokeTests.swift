@@ -15,7 +15,7 @@ struct BrokerSmokeTests {
 
     @Test("a simulated light pairs over the broker and confirms a command")
     func pairAndCommand() async throws {
-        let broker = try LocalBroker()
+        let broker = try await LocalBroker.started()
         let library = ProfileLibrary.load(directories: [Self.profiles])
         let fleet = try SimulatorFleet(
             options: .init(lights: 1, diffusers: 0, seed: 7), library: library,

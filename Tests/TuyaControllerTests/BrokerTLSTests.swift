@@ -21,7 +21,7 @@ struct BrokerTLSTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-tls-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let files = try makeCertificates(in: directory)
-        let broker = try LocalBroker(
+        let broker = try await LocalBroker.started(
             credentials: .init(username: username, password: password), tls: files, plainListener: true)
         defer { broker.stop() }
         let fleet = try SimulatorFleet(

@@ -222,7 +222,7 @@ struct DaemonEndToEndTests {
         _ = try await rig.observer.wait(for: "youll/porch", after: mark) { $0.json?["brightness"] == .integer(60) }
 
         rig.broker.stop()
-        try rig.broker.start()
+        try await rig.broker.restart()
         // A fresh observer: the old one's session went with the broker.
         let observer = try await BridgeObserver(url: rig.broker.url)
         let state = try await observer.wait(for: "youll/porch", timeout: .seconds(60)) { !$0.payload.isEmpty }

@@ -32,7 +32,7 @@ final class DaemonRig {
     static let repository = Repository.root
 
     init(extraConfig: String = "") async throws {
-        broker = try LocalBroker()
+        broker = try await LocalBroker.started()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("youll-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         stateDirectory = directory.appendingPathComponent("state").path

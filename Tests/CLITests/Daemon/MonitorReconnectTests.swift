@@ -46,7 +46,7 @@ struct MonitorReconnectTests {
                 seen.append(line)
                 if line.contains("lost the connection to the broker; reconnecting") { break }
             }
-            try rig.broker.start()
+            try await rig.broker.restart()
             while let line = try await output.next() {
                 seen.append(line)
                 if line.contains("reconnected to the broker") { break }
