@@ -342,7 +342,7 @@ extension BridgeServer {
     // MARK: - Health and backup
 
     private func health() async -> [String: JSONValue] {
-        var counts: [String: Int64] = [:]
+        var counts: [String: Int] = [:]
         for availability in Availability.allCases { counts[availability.rawValue] = 0 }
         let devices = await controller.devices()
         for device in devices {
@@ -351,30 +351,23 @@ extension BridgeServer {
         }
         let readable = (try? await database.recentEvents(limit: 1)) != nil
         let databaseState = !readable ? "failing" : databaseProblem.map { "degraded: \($0)" } ?? "ok"
-        return [
-            "healthy": .bool(isConnected && databaseState == "ok"),
-            "broker": .string(isConnected ? "connected" : "disconnected"),
-            "database": .string(databaseState),
-            "uptime_seconds": .integer(uptime.components.seconds),
-            "devices": .object(counts.mapValues { .integer($0) }),
-            "permit_join": .bool(pairingWindow.isOpen),
-            "ble": await bleHealth(devices: devices),
-        ]
+        return BridgeJSON.object(
+            HealthCheckPayload(
+                healthy: isConnected && databaseState == "ok", broker: isConnected ? "connected" : "disconnected",
+                database: databaseState, uptimeSeconds: uptime.components.seconds, devices: counts,
+                permitJoin: pairingWindow.isOpen, ble: await bleHealth(devices: devices)))
     }
 
-    /// `{"adapter","limit","connected":[names],"waiting":[names]}`: the adapter's links, by friendly name.
-    private func bleHealth(devices: [TuyaDevice]) async -> JSONValue {
+    /// The adapter's links, by friendly name.
+    private func bleHealth(devices: [TuyaDevice]) async -> HealthCheckPayload.BLE {
         let snapshot = await controller.bleConnections()
         let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        func list(_ ids: [DeviceID]) -> JSONValue { .array(ids.map { .string(names[$0] ?? $0.rawValue) }) }
-        var fields: [String: JSONValue] = [
-            "adapter": snapshot.adapter.map(JSONValue.string) ?? .null,
-            "limit": .integer(Int64(snapshot.limit)),
-            "connected": list(snapshot.connected),
-            "waiting": list(snapshot.waiting),
-        ]
-        if case .unavailable(let reason) = settings.ble { fields["unavailable"] = .string(reason) }
-        return .object(fields)
+        func list(_ ids: [DeviceID]) -> [String] { ids.map { names[$0] ?? $0.rawValue } }
+        var unavailable: String?
+        if case .unavailable(let reason) = settings.ble { unavailable = reason }
+        return HealthCheckPayload.BLE(
+            adapter: snapshot.adapter, limit: snapshot.limit, connected: list(snapshot.connected),
+            waiting: list(snapshot.waiting), unavailable: unavailable)
     }
 
     /// One line for a response or event; never includes a key.

@@ -28,7 +28,7 @@ public actor BridgeServer {
         /// Where `backup` writes its copies (`<state>/backups`).
         public var backupDirectory: URL
         /// Published in `bridge/info`; must hold nothing secret.
-        public var info: [String: JSONValue]
+        public var info: BridgeInfo
         /// Requests handled at once; more are refused as busy, so a flood cannot exhaust memory.
         public var maximumConcurrentRequests = 64
         /// Whether BLE can be used, and why not.
@@ -51,7 +51,7 @@ public actor BridgeServer {
         public var security = BridgeSecurity()
 
         public init(
-            topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue],
+            topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: BridgeInfo,
             ble: BLESupport = .unavailable(reason: "BLE is not set up")
         ) {
             self.ble = ble
@@ -298,13 +298,10 @@ public actor BridgeServer {
 
     func publishInfo() {
         var info = settings.info
-        if let left = pairingWindow.secondsLeft(now: time.now()) {
-            info["permit_join"] = .bool(true)
-            info["permit_join_timeout"] = .integer(left)
-        } else {
-            info["permit_join"] = .bool(false)
-        }
-        enqueue(topics.info, .object(info), retain: true)
+        let left = pairingWindow.secondsLeft(now: time.now())
+        info.permitJoin = left != nil
+        info.permitJoinTimeout = left
+        enqueue(topics.info, BridgeJSON.value(info), retain: true)
     }
 
     // MARK: - Broker events
