@@ -18,6 +18,14 @@ public struct BridgeInfo: Codable, Hashable, Sendable {
 
     /// The configuration, as far as it is safe to show.
     public struct Settings: Codable, Hashable, Sendable {
+        enum CodingKeys: String, CodingKey {
+            case mqtt, ble, lan
+            case baseTopic = "base_topic"
+            case stateDirectory = "state_directory"
+            case logLevel = "log_level"
+            case permitJoinDefaultSeconds = "permit_join_default_seconds"
+        }
+
         public var baseTopic: String
         public var mqtt: String
         public var stateDirectory: String
@@ -37,14 +45,6 @@ public struct BridgeInfo: Codable, Hashable, Sendable {
             self.lan = lan
             self.logLevel = logLevel
             self.permitJoinDefaultSeconds = permitJoinDefaultSeconds
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case mqtt, ble, lan
-            case baseTopic = "base_topic"
-            case stateDirectory = "state_directory"
-            case logLevel = "log_level"
-            case permitJoinDefaultSeconds = "permit_join_default_seconds"
         }
     }
 
