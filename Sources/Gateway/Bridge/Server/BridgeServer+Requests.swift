@@ -294,7 +294,7 @@ extension BridgeServer {
         await publishDevices()
         await publisher.outbox.flush(timeout: .seconds(5))
         for topic in topics.retainedDeviceTopics(device.name) { publisher.clearRetained(topic) }
-        let data: [String: JSONValue] = ["id": .string(device.id.rawValue), "friendly_name": .string(device.name)]
+        let data = BridgeJSON.object(DeviceIdentityPayload(device))
         logger.info("removed \(device.name) (\(device.id))")
         await emit("device_removed", device: device.id, data)
         return data
@@ -303,9 +303,8 @@ extension BridgeServer {
     private func renameDevice(_ reference: String, to name: DeviceName) async throws -> [String: JSONValue] {
         let device = try await resolve(reference, field: "from")
         let warning = try await checkNameFree(name.text, for: device.id, field: "to")
-        guard device.name != name.text else {
-            return ["id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text)]
-        }
+        var renamedPayload = DeviceRenamedPayload(id: device.id.rawValue, from: device.name, to: name.text)
+        guard device.name != name.text else { return BridgeJSON.object(renamedPayload) }
         let renamed = try await controller.rename(device.id, to: name.text)
         // The new names first (devices, Home Assistant's configs now on the new topics, the
         // state there), and the old topics cleared only once that reached the broker: Home
@@ -317,12 +316,10 @@ extension BridgeServer {
         await maintenance?.deviceRenamed(device.id, to: renamed.name)
         await publisher.outbox.flush(timeout: .seconds(5))
         for topic in topics.retainedDeviceTopics(device.name) { publisher.clearRetained(topic) }
-        let data: [String: JSONValue] = [
-            "id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text),
-        ]
         logger.info("renamed \(device.id) from \(device.name) to \(name.text)")
-        await emit("device_renamed", device: device.id, data)
-        return warning.map { data.merging(["warning": .string($0)]) { _, new in new } } ?? data
+        await emit("device_renamed", device: device.id, BridgeJSON.object(renamedPayload))
+        renamedPayload.warning = warning
+        return BridgeJSON.object(renamedPayload)
     }
 
     private func rekeyDevice(_ reference: String, key: SecretKey) async throws -> [String: JSONValue] {
@@ -333,7 +330,7 @@ extension BridgeServer {
                 message: "the new key was not accepted, the old one stays in use: \(outcome.description)",
                 data: ["reason": .string(Self.reason(outcome))])
         }
-        let data: [String: JSONValue] = ["id": .string(device.id.rawValue), "friendly_name": .string(device.name)]
+        let data = BridgeJSON.object(DeviceIdentityPayload(device))
         logger.info("rekeyed \(device.name) (\(device.id))")
         await emit("device_rekeyed", device: device.id, data)
         return data

@@ -144,7 +144,8 @@ public actor BridgeServer {
 
     /// The last will the bridge's client must be created with: `{"state":"offline"}`, retained.
     public static func lastWill(topics: BridgeTopics) -> MQTTConfiguration.LastWill {
-        MQTTConfiguration.LastWill(topic: topics.state, payload: Array(#"{"state":"offline"}"#.utf8))
+        MQTTConfiguration.LastWill(
+            topic: topics.state, payload: Array(BridgeJSON.text(BridgeJSON.value(AvailabilityPayload.offline)).utf8))
     }
 
     // MARK: - Lifecycle
@@ -207,7 +208,7 @@ public actor BridgeServer {
     private func close() async {
         admission.refuseNew()
         permitJoinTimer?.cancel()
-        publisher.publish(topics.state, .object(["state": .string("offline")]), retain: true)
+        publisher.publish(topics.state, BridgeJSON.value(AvailabilityPayload.offline), retain: true)
         await publisher.outbox.flush(timeout: .seconds(3))
         discoveryPublisher?.commitLedger()
         await publisher.outbox.finish()
@@ -237,7 +238,7 @@ public actor BridgeServer {
     /// discovery (when enabled), each device's availability (once known), each device's
     /// values, the timer's session and the maintenance reminders.
     func republishAll() async {
-        enqueue(topics.state, .object(["state": .string("online")]), retain: true)
+        enqueue(topics.state, BridgeJSON.value(AvailabilityPayload.online), retain: true)
         publishInfo()
         let devices = await controller.devices()
         var statuses: [DeviceID: ConnectionStatus] = [:]
@@ -289,11 +290,8 @@ public actor BridgeServer {
     /// restart (a gateway that is down is said by `bridge/state`, which every entity follows).
     func enqueueAvailability(_ device: TuyaDevice, _ status: ConnectionStatus?) {
         guard let status, status.availability != .unknown else { return }
-        var fields: [String: JSONValue] = ["state": .string(status.availability == .online ? "online" : "offline")]
-        if status.availability != .online, status.availability != .offline {
-            fields["reason"] = .string(status.availability.rawValue)
-        }
-        enqueue(topics.availability(device.name), .object(fields), retain: true)
+        enqueue(
+            topics.availability(device.name), BridgeJSON.value(AvailabilityPayload(status.availability)), retain: true)
     }
 
     func publishInfo() {
