@@ -30,6 +30,31 @@ public enum MaintenanceJSON {
             case snoozedUntil = "snoozed_until"
             case lastDone = "last_done"
         }
+
+        public init(_ report: ReminderReport, deviceName: String, routing: RoutingEngine = RoutingEngine()) {
+            device = report.key.device.rawValue
+            friendlyName = deviceName
+            type = report.key.type
+            state = report.status.rawValue
+            percentRemaining = report.percentRemaining
+            nextDue = MaintenanceJSON.date(report.nextDue)
+            snoozedUntil = MaintenanceJSON.date(report.snoozedUntil)
+            lastDone = MaintenanceJSON.date(report.lastDone)
+            title = report.title
+            body = report.body
+            steps = report.steps
+            deeplink = routing.url(for: .tuyaMaintenance(type: report.key.type, deviceID: report.key.device))
+        }
+    }
+
+    /// The answer to `maintenance/list`.
+    public struct ReminderList: Codable, Hashable, Sendable {
+        public var reminders: [Reminder]
+    }
+
+    /// The answer to `maintenance/done` and `maintenance/snooze`: the reminder as it is now.
+    public struct ReminderAnswer: Codable, Hashable, Sendable {
+        public var reminder: Reminder
     }
 
     /// A `maintenance_alert` event's data: the webhook body's fields, with `friendly_name`
@@ -56,13 +81,7 @@ public enum MaintenanceJSON {
     public static func reminder(
         _ report: ReminderReport, deviceName: String, routing: RoutingEngine = RoutingEngine()
     ) -> JSONValue {
-        BridgeJSON.value(
-            Reminder(
-                device: report.key.device.rawValue, friendlyName: deviceName, type: report.key.type,
-                state: report.status.rawValue, percentRemaining: report.percentRemaining,
-                nextDue: date(report.nextDue), snoozedUntil: date(report.snoozedUntil), lastDone: date(report.lastDone),
-                title: report.title, body: report.body, steps: report.steps,
-                deeplink: routing.url(for: .tuyaMaintenance(type: report.key.type, deviceID: report.key.device))))
+        BridgeJSON.value(Reminder(report, deviceName: deviceName, routing: routing))
     }
 
     /// The alert's own fields (`MaintenanceAlert.jsonData()`) plus `friendly_name`.
