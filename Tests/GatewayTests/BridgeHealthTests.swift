@@ -42,7 +42,11 @@ struct BridgeHealthTests {
             settings: .init(
                 topics: topics, permitJoinDefault: .seconds(60),
                 backupDirectory: state.appendingPathComponent("backups"),
-                info: [:]),
+                info: BridgeInfo(
+                    bleAdapter: nil, version: "test", publicKey: nil, auth: false,
+                    config: .init(
+                        baseTopic: "youll", mqtt: "test", stateDirectory: state.path, ble: "off", lan: "off",
+                        logLevel: "info", permitJoinDefaultSeconds: 60))),
             client: bridgeClient,
             publisher: BridgePublisher(
                 topics: topics, client: bridgeClient, database: database, metrics: GatewayMetrics(), logger: logger),

@@ -67,6 +67,37 @@ enum LinkParser {
         -> ScannedURL
     {
         let count = bytes.count
+        let (isCustomScheme, hostStart) = try scanScheme(bytes)
+        var index = hostStart
+        while index < count, !isAuthorityEnd(bytes[index]) { index += 1 }
+        let host = hostStart..<index
+        try checkHost(bytes, host)
+        if !isCustomScheme, !context.isUniversalLinkHost(UnsafeBufferPointer(rebasing: bytes[host])) {
+            throw .malformed(.unknownHost(String(decoding: bytes[host].prefix(64), as: UTF8.self)))
+        }
+
+        let path = try scanPath(bytes, from: index)
+        index = path.end
+        var query: Range<Int>?
+        if index < count, bytes[index] == UInt8(ascii: "?") {
+            index += 1
+            let queryStart = index
+            while index < count, bytes[index] != UInt8(ascii: "#") {
+                index = try advance(over: bytes[index], at: index, in: bytes, allowing: isQueryByte)
+            }
+            query = queryStart..<index
+        }
+        if index < count { throw .malformed(.fragment(offset: index)) }
+        return ScannedURL(isCustomScheme: isCustomScheme, host: host, path: path.range, query: query)
+    }
+
+    /// The scheme and the `//` after it: whether the scheme is `youll` (else `https`), and
+    /// where the authority starts.
+    @inline(__always)
+    private static func scanScheme(_ bytes: UnsafeBufferPointer<UInt8>) throws(RouteError)
+        -> (isCustomScheme: Bool, authorityStart: Int)
+    {
+        let count = bytes.count
         var index = 0
         guard count > 0, ASCII.isAlpha(bytes[0]) else { throw .malformed(.missingScheme) }
         while index < count, isSchemeByte(bytes[index]) { index += 1 }
@@ -84,19 +115,18 @@ enum LinkParser {
         guard index + 1 < count, bytes[index] == UInt8(ascii: "/"), bytes[index + 1] == UInt8(ascii: "/") else {
             throw .malformed(.missingAuthority)
         }
-        index += 2
+        return (isCustomScheme, index + 2)
+    }
 
-        let hostStart = index
-        while index < count, !isAuthorityEnd(bytes[index]) { index += 1 }
-        let host = hostStart..<index
-        try checkHost(bytes, host)
-        if !isCustomScheme, !context.isUniversalLinkHost(UnsafeBufferPointer(rebasing: bytes[host])) {
-            throw .malformed(.unknownHost(String(decoding: bytes[host].prefix(64), as: UTF8.self)))
-        }
-
-        let pathStart = index
+    /// The path from `pathStart` up to a `?`, a `#` or the end, each segment checked; `end`
+    /// is where it stops. `/` alone is the empty path.
+    @inline(__always)
+    private static func scanPath(_ bytes: UnsafeBufferPointer<UInt8>, from pathStart: Int) throws(RouteError)
+        -> (range: Range<Int>, end: Int)
+    {
+        var index = pathStart
         var segmentStart = index + 1
-        while index < count, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") {
+        while index < bytes.count, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") {
             let byte = bytes[index]
             if byte == UInt8(ascii: "/") {
                 if index > pathStart { try checkSegment(bytes, segmentStart..<index) }
@@ -112,18 +142,7 @@ enum LinkParser {
         } else if !path.isEmpty {
             try checkSegment(bytes, segmentStart..<index)
         }
-
-        var query: Range<Int>?
-        if index < count, bytes[index] == UInt8(ascii: "?") {
-            index += 1
-            let queryStart = index
-            while index < count, bytes[index] != UInt8(ascii: "#") {
-                index = try advance(over: bytes[index], at: index, in: bytes, allowing: isQueryByte)
-            }
-            query = queryStart..<index
-        }
-        if index < count { throw .malformed(.fragment(offset: index)) }
-        return ScannedURL(isCustomScheme: isCustomScheme, host: host, path: path, query: query)
+        return (path, index)
     }
 
     /// Steps over one byte, or over a whole `%XX` triplet.

@@ -70,11 +70,24 @@ actor BLEPairingScan {
 extension TuyaDiscoveredDevice {
     /// The `device_found` event's data for a BLE device.
     var eventData: [String: JSONValue] {
-        var data: [String: JSONValue] = ["transport": .string("ble"), "address": .string(address)]
-        if let productID { data["product_id"] = .string(productID) }
-        if let isBound { data["bound"] = .bool(isBound) }
-        if let rssi { data["rssi"] = .integer(Int64(rssi)) }
-        if let profile { data["profile"] = .string(profile.id) }
-        return data
+        BridgeJSON.object(
+            BLEDeviceFoundPayload(
+                address: address, productID: productID, bound: isBound, rssi: rssi, profile: profile?.id))
+    }
+}
+
+/// The `device_found` event's data for a BLE device: `{"transport": "ble", "address"}`, and
+/// what its advertisement says when it says it (`product_id`, `bound`, `rssi`, the matching `profile`).
+struct BLEDeviceFoundPayload: Encodable {
+    var transport = "ble"
+    var address: String
+    var productID: String?
+    var bound: Bool?
+    var rssi: Int?
+    var profile: String?
+
+    enum CodingKeys: String, CodingKey {
+        case transport, address, bound, rssi, profile
+        case productID = "product_id"
     }
 }

@@ -2,90 +2,114 @@ import TuyaCore
 
 /// A paired device as listed on `<base>/bridge/devices`: who it is and what it can do, in
 /// the field names `/set` takes and `<base>/<name>` reports. Never carries the local key.
-public enum BridgeDevicePayload {
-    public static func json(_ device: TuyaDevice, profile: DeviceProfile?) -> JSONValue {
-        var fields: [String: JSONValue] = [
-            "id": .string(device.id.rawValue),
-            "friendly_name": .string(device.name),
-            "transport": .string(device.transport.rawValue),
-            "category": .string(device.category == .light ? "light" : "diffuser"),
-            "profile": .string(device.profileID),
-        ]
-        if let productID = device.productID { fields["product_id"] = .string(productID) }
+public struct BridgeDevicePayload: Codable, Hashable, Sendable {
+    public var id: String
+    public var friendlyName: String
+    public var transport: String
+    public var category: String
+    public var profile: String
+    public var productID: String?
+    public var model: String?
+    public var manufacturer: String?
+    public var capabilities: [Exposed]
+    /// Why the device cannot be driven (its profile is not loaded).
+    public var problem: String?
+
+    /// One capability as `/set` takes it: its field name, kind, access and range or values.
+    public struct Exposed: Codable, Hashable, Sendable {
+        public var name: String
+        public var type: String
+        public var access: String
+        public var values: [String]?
+        public var labels: [String]?
+        public var features: [String]?
+        public var min: Int?
+        public var max: Int?
+        public var unit: String?
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, transport, category, profile, model, manufacturer, capabilities, problem
+        case friendlyName = "friendly_name"
+        case productID = "product_id"
+    }
+
+    public init(_ device: TuyaDevice, profile: DeviceProfile?) {
+        id = device.id.rawValue
+        friendlyName = device.name
+        transport = device.transport.rawValue
+        category = device.category == .light ? "light" : "diffuser"
+        self.profile = device.profileID
+        productID = device.productID
         if let profile {
-            fields["model"] = .string(profile.name)
-            if let manufacturer = profile.manufacturer { fields["manufacturer"] = .string(manufacturer) }
-            fields["capabilities"] = .array(capabilities(of: profile))
+            model = profile.name
+            manufacturer = profile.manufacturer
+            capabilities = Self.capabilities(of: profile)
         } else {
             // The profile was removed or failed to load: the device is kept, but cannot be driven.
-            fields["capabilities"] = .array([])
-            fields["problem"] = .string("profile \(device.profileID) is not loaded")
+            capabilities = []
+            problem = "profile \(device.profileID) is not loaded"
         }
-        return .object(fields)
+    }
+
+    /// As the bridge publishes it.
+    public static func json(_ device: TuyaDevice, profile: DeviceProfile?) -> JSONValue {
+        BridgeJSON.value(BridgeDevicePayload(device, profile: profile))
     }
 
     /// One entry per capability the profile binds, sorted by name.
-    public static func capabilities(of profile: DeviceProfile) -> [JSONValue] {
-        var entries: [(String, JSONValue)] = []
+    public static func capabilities(of profile: DeviceProfile) -> [Exposed] {
+        var entries: [Exposed] = []
         for (capability, binding) in profile.capabilities {
             guard let spec = profile.dataPoint(binding.dataPoint), let entry = entry(capability, binding, spec, profile)
             else { continue }
             entries.append(entry)
         }
-        return entries.sorted { $0.0 < $1.0 }.map(\.1)
+        return entries.sorted { $0.name < $1.name }
     }
 
     private static func entry(
         _ capability: Capability, _ binding: CapabilityBinding, _ spec: DataPointSpec, _ profile: DeviceProfile
-    ) -> (String, JSONValue)? {
-        let access: JSONValue = .string(spec.access == .readOnly ? "r" : spec.access == .writeOnly ? "w" : "rw")
-        func item(_ name: String, _ type: String, _ extra: [String: JSONValue] = [:]) -> (String, JSONValue) {
-            var fields = extra
-            fields["name"] = .string(name)
-            fields["type"] = .string(type)
-            fields["access"] = access
-            return (name, .object(fields))
+    ) -> Exposed? {
+        let access = spec.access == .readOnly ? "r" : spec.access == .writeOnly ? "w" : "rw"
+        func item(_ name: String, _ type: String, values: [String]? = nil, unit: String? = nil) -> Exposed {
+            Exposed(name: name, type: type, access: access, values: values, unit: unit)
         }
-        let onOff: [String: JSONValue] = ["values": .array([.string("ON"), .string("OFF")])]
-        let percent: [String: JSONValue] = ["min": .integer(0), "max": .integer(100), "unit": .string("%")]
-        let hueSaturation: [String: JSONValue] = [
-            "features": .array([.string("hue"), .string("saturation")])
-        ]
+        func numeric(_ name: String, _ range: ClosedRange<Int>?, unit: String) -> Exposed {
+            var exposed = item(name, "numeric", unit: unit)
+            exposed.min = range?.lowerBound
+            exposed.max = range?.upperBound
+            return exposed
+        }
+        func composite(_ name: String) -> Exposed {
+            var exposed = item(name, "composite")
+            exposed.features = ["hue", "saturation"]
+            return exposed
+        }
+        let onOff = ["ON", "OFF"]
         switch capability {
-        case .power: return item("state", "binary", onOff)
-        case .brightness: return item("brightness", "numeric", percent)
+        case .power: return item("state", "binary", values: onOff)
+        case .brightness: return numeric("brightness", 0...100, unit: "%")
         case .colorTemperature:
             guard let kelvin = binding.kelvin else { return nil }
-            return item(
-                "color_temp", "numeric",
-                [
-                    "min": .integer(Int64(kelvin.lowerBound)), "max": .integer(Int64(kelvin.upperBound)),
-                    "unit": .string("K"),
-                ])
-        case .colour: return item("color", "composite", hueSaturation)
-        case .scene:
-            return item("scene", "enum", ["values": .array(profile.scenes.map { .string($0.name) })])
+            return numeric("color_temp", kelvin, unit: "K")
+        case .colour: return composite("color")
+        case .scene: return item("scene", "enum", values: profile.scenes.map(\.name))
         case .countdown:
-            var extra: [String: JSONValue] = ["unit": .string("s")]
-            if let range = spec.range {
-                extra["min"] = .integer(Int64(range.lowerBound))
-                extra["max"] = .integer(Int64(range.upperBound))
-            }
-            return item("countdown", "numeric", extra)
-        case .mist: return item("mist", "binary", onOff)
-        case .mistMode: return item("mist_mode", "enum", ["values": .array(spec.values.map(JSONValue.string))])
-        case .ledPower: return item("led", "binary", onOff)
-        case .ledBrightness: return item("led_brightness", "numeric", percent)
-        case .ledColour: return item("led_color", "composite", hueSaturation)
-        case .ledMode: return item("led_mode", "enum", ["values": .array(spec.values.map(JSONValue.string))])
+            return numeric("countdown", spec.range.map { Int($0.lowerBound)...Int($0.upperBound) }, unit: "s")
+        case .mist: return item("mist", "binary", values: onOff)
+        case .mistMode: return item("mist_mode", "enum", values: spec.values)
+        case .ledPower: return item("led", "binary", values: onOff)
+        case .ledBrightness: return numeric("led_brightness", 0...100, unit: "%")
+        case .ledColour: return composite("led_color")
+        case .ledMode: return item("led_mode", "enum", values: spec.values)
         case .timer:
-            var extra: [String: JSONValue] = ["values": .array(spec.values.map(JSONValue.string))]
-            if !spec.labels.isEmpty { extra["labels"] = .array(spec.labels.map(JSONValue.string)) }
-            return item("timer", "enum", extra)
-        case .minutesLeft: return item("minutes_left", "numeric", ["unit": .string("min")])
-        case .fault:
-            return item("faults", "list", ["values": .array(profile.faults.map { .string($0.label) })])
-        case .workMode: return item("work_mode", "enum", ["values": .array(spec.values.map(JSONValue.string))])
+            var timer = item("timer", "enum", values: spec.values)
+            if !spec.labels.isEmpty { timer.labels = spec.labels }
+            return timer
+        case .minutesLeft: return item("minutes_left", "numeric", unit: "min")
+        case .fault: return item("faults", "list", values: profile.faults.map(\.label))
+        case .workMode: return item("work_mode", "enum", values: spec.values)
         case .sound: return nil
         }
     }

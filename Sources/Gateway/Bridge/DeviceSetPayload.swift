@@ -57,41 +57,8 @@ public enum DeviceSetPayload {
         var fields = RequestFields(object)
         let command: DeviceCommand
         switch category {
-        case .light:
-            var currentPower: Bool?
-            var currentBrightness: Int?
-            if case .light(let state)? = current {
-                currentPower = state.power
-                currentBrightness = state.brightness
-            }
-            var light = LightCommand()
-            light.power = try fields.onOff("state", current: currentPower)
-            light.brightness = try fields.integer("brightness", in: 0...100)
-            light.colorTemperature = try fields.kelvin("color_temp")
-            // A colour picked without a brightness keeps the brightness the light has now
-            // (Home Assistant's colour wheel sends hue and saturation only).
-            light.colour = try fields.colour("color", defaultValue: currentBrightness.map { max(1, $0) } ?? 100)
-            let scene = try fields.string("scene")
-            // Home Assistant's JSON-schema light names the scene `effect`.
-            let effect = try fields.string("effect")
-            light.scene = scene ?? effect
-            light.countdown = try fields.integer("countdown", in: 0...86_400)
-            // Accepted and ignored: Tuya bulbs have no transition time (ramps are the
-            // timer's job), and Home Assistant before 2025.5 sends it whatever the config says.
-            _ = try fields.rounded("transition", in: 0...3_600)
-            command = .light(light)
-        case .diffuser:
-            var state = DiffuserState()
-            if case .diffuser(let reported)? = current { state = reported }
-            var diffuser = DiffuserCommand()
-            diffuser.power = try fields.onOff("state", current: state.power)
-            diffuser.mist = try fields.onOff("mist", current: state.mist)
-            diffuser.ledPower = try fields.onOff("led", current: state.ledPower)
-            diffuser.mistMode = try fields.string("mist_mode")
-            diffuser.ledBrightness = try fields.integer("led_brightness", in: 0...100)
-            diffuser.ledColour = try fields.colour("led_color")
-            diffuser.timer = try fields.string("timer")
-            command = .diffuser(diffuser)
+        case .light: command = .light(try light(&fields, current: current))
+        case .diffuser: command = .diffuser(try diffuser(&fields, current: current))
         }
         if let unknown = fields.unread.first {
             let kind = category == .light ? "a light" : "a diffuser"
@@ -111,6 +78,51 @@ public enum DeviceSetPayload {
         }
         guard !isEmpty else { throw BridgePayloadError(field: "payload", reason: "no field to set") }
         return command
+    }
+
+    /// A light's `/set` fields; `state: TOGGLE` and a colour without a brightness read `current`.
+    private static func light(_ fields: inout RequestFields, current: DeviceState?) throws(BridgePayloadError)
+        -> LightCommand
+    {
+        var currentPower: Bool?
+        var currentBrightness: Int?
+        if case .light(let state)? = current {
+            currentPower = state.power
+            currentBrightness = state.brightness
+        }
+        var light = LightCommand()
+        light.power = try fields.onOff("state", current: currentPower)
+        light.brightness = try fields.integer("brightness", in: 0...100)
+        light.colorTemperature = try fields.kelvin("color_temp")
+        // A colour picked without a brightness keeps the brightness the light has now
+        // (Home Assistant's colour wheel sends hue and saturation only).
+        light.colour = try fields.colour("color", defaultValue: currentBrightness.map { max(1, $0) } ?? 100)
+        let scene = try fields.string("scene")
+        // Home Assistant's JSON-schema light names the scene `effect`.
+        let effect = try fields.string("effect")
+        light.scene = scene ?? effect
+        light.countdown = try fields.integer("countdown", in: 0...86_400)
+        // Accepted and ignored: Tuya bulbs have no transition time (ramps are the
+        // timer's job), and Home Assistant before 2025.5 sends it whatever the config says.
+        _ = try fields.rounded("transition", in: 0...3_600)
+        return light
+    }
+
+    /// A diffuser's `/set` fields; `TOGGLE` reads `current`.
+    private static func diffuser(_ fields: inout RequestFields, current: DeviceState?) throws(BridgePayloadError)
+        -> DiffuserCommand
+    {
+        var state = DiffuserState()
+        if case .diffuser(let reported)? = current { state = reported }
+        var diffuser = DiffuserCommand()
+        diffuser.power = try fields.onOff("state", current: state.power)
+        diffuser.mist = try fields.onOff("mist", current: state.mist)
+        diffuser.ledPower = try fields.onOff("led", current: state.ledPower)
+        diffuser.mistMode = try fields.string("mist_mode")
+        diffuser.ledBrightness = try fields.integer("led_brightness", in: 0...100)
+        diffuser.ledColour = try fields.colour("led_color")
+        diffuser.timer = try fields.string("timer")
+        return diffuser
     }
 }
 

@@ -2,6 +2,11 @@ import TuyaCore
 
 /// A device's typed state as the JSON published on `youll/<device>` (retained), in the
 /// same field names and units `/set` takes (see `DeviceSetPayload`).
+///
+/// Built straight as a `JSONValue`, not through a `Codable` type and `BridgeJSON.value`
+/// like the other bridge payloads: it is built for every state change and every command
+/// answer (the hot path), and `JSONValueEncoder` builds a tree of reference-counted nodes
+/// and then copies it into this same dictionary, so it can only be slower.
 public enum DeviceStatePayload {
     public static func json(_ state: DeviceState) -> JSONValue {
         var fields: [String: JSONValue] = [:]

@@ -94,22 +94,14 @@ extension GatewayDaemon {
 
     /// `bridge/info`: what is useful to see, nothing secret (the broker address is shown
     /// without its username or password); the public key local keys are sealed to.
-    func info(bleAdapter: String?) -> [String: JSONValue] {
-        [
-            "ble_adapter": bleAdapter.map(JSONValue.string) ?? .null,
-            "version": .string(version),
-            "public_key": identity.map { .string($0.publicKeyText) } ?? .null,
-            "key_sealing": .string("hpke-x25519-sha256-chacha20poly1305"),
-            "auth": .bool(configuration.bridge.auth),
-            "config": .object([
-                "base_topic": .string(configuration.baseTopic),
-                "mqtt": .string(configuration.mqtt.broker.description),
-                "state_directory": .string(configuration.stateDirectory),
-                "ble": .string(configuration.ble.mode.rawValue),
-                "lan": .string(configuration.lan.description),
-                "log_level": .string(configuration.logLevel.rawValue),
-                "permit_join_default_seconds": .integer(configuration.permitJoinTimeout.components.seconds),
-            ]),
-        ]
+    func info(bleAdapter: String?) -> BridgeInfo {
+        BridgeInfo(
+            bleAdapter: bleAdapter, version: version, publicKey: identity?.publicKeyText,
+            auth: configuration.bridge.auth,
+            config: BridgeInfo.Settings(
+                baseTopic: configuration.baseTopic, mqtt: configuration.mqtt.broker.description,
+                stateDirectory: configuration.stateDirectory, ble: configuration.ble.mode.rawValue,
+                lan: configuration.lan.description, logLevel: configuration.logLevel.rawValue,
+                permitJoinDefaultSeconds: configuration.permitJoinTimeout.components.seconds))
     }
 }

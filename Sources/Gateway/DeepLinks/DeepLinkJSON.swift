@@ -23,61 +23,107 @@ public enum DeepLinkJSON {
 
     public static func resolution(_ resolution: RouteResolution, routing: RoutingEngine = RoutingEngine()) -> JSONValue
     {
-        switch resolution {
-        case .proceed(let destination):
-            return .object([
-                "resolution": .string("proceed"), "destination": self.destination(destination),
-                "url": .string(routing.url(for: destination)),
-            ])
-        case .gated(let precondition, let resume):
-            let gate: [String: JSONValue]
-            let action: String
-            switch precondition {
-            case .devicePaired(let id):
-                gate = ["kind": .string("device_paired"), "device": .string(id.rawValue)]
-                action = "youll-devices pair mqtt \(id.rawValue) --key-file FILE"
-            case .noSessionRunning:
-                gate = ["kind": .string("no_session_running")]
-                action = "youll-devices timer stop"
-            }
-            var fields: [String: JSONValue] = [
-                "resolution": .string("gated"), "precondition": .object(gate),
-                "message": .string(precondition.description), "action": .string(action),
-                "resume": .string(resume.description),
-            ]
-            if case .proceed(let destination)? = try? routing.resolve(request: resume, context: satisfied(resume)) {
-                fields["resume"] = .string(routing.url(for: destination))
-            }
-            return .object(fields)
-        }
+        BridgeJSON.value(Outcome(resolution, routing: routing))
     }
 
     public static func destination(_ destination: DeeplinkDestination) -> JSONValue {
-        switch destination {
-        case .tuyaMaintenance(let type, let id):
-            .object(["kind": .string("tuya_maintenance"), "type": .string(type), "device": .string(id.rawValue)])
-        case .tuyaDevice(let id): .object(["kind": .string("tuya_device"), "device": .string(id.rawValue)])
-        case .tuyaPair: .object(["kind": .string("tuya_pair")])
-        case .timer(let preset, let minutes):
-            .object(["kind": .string("timer"), "preset": .string(preset), "minutes": .integer(Int64(minutes))])
-        case .timerSession(let id): .object(["kind": .string("timer_session"), "session": .string(id)])
-        }
+        BridgeJSON.value(Destination(destination))
     }
 
     public static func error(_ error: RouteError) -> JSONValue {
-        var fields: [String: JSONValue] = ["resolution": .string("error"), "message": .string(error.description)]
-        switch error {
-        case .malformed: fields["kind"] = .string("malformed")
-        case .unknownRoute: fields["kind"] = .string("unknown_route")
-        case .validationFailed(let field, _):
-            fields["kind"] = .string("validation_failed")
-            fields["field"] = .string(field)
+        BridgeJSON.value(Outcome(error))
+    }
+
+    /// One resolution: which fields are there depends on `resolution` (see above).
+    public struct Outcome: Codable, Hashable, Sendable {
+        public var resolution: String
+        public var destination: Destination?
+        public var url: String?
+        public var precondition: Precondition?
+        /// For an error: `malformed`, `unknown_route` or `validation_failed`.
+        public var kind: String?
+        public var field: String?
+        public var message: String?
+        public var action: String?
+        public var resume: String?
+
+        init(_ resolution: RouteResolution, routing: RoutingEngine) {
+            switch resolution {
+            case .proceed(let destination):
+                self.resolution = "proceed"
+                self.destination = Destination(destination)
+                url = routing.url(for: destination)
+            case .gated(let precondition, let resume):
+                self.resolution = "gated"
+                switch precondition {
+                case .devicePaired(let id):
+                    self.precondition = Precondition(kind: "device_paired", device: id.rawValue)
+                    action = "youll-devices pair mqtt \(id.rawValue) --key-file FILE"
+                case .noSessionRunning:
+                    self.precondition = Precondition(kind: "no_session_running")
+                    action = "youll-devices timer stop"
+                }
+                message = precondition.description
+                self.resume = resume.description
+                if case .proceed(let destination)? = try? routing.resolve(
+                    request: resume, context: DeepLinkJSON.satisfied(resume))
+                {
+                    self.resume = routing.url(for: destination)
+                }
+            }
         }
-        return .object(fields)
+
+        init(_ error: RouteError) {
+            resolution = "error"
+            message = error.description
+            switch error {
+            case .malformed: kind = "malformed"
+            case .unknownRoute: kind = "unknown_route"
+            case .validationFailed(let field, _):
+                kind = "validation_failed"
+                self.field = field
+            }
+        }
+    }
+
+    /// What must hold before a gated link proceeds.
+    public struct Precondition: Codable, Hashable, Sendable {
+        public var kind: String
+        public var device: String?
+    }
+
+    /// Where a link leads: `kind` and that kind's fields.
+    public struct Destination: Codable, Hashable, Sendable {
+        public var kind: String
+        public var type: String?
+        public var device: String?
+        public var preset: String?
+        public var minutes: Int?
+        public var session: String?
+
+        init(_ destination: DeeplinkDestination) {
+            switch destination {
+            case .tuyaMaintenance(let type, let id):
+                kind = "tuya_maintenance"
+                self.type = type
+                device = id.rawValue
+            case .tuyaDevice(let id):
+                kind = "tuya_device"
+                device = id.rawValue
+            case .tuyaPair: kind = "tuya_pair"
+            case .timer(let preset, let minutes):
+                kind = "timer"
+                self.preset = preset
+                self.minutes = minutes
+            case .timerSession(let id):
+                kind = "timer_session"
+                session = id
+            }
+        }
     }
 
     /// A context in which the kept request's gates hold, to print the link it resumes with.
-    private static func satisfied(_ request: RouteRequest) -> RouteContext {
+    fileprivate static func satisfied(_ request: RouteRequest) -> RouteContext {
         var context = RouteContext()
         if let device = request[.device].flatMap(DeviceID.init) {
             context.pairedDevices[device] = request[.type].map { [$0] } ?? []

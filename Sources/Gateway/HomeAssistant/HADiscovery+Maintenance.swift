@@ -1,5 +1,4 @@
 import TuyaCore
-import TuyaWire
 
 extension HADiscovery {
     /// Three entities per maintenance rule of the profile: "% remaining", "next due" and a
@@ -24,53 +23,51 @@ extension HADiscovery {
     /// the diffuser, and its reminders and "mark done" must stay usable while it is.
     /// (A component's own `availability` replaces the device-level one.)
     func maintenanceComponents(_ profile: DeviceProfile, device: TuyaDevice, _ entity: EntityContext)
-        -> [String: JSONValue]
+        -> [String: Component]
     {
         let topic = maintenanceTopic(device.name)
-        let gatewayOnly: JSONValue = .array([availability(topics.state)])
-        var components: [String: JSONValue] = [:]
+        let gatewayOnly = [Availability(topic: topics.state)]
+        var components: [String: Component] = [:]
         for rule in profile.maintenance {
             let key = "maintenance_" + rule.type.replacingOccurrences(of: "-", with: "_")
             // An empty payload (the topic cleared by a rename or removal) leaves `value_json`
             // undefined: read it as no reminders, not as a template error.
             let lookup =
                 "((value_json if value_json is defined else []) | selectattr('type', 'eq', '\(rule.type)') | first | default({}, true))"
-            components[key + "_remaining"] = .object([
-                "platform": .string("sensor"),
-                "name": .string("\(rule.title): remaining"),
-                "unique_id": entity.uniqueID(key + "_remaining"),
-                "icon": .string("mdi:progress-wrench"),
-                "unit_of_measurement": .string("%"),
-                "state_class": .string("measurement"),
-                "state_topic": .string(topic),
-                "value_template": .string("{{ \(lookup).get('percent_remaining') }}"),
-                "availability": gatewayOnly,
-            ])
-            components[key + "_next_due"] = .object([
-                "platform": .string("sensor"),
-                "name": .string("\(rule.title): next due"),
-                "unique_id": entity.uniqueID(key + "_next_due"),
-                "device_class": .string("timestamp"),
-                "state_topic": .string(topic),
-                "value_template": .string("{{ \(lookup).get('next_due') }}"),
-                "availability": gatewayOnly,
-            ])
-            components[key + "_done"] = .object([
-                "platform": .string("button"),
-                "name": .string("\(rule.title): mark done"),
-                "unique_id": entity.uniqueID(key + "_done"),
-                "icon": .string("mdi:check-circle-outline"),
-                "entity_category": .string("config"),
-                "enabled_by_default": .bool(false),
-                "command_topic": .string(topics.request("maintenance/done")),
-                "availability": gatewayOnly,
-                "payload_press": .string(
-                    String(
-                        decoding: CompactJSON.encode(
-                            .object(["device": .string(device.name), "type": .string(rule.type)])),
-                        as: UTF8.self)),
-            ])
+            var remaining = Component(
+                platform: "sensor", name: "\(rule.title): remaining", uniqueID: entity.uniqueID(key + "_remaining"))
+            remaining.icon = "mdi:progress-wrench"
+            remaining.unitOfMeasurement = "%"
+            remaining.stateClass = "measurement"
+            remaining.stateTopic = topic
+            remaining.valueTemplate = "{{ \(lookup).get('percent_remaining') }}"
+            remaining.availability = gatewayOnly
+            components[key + "_remaining"] = remaining
+
+            var nextDue = Component(
+                platform: "sensor", name: "\(rule.title): next due", uniqueID: entity.uniqueID(key + "_next_due"))
+            nextDue.deviceClass = "timestamp"
+            nextDue.stateTopic = topic
+            nextDue.valueTemplate = "{{ \(lookup).get('next_due') }}"
+            nextDue.availability = gatewayOnly
+            components[key + "_next_due"] = nextDue
+
+            var done = Component(
+                platform: "button", name: "\(rule.title): mark done", uniqueID: entity.uniqueID(key + "_done"))
+            done.icon = "mdi:check-circle-outline"
+            done.entityCategory = "config"
+            done.enabledByDefault = false
+            done.commandTopic = topics.request("maintenance/done")
+            done.availability = gatewayOnly
+            done.payloadPress = BridgeJSON.text(BridgeJSON.value(MarkDone(device: device.name, type: rule.type)))
+            components[key + "_done"] = done
         }
         return components
     }
+}
+
+/// The `maintenance/done` request a "mark done" button publishes.
+private struct MarkDone: Encodable {
+    var device: String
+    var type: String
 }

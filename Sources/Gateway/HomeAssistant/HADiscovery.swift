@@ -29,7 +29,7 @@ public struct HADiscovery: Hashable, Sendable {
         }
     }
 
-    /// One retained discovery message.
+    /// One retained discovery message: a `Config` as the JSON the bridge publishes.
     public struct Message: Hashable, Sendable {
         public var topic: String
         public var payload: JSONValue
@@ -68,105 +68,72 @@ public struct HADiscovery: Hashable, Sendable {
 
     /// The discovery message of one paired device, with the components its profile supports.
     public func message(for device: TuyaDevice, profile: DeviceProfile) -> Message {
+        Message(
+            topic: configTopic(objectID: objectID(for: device.id)),
+            payload: BridgeJSON.value(config(for: device, profile: profile)))
+    }
+
+    /// The discovery config of one paired device.
+    public func config(for device: TuyaDevice, profile: DeviceProfile) -> Config {
         let objectID = objectID(for: device.id)
         let entities = EntityContext(
             uniquePrefix: objectID, state: topics.device(device.name), command: topics.set(device.name))
-        var components: [String: JSONValue] = [:]
+        var components: [String: Component] = [:]
         switch profile.category {
         case .light: components.merge(lightComponents(profile, entities), uniquingKeysWith: { $1 })
         case .diffuser: components.merge(diffuserComponents(profile, entities), uniquingKeysWith: { $1 })
         }
         components.merge(maintenanceComponents(profile, device: device, entities), uniquingKeysWith: { $1 })
-
-        var block: [String: JSONValue] = [
-            "identifiers": .array([.string(objectID)]),
-            "name": .string(device.name),
-            "manufacturer": .string(profile.manufacturer ?? "Tuya"),
-            "model": .string(profile.name),
-            "via_device": .string(bridgeObjectID),
-        ]
-        if let model = profile.model { block["model_id"] = .string(model) }
-        let payload: [String: JSONValue] = [
-            "device": .object(block),
-            "origin": origin,
+        let block = DeviceBlock(
+            identifiers: [objectID], name: device.name, manufacturer: profile.manufacturer ?? "Tuya",
+            model: profile.name, modelID: profile.model, viaDevice: bridgeObjectID)
+        return Config(
+            device: block, origin: origin,
             // Shared by every component: an entity is available only while the bridge is
             // online and the device itself answers.
-            "availability": .array([
-                availability(topics.state),
-                availability(topics.availability(device.name)),
-            ]),
-            "availability_mode": .string("all"),
-            "components": .object(Self.atLeastOnce(components)),
-        ]
-        return Message(topic: configTopic(objectID: objectID), payload: .object(payload))
+            availability: [Availability(topic: topics.state), Availability(topic: topics.availability(device.name))],
+            availabilityMode: "all", components: components)
     }
 
     // MARK: - The gateway
 
     /// The gateway as a device: its connection to the broker and a "permit pairing" button.
     public func bridgeMessage() -> Message {
+        Message(topic: configTopic(objectID: bridgeObjectID), payload: BridgeJSON.value(bridgeConfig()))
+    }
+
+    /// The gateway's discovery config.
+    public func bridgeConfig() -> Config {
         let id = bridgeObjectID
-        let block: [String: JSONValue] = [
-            "identifiers": .array([.string(id)]),
-            "name": .string(topics.base == "youll" ? "youll-devices bridge" : "youll-devices bridge (\(topics.base))"),
-            "manufacturer": .string("youll-devices"),
-            "model": .string("youll-devices gateway"),
-            "sw_version": .string(settings.version),
-        ]
-        var components: [String: JSONValue] = [
-            // No availability: it must read "disconnected" (not "unavailable") when the
-            // broker delivers the bridge's last will.
-            "connection": .object([
-                "platform": .string("binary_sensor"),
-                "name": .string("Connection"),
-                "unique_id": .string(id + "_connection"),
-                "device_class": .string("connectivity"),
-                "entity_category": .string("diagnostic"),
-                "state_topic": .string(topics.state),
-                "value_template": .string("{{ value_json.state }}"),
-                "payload_on": .string("online"),
-                "payload_off": .string("offline"),
-            ]),
-            "permit_join": .object([
-                "platform": .string("button"),
-                "name": .string("Permit pairing"),
-                "unique_id": .string(id + "_permit_join"),
-                "icon": .string("mdi:link-plus"),
-                "entity_category": .string("config"),
-                "command_topic": .string(topics.request("permit_join")),
-                "payload_press": .string(#"{"value":true}"#),
-                "availability": .array([availability(topics.state)]),
-            ]),
-        ]
-        if !settings.permitJoinButton { components["permit_join"] = nil }
-        let payload: [String: JSONValue] = [
-            "device": .object(block),
-            "origin": origin,
-            "components": .object(Self.atLeastOnce(components)),
-        ]
-        return Message(topic: configTopic(objectID: id), payload: .object(payload))
+        let block = DeviceBlock(
+            identifiers: [id],
+            name: topics.base == "youll" ? "youll-devices bridge" : "youll-devices bridge (\(topics.base))",
+            manufacturer: "youll-devices", model: "youll-devices gateway", softwareVersion: settings.version)
+        // No availability: it must read "disconnected" (not "unavailable") when the
+        // broker delivers the bridge's last will.
+        var connection = Component(platform: "binary_sensor", name: "Connection", uniqueID: id + "_connection")
+        connection.deviceClass = "connectivity"
+        connection.entityCategory = "diagnostic"
+        connection.stateTopic = topics.state
+        connection.valueTemplate = "{{ value_json.state }}"
+        connection.payloadOn = "online"
+        connection.payloadOff = "offline"
+        var components = ["connection": connection]
+        if settings.permitJoinButton {
+            var permitJoin = Component(platform: "button", name: "Permit pairing", uniqueID: id + "_permit_join")
+            permitJoin.icon = "mdi:link-plus"
+            permitJoin.entityCategory = "config"
+            permitJoin.commandTopic = topics.request("permit_join")
+            permitJoin.payloadPress = #"{"value":true}"#
+            permitJoin.availability = [Availability(topic: topics.state)]
+            components["permit_join"] = permitJoin
+        }
+        return Config(device: block, origin: origin, components: components)
     }
 
     // MARK: - Shared parts
 
-    /// QoS 1 for every component's subscriptions and commands, as the bridge API uses.
-    /// Set per component: `qos` is shared from the device level only since Home Assistant 2026.x.
-    static func atLeastOnce(_ components: [String: JSONValue]) -> [String: JSONValue] {
-        components.mapValues { component in
-            guard var fields = component.objectValue else { return component }
-            fields["qos"] = .integer(1)
-            return .object(fields)
-        }
-    }
-
-    var origin: JSONValue {
-        .object(["name": .string("youll-devices"), "sw_version": .string(settings.version)])
-    }
-
-    /// The bridge API's availability payloads are `{"state":"online"}` / `{"state":"offline"}`.
-    func availability(_ topic: String) -> JSONValue {
-        .object(["topic": .string(topic), "value_template": .string("{{ value_json.state }}")])
-    }
+    var origin: Origin { Origin(name: "youll-devices", softwareVersion: settings.version) }
 }
 
 /// The topics and id prefix every component of one device shares.
@@ -178,5 +145,5 @@ struct EntityContext {
     /// `<base>/<name>/set`: the bridge API's command topic.
     var command: String
 
-    func uniqueID(_ key: String) -> JSONValue { .string(uniquePrefix + "_" + key) }
+    func uniqueID(_ key: String) -> String { uniquePrefix + "_" + key }
 }

@@ -65,45 +65,30 @@ public struct GatewayHealth: Hashable, Sendable {
     }
 
     /// The `<base>/bridge/health` payload (README "Health and metrics").
-    public var json: JSONValue {
-        var byAvailability: [String: JSONValue] = [:]
-        var byTransport: [String: JSONValue] = [:]
+    public var json: JSONValue { BridgeJSON.value(payload) }
+
+    /// The `<base>/bridge/health` payload as its `Codable` type.
+    public var payload: Payload {
+        var byAvailability: [String: Int] = [:]
+        var byTransport: [String: Int] = [:]
         for availability in Availability.allCases {
-            byAvailability[availability.rawValue] = .integer(
-                Int64(devices.values.reduce(0) { $0 + ($1[availability] ?? 0) }))
+            byAvailability[availability.rawValue] = devices.values.reduce(0) { $0 + ($1[availability] ?? 0) }
         }
         for transport in Transport.allCases {
-            byTransport[transport.rawValue] = .integer(Int64(devices[transport]?.values.reduce(0, +) ?? 0))
+            byTransport[transport.rawValue] = devices[transport]?.values.reduce(0, +) ?? 0
         }
-        var fields: [String: JSONValue] = [
-            "uptime_seconds": .integer(uptime.components.seconds),
-            "memory_rss_bytes": residentMemory.map(JSONValue.integer) ?? .null,
-            "mqtt": .object([
-                "messages_in": .integer(Int64(messagesIn)), "messages_out": .integer(Int64(messagesOut)),
-                "device_bus": deviceBus.map {
-                    .object([
-                        "messages_in": .integer(Int64($0.messagesIn)), "messages_out": .integer(Int64($0.messagesOut)),
-                        "reconnects": .integer(Int64($0.reconnects)),
-                    ])
-                } ?? .null,
-            ]),
-            "devices": .object(byAvailability),
-            "devices_by_transport": .object(byTransport),
-            "ble": .object([
-                "connected": .integer(Int64(bleConnected)), "waiting": .integer(Int64(bleWaiting)),
-                "limit": .integer(Int64(bleLimit)),
-                "failures": .object(bleFailures.mapValues { .integer(Int64($0)) }),
-            ]),
-            "session": session ?? .null,
-            "reminders_due": remindersDue.map { .integer(Int64($0)) } ?? .null,
-        ]
-        if let reminders {
-            fields["reminders"] = .object(
-                Dictionary(
-                    uniqueKeysWithValues: ReminderStatus.allCases.map {
-                        ($0.rawValue, .integer(Int64(reminders[$0] ?? 0)))
-                    }))
-        }
-        return .object(fields)
+        return Payload(
+            uptimeSeconds: uptime.components.seconds, memoryRSSBytes: residentMemory,
+            mqtt: Payload.MQTT(
+                messagesIn: messagesIn, messagesOut: messagesOut,
+                deviceBus: deviceBus.map {
+                    Payload.DeviceBus(messagesIn: $0.messagesIn, messagesOut: $0.messagesOut, reconnects: $0.reconnects)
+                }),
+            devices: byAvailability, devicesByTransport: byTransport,
+            ble: Payload.BLE(connected: bleConnected, waiting: bleWaiting, limit: bleLimit, failures: bleFailures),
+            session: session, remindersDue: remindersDue,
+            reminders: reminders.map { reminders in
+                Dictionary(uniqueKeysWithValues: ReminderStatus.allCases.map { ($0.rawValue, reminders[$0] ?? 0) })
+            })
     }
 }

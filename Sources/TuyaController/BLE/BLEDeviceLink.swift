@@ -45,10 +45,7 @@ actor BLEDeviceLink: ProbedDeviceLink {
     static let maxProblems = 64
 
     var core: DeviceLinkCore
-    var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
-    var listeners: LinkListeners
-    let clock: OffsetClock
-    private(set) var isStopped = false
+    var driver: LinkDriverState
 
     let policy: BLEConnectionPolicy
     private let transport: any TuyaBLETransport
@@ -72,7 +69,6 @@ actor BLEDeviceLink: ProbedDeviceLink {
     /// The device refused the pair request: reconnecting cannot help.
     private(set) var isRefused = false
     private var started = false
-    var timer = LinkTimer()
     /// Problems and failures seen, oldest first (the last `maxProblems`).
     private(set) var problems: [BLESessionError] = []
     /// Connections made (transport connected), for tests and diagnostics.
@@ -98,9 +94,8 @@ actor BLEDeviceLink: ProbedDeviceLink {
         policy = profile.bleConnection
         self.transport = transport
         self.slots = slots
-        self.clock = clock
         self.unixMilliseconds = unixMilliseconds
-        listeners = LinkListeners(hub: hub, onDesiredChange: onDesiredChange)
+        driver = LinkDriverState(clock: clock, hub: hub, onDesiredChange: onDesiredChange)
         self.configuration = configuration
         session = BLESession(
             credentials: credentials, profile: profile, configuration: configuration.session, ivSource: ivSource)
@@ -138,9 +133,9 @@ actor BLEDeviceLink: ProbedDeviceLink {
     /// Drops the link, fails every waiting command with `stopped` and ends the timer.
     func stop() async {
         guard !isStopped else { return }
-        isStopped = true
+        driver.isStopped = true
         closeReason = .stopping
-        timer.cancel()
+        driver.timer.cancel()
         connectionTask?.cancel()
         linkUp = false
         failWaiters()
@@ -168,7 +163,9 @@ actor BLEDeviceLink: ProbedDeviceLink {
 
     // MARK: - Connection
 
-    private var hasWork: Bool { !waiters.isEmpty || core.hasPendingWrites || refreshRequested || !probes.isEmpty }
+    private var hasWork: Bool {
+        !driver.waiters.isEmpty || core.hasPendingWrites || refreshRequested || !probes.isEmpty
+    }
     private var wantsConnection: Bool { started && !isStopped && !isRefused && (policy == .keep || hasWork) }
 
     private func ensureConnection() {

@@ -9,13 +9,8 @@ import TuyaWire
 /// actions, the views the controller reads) is written once, in this protocol's extension.
 protocol DeviceLinkDriver: Actor {
     var core: DeviceLinkCore { get set }
-    /// Callers of `send` waiting for their ticket.
-    var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] { get set }
-    var listeners: LinkListeners { get }
-    var clock: OffsetClock { get }
-    var isStopped: Bool { get }
-    /// The link's one timer task.
-    var timer: LinkTimer { get set }
+    /// The waiting callers, listeners, clock, stopped flag and timer this extension works with.
+    var driver: LinkDriverState { get set }
     /// When the transport's own cores next have work (availability queries, session
     /// deadlines, an idle close); the core's own wake is added by `reschedule()`.
     var transportWake: Duration? { get }
@@ -35,6 +30,8 @@ protocol DeviceLinkDriver: Actor {
 }
 
 extension DeviceLinkDriver {
+    var clock: OffsetClock { driver.clock }
+    var isStopped: Bool { driver.isStopped }
     var device: TuyaDevice { core.device }
     var status: ConnectionStatus { core.status }
     var confirmedState: DeviceState { core.confirmedState }
@@ -55,7 +52,7 @@ extension DeviceLinkDriver {
         guard !isStopped else { throw ControllerError.stopped }
         let (ticket, actions) = core.send(writes, now: clock.now())
         return try await withCheckedThrowingContinuation { continuation in
-            waiters[ticket] = continuation
+            driver.waiters[ticket] = continuation
             perform(actions)
             commandQueued()
             reschedule()
@@ -92,11 +89,11 @@ extension DeviceLinkDriver {
     /// Keeps the one timer task sleeping until the earliest wake the core or the transport asks for.
     func reschedule() {
         let wake = [core.nextWake, transportWake].compactMap { $0 }.min()
-        timer.arm(for: isStopped ? nil : wake, clock: clock) { [weak self] in await self?.tick() }
+        driver.timer.arm(for: isStopped ? nil : wake, clock: clock) { [weak self] in await self?.tick() }
     }
 
     func tick() {
-        timer.fired()
+        driver.timer.fired()
         guard !isStopped else { return }
         let now = clock.now()
         perform(core.tick(now: now))
@@ -111,11 +108,11 @@ extension DeviceLinkDriver {
             case .transmit(let values):
                 transmit(values)
             case .complete(let ticket, let result):
-                waiters.removeValue(forKey: ticket)?.resume(with: result.mapError { $0 as any Error })
+                driver.waiters.removeValue(forKey: ticket)?.resume(with: result.mapError { $0 as any Error })
             case .announce(let event):
-                listeners.hub.publish(event)
+                driver.listeners.hub.publish(event)
             case .desiredChanged(let desired):
-                listeners.onDesiredChange(desired)
+                driver.listeners.onDesiredChange(desired)
             }
         }
     }
@@ -123,7 +120,7 @@ extension DeviceLinkDriver {
     /// Fails every waiting caller with `stopped` (the link is stopping).
     func failWaiters() {
         perform(core.stop())
-        for waiter in waiters.values { waiter.resume(throwing: ControllerError.stopped) }
-        waiters = [:]
+        for waiter in driver.waiters.values { waiter.resume(throwing: ControllerError.stopped) }
+        driver.waiters = [:]
     }
 }

@@ -6,7 +6,6 @@ import TuyaCore
 /// written once, here.
 protocol ProbedDeviceLink: DeviceLinkDriver {
     associatedtype ProbeResult: ProbeEnding
-    var listeners: LinkListeners { get set }
     /// Pairing's callers waiting for the link's first answer.
     var probes: [CheckedContinuation<ProbeResult, Never>] { get set }
     /// Makes the link work toward a first answer (connect, or ask for the device's values).
@@ -53,7 +52,7 @@ extension ProbedDeviceLink {
     /// `hub`, desired-state changes to `onDesiredChange`, and the current availability and
     /// state are announced there, so subscribers learn them as for any other device.
     func adopt(hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void) {
-        listeners = LinkListeners(hub: hub, onDesiredChange: onDesiredChange)
+        driver.listeners = LinkListeners(hub: hub, onDesiredChange: onDesiredChange)
         perform(core.reannounce())
     }
 }

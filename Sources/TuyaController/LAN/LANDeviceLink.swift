@@ -34,11 +34,7 @@ actor LANDeviceLink: ProbedDeviceLink {
     }
 
     var core: DeviceLinkCore
-    var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
-    var listeners: LinkListeners
-    let clock: OffsetClock
-    private(set) var isStopped = false
-    var timer = LinkTimer()
+    var driver: LinkDriverState
 
     /// Where the device is and which version it speaks (changes after a DHCP move or a re-probe).
     private(set) var endpoint: LANEndpoint
@@ -78,9 +74,8 @@ actor LANDeviceLink: ProbedDeviceLink {
         self.version = version
         self.connector = connector
         self.configuration = configuration
-        self.clock = clock
         self.unixTime = unixTime
-        listeners = LinkListeners(hub: hub, onDesiredChange: onDesiredChange)
+        driver = LinkDriverState(clock: clock, hub: hub, onDesiredChange: onDesiredChange)
         self.onReprobe = onReprobe
         policy = LANLinkPolicy(configuration: configuration.policy)
         session = Self.makeSession(version: version, key: key, endpoint: endpoint, firstSequence: 1)
@@ -135,8 +130,8 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     func stop() {
         guard !isStopped else { return }
-        isStopped = true
-        timer.cancel()
+        driver.isStopped = true
+        driver.timer.cancel()
         perform(policy.stop())
         closeStream()
         connectTask?.cancel()

@@ -22,10 +22,7 @@ actor MQTTDeviceLink: DeviceLinkDriver {
     static let gatewaySource: UInt32 = 0
 
     var core: DeviceLinkCore
-    var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
-    let listeners: LinkListeners
-    let clock: OffsetClock
-    private(set) var isStopped = false
+    var driver: LinkDriverState
 
     let inTopic: String
     private let key: AESKey
@@ -34,7 +31,6 @@ actor MQTTDeviceLink: DeviceLinkDriver {
     private var publisher: Task<Void, Never>?
     private var tracker: AvailabilityTracker
     private var sequence: UInt32
-    var timer = LinkTimer()
     /// Frames dropped because they were corrupt, undecryptable or not a report.
     private(set) var droppedFrames = 0
     private var freshness: FrameFreshness
@@ -53,9 +49,8 @@ actor MQTTDeviceLink: DeviceLinkDriver {
         freshness = FrameFreshness(configuration: configuration.freshness)
         statistics = bus.statistics
         self.key = key
-        self.clock = clock
         self.unixTime = unixTime
-        listeners = LinkListeners(hub: hub, onDesiredChange: onDesiredChange)
+        driver = LinkDriverState(clock: clock, hub: hub, onDesiredChange: onDesiredChange)
         // TCK starts from rand() & 0xffff and adds one per frame (protocol/TUYA.md §3.2).
         sequence = sequenceSeed & 0xffff
         inTopic = "smart/device/in/\(device.id.rawValue)"
@@ -178,8 +173,8 @@ actor MQTTDeviceLink: DeviceLinkDriver {
     /// Ends the timer and the outbox and fails every command still waiting.
     func stop() {
         guard !isStopped else { return }
-        isStopped = true
-        timer.cancel()
+        driver.isStopped = true
+        driver.timer.cancel()
         outbox.finish()
         failWaiters()
     }

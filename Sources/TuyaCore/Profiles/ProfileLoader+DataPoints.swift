@@ -51,22 +51,7 @@ extension ProfileLoader {
         var spec = DataPointSpec(id: id, code: code, type: type)
         switch type {
         case .value:
-            let minNode = try entries.required("min")
-            let maxNode = try entries.required("max")
-            let low = try minNode.int(in: Int(Int32.min)...Int(Int32.max), what: "min")
-            let high = try maxNode.int(in: Int(Int32.min)...Int(Int32.max), what: "max")
-            guard low <= high else {
-                throw maxNode.error("max \(high) is below min \(low); swap them")
-            }
-            spec.range = Int32(low)...Int32(high)
-            if let stepNode = entries.optional("step") {
-                let step = try stepNode.int()
-                guard step > 0, step <= Int(Int32.max) else {
-                    throw stepNode.error("step must be at least 1, found \(step)")
-                }
-                spec.step = Int32(step)
-            }
-            spec.scale = try entries.optional("scale")?.int(in: 0...9, what: "scale") ?? 0
+            try readNumeric(entries, into: &spec)
         case .enumeration:
             spec.values = try enumValues(entries.required("values"))
             if let labelsNode = entries.optional("labels") {
@@ -89,6 +74,26 @@ extension ProfileLoader {
             spec.access = DataPointSpec.Access(rawValue: name) ?? .readWrite
         }
         return spec
+    }
+
+    /// A value DP's `min`, `max` (both required), `step` and `scale`.
+    private static func readNumeric(_ entries: ProfileMapping, into spec: inout DataPointSpec) throws(ProfileError) {
+        let minNode = try entries.required("min")
+        let maxNode = try entries.required("max")
+        let low = try minNode.int(in: Int(Int32.min)...Int(Int32.max), what: "min")
+        let high = try maxNode.int(in: Int(Int32.min)...Int(Int32.max), what: "max")
+        guard low <= high else {
+            throw maxNode.error("max \(high) is below min \(low); swap them")
+        }
+        spec.range = Int32(low)...Int32(high)
+        if let stepNode = entries.optional("step") {
+            let step = try stepNode.int()
+            guard step > 0, step <= Int(Int32.max) else {
+                throw stepNode.error("step must be at least 1, found \(step)")
+            }
+            spec.step = Int32(step)
+        }
+        spec.scale = try entries.optional("scale")?.int(in: 0...9, what: "scale") ?? 0
     }
 
     private static func refuse(

@@ -41,24 +41,7 @@ struct BLEDecode: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let keys = try bleKeys.keys(localKey: options.localKey())
-            guard !hex.isEmpty else { throw CLIError("HEX: give the frame (or its packets) as hex") }
-            var whole = try Hex.decode(hex[0], what: "HEX")
-            var version: UInt8?
-            if packets || hex.count > 1 {
-                var reassembler = BLEReassembler()
-                var complete: [UInt8]?
-                for (index, text) in hex.enumerated() {
-                    let packet = try Hex.decode(text, what: "packet \(index)")
-                    do {
-                        complete = try reassembler.receive(packet)
-                    } catch {
-                        throw CLIError("packet \(index): \(error)")
-                    }
-                }
-                guard let complete else { throw CLIError("packets: frame incomplete after \(hex.count) packets") }
-                whole = complete
-                version = reassembler.protocolVersion
-            }
+            let (whole, version) = try readFrame()
             let flag = whole.first.flatMap(BLESecurityFlag.init(rawValue:))
             if flag == .session || flag == .secKeySession, !keys.hasSession {
                 throw CLIError(
@@ -97,6 +80,26 @@ struct BLEDecode: ParsableCommand {
             }
             printRows(rows)
         }
+    }
+
+    /// The frame from the HEX arguments: one frame, or GATT packets reassembled (with the
+    /// protocol version their header carries).
+    private func readFrame() throws -> (bytes: [UInt8], version: UInt8?) {
+        guard !hex.isEmpty else { throw CLIError("HEX: give the frame (or its packets) as hex") }
+        let first = try Hex.decode(hex[0], what: "HEX")
+        guard packets || hex.count > 1 else { return (first, nil) }
+        var reassembler = BLEReassembler()
+        var complete: [UInt8]?
+        for (index, text) in hex.enumerated() {
+            let packet = try Hex.decode(text, what: "packet \(index)")
+            do {
+                complete = try reassembler.receive(packet)
+            } catch {
+                throw CLIError("packet \(index): \(error)")
+            }
+        }
+        guard let complete else { throw CLIError("packets: frame incomplete after \(hex.count) packets") }
+        return (complete, reassembler.protocolVersion)
     }
 
     /// The DPs and notable fields of the bodies the gateway sees most.
@@ -167,13 +170,30 @@ struct BLEEncode: ParsableCommand {
     @Option(name: .long, help: "Frame sequence number (default 1).")
     var sn: String?
 
+    /// `--sn`, else 1.
+    private func sequence() throws -> UInt32 {
+        try sn.map { try parseInteger($0, option: "--sn", as: UInt32.self) } ?? 1
+    }
+
     @Option(name: .customLong("ack-sn"), help: "The sn being answered (default 0).")
     var ackSN: String?
+
+    /// `--ack-sn`, else 0.
+    private func answeredSequence() throws -> UInt32 {
+        try ackSN.map { try parseInteger($0, option: "--ack-sn", as: UInt32.self) } ?? 0
+    }
 
     @Option(
         name: .long,
         help: "Command code, e.g. 0x0002 (DP write v3), 0x0027 (v4), 0x0000 (device info). Default: 0x0002 with --dps.")
     var cmd: String?
+
+    /// `--cmd`, else a v3 DP write.
+    private func command() throws -> BLECommand {
+        BLECommand(
+            rawValue: try cmd.map { try parseInteger($0, option: "--cmd", as: UInt16.self) }
+                ?? BLECommand.dpWriteV3.rawValue)
+    }
 
     @Option(name: .long, help: "DPs as a JSON object (bool, integer or string values).")
     var dps: String?
@@ -181,11 +201,42 @@ struct BLEEncode: ParsableCommand {
     @Option(name: .long, help: "Raw command data as hex (instead of --dps).")
     var data: String?
 
+    /// The command's data: `--dps` encoded for `command`, `--data` as it is, or nothing.
+    private func body(command: BLECommand, sn: UInt32) throws -> [UInt8] {
+        if dps != nil, data != nil { throw CLIError("--dps and --data: give one of them") }
+        if let dps { return try encodeDPs(parseDPs(dps), command: command, sn: sn) }
+        if let data { return try Hex.decode(data, what: "--data") }
+        return []
+    }
+
     @Option(name: .long, help: "Security flag: 4 (login key) or 5 (session key). Default 5 with --srand, else 4.")
     var flag: String?
 
+    /// `--flag`, else the session key's flag when there is a session, the login key's otherwise.
+    private func securityFlag(_ keys: BLEKeys) throws -> BLESecurityFlag {
+        let value =
+            try flag.map { try parseInteger($0, option: "--flag", as: UInt8.self) }
+            ?? (keys.hasSession ? keys.sessionFlag.rawValue : keys.loginFlag.rawValue)
+        guard let securityFlag = BLESecurityFlag(rawValue: value) else {
+            throw CLIError("--flag: \(value) is not a Tuya BLE security flag (0, 4, 5, 14, 15)")
+        }
+        return securityFlag
+    }
+
     @Option(name: .long, help: "The 16-byte IV as hex (default: random).")
     var iv: String?
+
+    /// The frame encrypted with `--iv`, or with a random IV.
+    private func seal(_ frame: BLECommandFrame, flag: BLESecurityFlag, keys: BLEKeys) throws -> [UInt8] {
+        guard let iv else {
+            var source = RandomIVSource()
+            return try BLEFrameCodec.encrypt(frame, flag: flag, keys: keys, ivSource: &source)
+        }
+        let ivBytes = try Hex.decode(iv, what: "--iv")
+        guard ivBytes.count == 16 else { throw CLIError("--iv: 16 bytes expected, got \(ivBytes.count)") }
+        let key = flag.isEncrypted ? try keys.key(for: flag) : nil
+        return try BLEFrameCodec.encrypt(frame, flag: flag, key: key, iv: ivBytes)
+    }
 
     @Flag(name: .long, help: "Print the 20-byte GATT packets, one per line.")
     var packets = false
@@ -196,37 +247,13 @@ struct BLEEncode: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let keys = try bleKeys.keys(localKey: options.localKey())
-            let sn = try sn.map { try parseInteger($0, option: "--sn", as: UInt32.self) } ?? 1
-            let ackSN = try ackSN.map { try parseInteger($0, option: "--ack-sn", as: UInt32.self) } ?? 0
-            let command = BLECommand(
-                rawValue: try cmd.map { try parseInteger($0, option: "--cmd", as: UInt16.self) }
-                    ?? BLECommand.dpWriteV3.rawValue)
-            let flagValue =
-                try flag.map { try parseInteger($0, option: "--flag", as: UInt8.self) }
-                ?? (keys.hasSession ? keys.sessionFlag.rawValue : keys.loginFlag.rawValue)
-            guard let securityFlag = BLESecurityFlag(rawValue: flagValue) else {
-                throw CLIError("--flag: \(flagValue) is not a Tuya BLE security flag (0, 4, 5, 14, 15)")
-            }
-            if dps != nil, data != nil { throw CLIError("--dps and --data: give one of them") }
-            let body: [UInt8]
-            if let dps {
-                body = try encodeDPs(parseDPs(dps), command: command, sn: sn)
-            } else if let data {
-                body = try Hex.decode(data, what: "--data")
-            } else {
-                body = []
-            }
-            let frame = try BLECommandFrame(sn: sn, ackSN: ackSN, command: command, data: body)
-            let sealed: [UInt8]
-            if let iv {
-                let ivBytes = try Hex.decode(iv, what: "--iv")
-                guard ivBytes.count == 16 else { throw CLIError("--iv: 16 bytes expected, got \(ivBytes.count)") }
-                let key = securityFlag.isEncrypted ? try keys.key(for: securityFlag) : nil
-                sealed = try BLEFrameCodec.encrypt(frame, flag: securityFlag, key: key, iv: ivBytes)
-            } else {
-                var source = RandomIVSource()
-                sealed = try BLEFrameCodec.encrypt(frame, flag: securityFlag, keys: keys, ivSource: &source)
-            }
+            let sn = try sequence()
+            let ackSN = try answeredSequence()
+            let command = try command()
+            let securityFlag = try securityFlag(keys)
+            let frame = try BLECommandFrame(
+                sn: sn, ackSN: ackSN, command: command, data: try body(command: command, sn: sn))
+            let sealed = try seal(frame, flag: securityFlag, keys: keys)
             let protocolVersion = try version.map { try parseInteger($0, option: "--version", as: UInt8.self) } ?? 3
             let fragments = try BLEFragmenter(protocolVersion: protocolVersion).packets(for: sealed)
             if options.json {

@@ -69,7 +69,7 @@ public final class BridgePublisher: Sendable {
 
     /// Publishes on `bridge/event` and appends the event to the database's log.
     func emit(_ type: String, device: DeviceID? = nil, _ data: [String: JSONValue]) async {
-        publish(topics.event, .object(["type": .string(type), "data": .object(data)]))
+        publish(topics.event, BridgeJSON.value(BridgeEventPayload(type: type, data: data)))
         do {
             _ = try await database.appendEvent(type, device: device, detail: .object(data))
         } catch {

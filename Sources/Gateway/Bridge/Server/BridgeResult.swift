@@ -17,6 +17,21 @@ struct BridgeResult: Sendable {
     }
 }
 
+/// `<base>/bridge/response/<verb>`: `{"status":"ok"|"error","data":{…},"error":"…","transaction":…}`,
+/// `error` only on an error and `transaction` only when the request carried one (echoed as it came).
+struct BridgeResponsePayload: Encodable {
+    var status: String
+    var data: [String: JSONValue]
+    var error: String?
+    var transaction: JSONValue?
+}
+
+/// `<base>/bridge/event`: `{"type":"…","data":{…}}`.
+struct BridgeEventPayload: Encodable {
+    var type: String
+    var data: [String: JSONValue]
+}
+
 /// A request that could not be carried out, with the message the response carries.
 struct BridgeFailure: Error {
     var message: String

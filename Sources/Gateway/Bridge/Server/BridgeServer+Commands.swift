@@ -87,14 +87,11 @@ extension BridgeServer {
     /// Publishes `{status, data, error, transaction}` on `bridge/response/<verb>`.
     func respond(_ verb: String, _ result: BridgeResult, transaction: JSONValue?) {
         counters.requestsAnswered += 1
-        var fields: [String: JSONValue] = ["data": .object(result.data)]
-        switch result.outcome {
-        case .ok: fields["status"] = .string("ok")
-        case .error(let message):
-            fields["status"] = .string("error")
-            fields["error"] = .string(message)
+        var response = BridgeResponsePayload(status: "ok", data: result.data, transaction: transaction)
+        if case .error(let message) = result.outcome {
+            response.status = "error"
+            response.error = message
         }
-        if let transaction { fields["transaction"] = transaction }
-        enqueue(topics.response(verb), .object(fields))
+        enqueue(topics.response(verb), BridgeJSON.value(response))
     }
 }

@@ -14,13 +14,16 @@ extension BridgeServer {
             var device: DeviceID?
             if let reference { device = try await resolve(reference, field: "device").id }
             let reports = await service.reminders(of: device)
-            return ["reminders": .array(reports.map { MaintenanceJSON.reminder($0.report, deviceName: $0.deviceName) })]
+            return BridgeJSON.object(
+                MaintenanceJSON.ReminderList(
+                    reminders: reports.map { MaintenanceJSON.Reminder($0.report, deviceName: $0.deviceName) }))
         case .done(let reference, let type):
             let device = try await resolve(reference, field: "device")
             do {
                 let report = try await service.markDone(type: type, device: device.id)
                 databaseProblem = nil
-                return ["reminder": MaintenanceJSON.reminder(report, deviceName: device.name)]
+                return BridgeJSON.object(
+                    MaintenanceJSON.ReminderAnswer(reminder: MaintenanceJSON.Reminder(report, deviceName: device.name)))
             } catch {
                 if case .notSaved(let reason) = error { throw savingFailed(reason) }
                 throw BridgeFailure(message: "type: \(error)")
@@ -30,7 +33,8 @@ extension BridgeServer {
             do {
                 let report = try await service.snooze(type: type, device: device.id, seconds: seconds)
                 databaseProblem = nil
-                return ["reminder": MaintenanceJSON.reminder(report, deviceName: device.name)]
+                return BridgeJSON.object(
+                    MaintenanceJSON.ReminderAnswer(reminder: MaintenanceJSON.Reminder(report, deviceName: device.name)))
             } catch {
                 if case .notSaved(let reason) = error { throw savingFailed(reason) }
                 let field = if case .invalidSnooze = error { "for" } else { "type" }

@@ -294,7 +294,7 @@ extension BridgeServer {
         await publishDevices()
         await publisher.outbox.flush(timeout: .seconds(5))
         for topic in topics.retainedDeviceTopics(device.name) { publisher.clearRetained(topic) }
-        let data: [String: JSONValue] = ["id": .string(device.id.rawValue), "friendly_name": .string(device.name)]
+        let data = BridgeJSON.object(DeviceIdentityPayload(device))
         logger.info("removed \(device.name) (\(device.id))")
         await emit("device_removed", device: device.id, data)
         return data
@@ -303,9 +303,8 @@ extension BridgeServer {
     private func renameDevice(_ reference: String, to name: DeviceName) async throws -> [String: JSONValue] {
         let device = try await resolve(reference, field: "from")
         let warning = try await checkNameFree(name.text, for: device.id, field: "to")
-        guard device.name != name.text else {
-            return ["id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text)]
-        }
+        var renamedPayload = DeviceRenamedPayload(id: device.id.rawValue, from: device.name, to: name.text)
+        guard device.name != name.text else { return BridgeJSON.object(renamedPayload) }
         let renamed = try await controller.rename(device.id, to: name.text)
         // The new names first (devices, Home Assistant's configs now on the new topics, the
         // state there), and the old topics cleared only once that reached the broker: Home
@@ -317,12 +316,10 @@ extension BridgeServer {
         await maintenance?.deviceRenamed(device.id, to: renamed.name)
         await publisher.outbox.flush(timeout: .seconds(5))
         for topic in topics.retainedDeviceTopics(device.name) { publisher.clearRetained(topic) }
-        let data: [String: JSONValue] = [
-            "id": .string(device.id.rawValue), "from": .string(device.name), "to": .string(name.text),
-        ]
         logger.info("renamed \(device.id) from \(device.name) to \(name.text)")
-        await emit("device_renamed", device: device.id, data)
-        return warning.map { data.merging(["warning": .string($0)]) { _, new in new } } ?? data
+        await emit("device_renamed", device: device.id, BridgeJSON.object(renamedPayload))
+        renamedPayload.warning = warning
+        return BridgeJSON.object(renamedPayload)
     }
 
     private func rekeyDevice(_ reference: String, key: SecretKey) async throws -> [String: JSONValue] {
@@ -333,7 +330,7 @@ extension BridgeServer {
                 message: "the new key was not accepted, the old one stays in use: \(outcome.description)",
                 data: ["reason": .string(Self.reason(outcome))])
         }
-        let data: [String: JSONValue] = ["id": .string(device.id.rawValue), "friendly_name": .string(device.name)]
+        let data = BridgeJSON.object(DeviceIdentityPayload(device))
         logger.info("rekeyed \(device.name) (\(device.id))")
         await emit("device_rekeyed", device: device.id, data)
         return data
@@ -342,7 +339,7 @@ extension BridgeServer {
     // MARK: - Health and backup
 
     private func health() async -> [String: JSONValue] {
-        var counts: [String: Int64] = [:]
+        var counts: [String: Int] = [:]
         for availability in Availability.allCases { counts[availability.rawValue] = 0 }
         let devices = await controller.devices()
         for device in devices {
@@ -351,30 +348,23 @@ extension BridgeServer {
         }
         let readable = (try? await database.recentEvents(limit: 1)) != nil
         let databaseState = !readable ? "failing" : databaseProblem.map { "degraded: \($0)" } ?? "ok"
-        return [
-            "healthy": .bool(isConnected && databaseState == "ok"),
-            "broker": .string(isConnected ? "connected" : "disconnected"),
-            "database": .string(databaseState),
-            "uptime_seconds": .integer(uptime.components.seconds),
-            "devices": .object(counts.mapValues { .integer($0) }),
-            "permit_join": .bool(pairingWindow.isOpen),
-            "ble": await bleHealth(devices: devices),
-        ]
+        return BridgeJSON.object(
+            HealthCheckPayload(
+                healthy: isConnected && databaseState == "ok", broker: isConnected ? "connected" : "disconnected",
+                database: databaseState, uptimeSeconds: uptime.components.seconds, devices: counts,
+                permitJoin: pairingWindow.isOpen, ble: await bleHealth(devices: devices)))
     }
 
-    /// `{"adapter","limit","connected":[names],"waiting":[names]}`: the adapter's links, by friendly name.
-    private func bleHealth(devices: [TuyaDevice]) async -> JSONValue {
+    /// The adapter's links, by friendly name.
+    private func bleHealth(devices: [TuyaDevice]) async -> HealthCheckPayload.BLE {
         let snapshot = await controller.bleConnections()
         let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        func list(_ ids: [DeviceID]) -> JSONValue { .array(ids.map { .string(names[$0] ?? $0.rawValue) }) }
-        var fields: [String: JSONValue] = [
-            "adapter": snapshot.adapter.map(JSONValue.string) ?? .null,
-            "limit": .integer(Int64(snapshot.limit)),
-            "connected": list(snapshot.connected),
-            "waiting": list(snapshot.waiting),
-        ]
-        if case .unavailable(let reason) = settings.ble { fields["unavailable"] = .string(reason) }
-        return .object(fields)
+        func list(_ ids: [DeviceID]) -> [String] { ids.map { names[$0] ?? $0.rawValue } }
+        var unavailable: String?
+        if case .unavailable(let reason) = settings.ble { unavailable = reason }
+        return HealthCheckPayload.BLE(
+            adapter: snapshot.adapter, limit: snapshot.limit, connected: list(snapshot.connected),
+            waiting: list(snapshot.waiting), unavailable: unavailable)
     }
 
     /// One line for a response or event; never includes a key.

@@ -28,7 +28,7 @@ public actor BridgeServer {
         /// Where `backup` writes its copies (`<state>/backups`).
         public var backupDirectory: URL
         /// Published in `bridge/info`; must hold nothing secret.
-        public var info: [String: JSONValue]
+        public var info: BridgeInfo
         /// Requests handled at once; more are refused as busy, so a flood cannot exhaust memory.
         public var maximumConcurrentRequests = 64
         /// Whether BLE can be used, and why not.
@@ -51,7 +51,7 @@ public actor BridgeServer {
         public var security = BridgeSecurity()
 
         public init(
-            topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: [String: JSONValue],
+            topics: BridgeTopics, permitJoinDefault: Duration, backupDirectory: URL, info: BridgeInfo,
             ble: BLESupport = .unavailable(reason: "BLE is not set up")
         ) {
             self.ble = ble
@@ -144,7 +144,8 @@ public actor BridgeServer {
 
     /// The last will the bridge's client must be created with: `{"state":"offline"}`, retained.
     public static func lastWill(topics: BridgeTopics) -> MQTTConfiguration.LastWill {
-        MQTTConfiguration.LastWill(topic: topics.state, payload: Array(#"{"state":"offline"}"#.utf8))
+        MQTTConfiguration.LastWill(
+            topic: topics.state, payload: Array(BridgeJSON.text(BridgeJSON.value(AvailabilityPayload.offline)).utf8))
     }
 
     // MARK: - Lifecycle
@@ -207,7 +208,7 @@ public actor BridgeServer {
     private func close() async {
         admission.refuseNew()
         permitJoinTimer?.cancel()
-        publisher.publish(topics.state, .object(["state": .string("offline")]), retain: true)
+        publisher.publish(topics.state, BridgeJSON.value(AvailabilityPayload.offline), retain: true)
         await publisher.outbox.flush(timeout: .seconds(3))
         discoveryPublisher?.commitLedger()
         await publisher.outbox.finish()
@@ -237,7 +238,7 @@ public actor BridgeServer {
     /// discovery (when enabled), each device's availability (once known), each device's
     /// values, the timer's session and the maintenance reminders.
     func republishAll() async {
-        enqueue(topics.state, .object(["state": .string("online")]), retain: true)
+        enqueue(topics.state, BridgeJSON.value(AvailabilityPayload.online), retain: true)
         publishInfo()
         let devices = await controller.devices()
         var statuses: [DeviceID: ConnectionStatus] = [:]
@@ -289,22 +290,16 @@ public actor BridgeServer {
     /// restart (a gateway that is down is said by `bridge/state`, which every entity follows).
     func enqueueAvailability(_ device: TuyaDevice, _ status: ConnectionStatus?) {
         guard let status, status.availability != .unknown else { return }
-        var fields: [String: JSONValue] = ["state": .string(status.availability == .online ? "online" : "offline")]
-        if status.availability != .online, status.availability != .offline {
-            fields["reason"] = .string(status.availability.rawValue)
-        }
-        enqueue(topics.availability(device.name), .object(fields), retain: true)
+        enqueue(
+            topics.availability(device.name), BridgeJSON.value(AvailabilityPayload(status.availability)), retain: true)
     }
 
     func publishInfo() {
         var info = settings.info
-        if let left = pairingWindow.secondsLeft(now: time.now()) {
-            info["permit_join"] = .bool(true)
-            info["permit_join_timeout"] = .integer(left)
-        } else {
-            info["permit_join"] = .bool(false)
-        }
-        enqueue(topics.info, .object(info), retain: true)
+        let left = pairingWindow.secondsLeft(now: time.now())
+        info.permitJoin = left != nil
+        info.permitJoinTimeout = left
+        enqueue(topics.info, BridgeJSON.value(info), retain: true)
     }
 
     // MARK: - Broker events
