@@ -185,13 +185,15 @@ public final class BumbleRig: Sendable {
         stop()
     }
 
-    /// posix_spawn with stdin on a socket (written with MSG_NOSIGNAL), stdout on a pipe and
+    /// posix_spawn with stdin and stdout on sockets (stdin written with MSG_NOSIGNAL) and
     /// stderr to a file.
-    private static func spawn(_ path: String, _ arguments: [String], stderrPath: String) throws -> (pid_t, Int32, Int32)
-    {
+    static func spawn(_ path: String, _ arguments: [String], stderrPath: String) throws -> (pid_t, Int32, Int32) {
         var input: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &input) == 0, pipe(&output) == 0 else {
+        // Close-on-exec from the start, so a child spawned beside this one (tests run in
+        // parallel) never inherits our ends: it would hold the rig's stdin open after `stop`.
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &input) == 0, socketpair(AF_UNIX, type, 0, &output) == 0 else {
             throw Failure(description: "pipe: \(String(cString: strerror(errno)))")
         }
         var actions = posix_spawn_file_actions_t()
@@ -218,8 +220,9 @@ public final class BumbleRig: Sendable {
     }
 }
 
-/// The rig's stdout, line by line, and the tests waiting for a line.
-private final class RigOutput: Sendable {
+/// A test child's stdout (the Bumble rig's, the tinytuya LAN device's), line by line, and the tests
+/// waiting for a line.
+final class RigOutput: Sendable {
     private struct Waiter {
         var id: Int
         var predicate: @Sendable (String) -> Bool
