@@ -93,6 +93,7 @@ public final class BumbleRig: Sendable {
     public let logPath: String
     private let stdin: Int32
     private let lines: RigOutput
+    private let stopped = Mutex(false)
 
     /// `h4-tcp:127.0.0.1:PORT`, the `ble.transport` value for the rig's central controller.
     public var transport: String { "h4-tcp:127.0.0.1:\(port)" }
@@ -172,8 +173,15 @@ public final class BumbleRig: Sendable {
         return line
     }
 
-    /// Ends the rig the way a test ends: stdin closes, it exits; waits for it.
+    /// Ends the rig the way a test ends: stdin closes, it exits; waits for it. Idempotent:
+    /// after `kill` (which stops) a test's own `stop` must not close the descriptor number
+    /// again, which by then may be a socket of a test running beside it.
     public func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         close(stdin)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}

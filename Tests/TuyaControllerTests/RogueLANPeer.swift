@@ -29,6 +29,7 @@ final class RogueLANPeer: Sendable {
     private let open = Mutex<Set<Int32>>([])
     private let count = Mutex(0)
     private let stopping = Mutex(false)
+    private let stopRequested = Mutex(false)
     private let listenerClosed = DispatchSemaphore(value: 0)
     private let reply: @Sendable (_ first: [UInt8]) -> (bytes: [UInt8], thenClose: Bool)
 
@@ -78,8 +79,10 @@ final class RogueLANPeer: Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
-                if errno == EINTR, !stopping.withLock({ $0 }) { continue }
-                return
+                // Only `stop` ends the loop (its shutdown fails the accept): the listener stays
+                // open, so `stop` never touches a descriptor number someone else reuses.
+                if stopping.withLock({ $0 }) { return }
+                continue
             }
             let number = count.withLock { count in
                 count += 1
@@ -155,14 +158,16 @@ final class RogueLANPeer: Sendable {
     /// Stops listening (the address is free again when this returns) and ends every connection
     /// still open: the gateway sees them closed, their threads close them.
     func stop() {
-        let first = stopping.withLock { stopping in
-            defer { stopping = true }
-            return !stopping
+        let first = stopRequested.withLock { requested in
+            defer { requested = true }
+            return !requested
         }
         guard first else { return }
         sink.finish()
-        // Wakes the accept thread, which closes the listener.
+        // Shut down before the accept thread may end (it ends only once `stopping` is set),
+        // so the listener is still ours here; then it closes the listener.
         shutdown(listener, Int32(SHUT_RDWR))
+        stopping.withLock { $0 = true }
         _ = listenerClosed.wait(timeout: .now() + 5)
         open.withLock { open in
             for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
