@@ -210,7 +210,14 @@ public final class BumbleRig: Sendable {
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        for fd in input + output { posix_spawn_file_actions_addclose(&actions, fd) }
+        // The child gets nothing else of ours: no socket of a test running beside it (a port
+        // a test probed and freed for a broker would stay held by the child, and the broker
+        // could not listen there).
+        if let closeFrom = closeFromAction() {
+            _ = closeFrom(&actions, 3)
+        } else {
+            for fd in input + output { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -226,6 +233,17 @@ public final class BumbleRig: Sendable {
         _ = fcntl(output[0], F_SETFD, FD_CLOEXEC)
         return (pid, input[1], output[0])
     }
+}
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc
+/// module does not import; nil on an older C library.
+private func closeFromAction() -> (
+    @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+)? {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { return nil }
+    return unsafeBitCast(
+        symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
 }
 
 /// A test child's stdout (the Bumble rig's, the tinytuya LAN device's), line by line, and the tests

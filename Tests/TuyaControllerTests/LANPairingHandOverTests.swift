@@ -14,7 +14,7 @@ import YoullTestSupport
 /// refuses a second ("busy"). Real parts: a simulated LAN device on TCP 6668 of its own
 /// loopback address (it refuses a second connection, as firmware does), the controller
 /// over real TCP on the real clock.
-@Suite("A LAN device right after pairing", .timeLimit(.minutes(2)))
+@Suite("A LAN device right after pairing", .serialized, .timeLimit(.minutes(2)))
 struct LANPairingHandOverTests {
     @Test(
         "a command sent the moment pairing returns is confirmed, and the device never refuses the link's connection",

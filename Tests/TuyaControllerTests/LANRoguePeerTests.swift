@@ -15,7 +15,7 @@ import YoullTestSupport
 /// with hostile bytes. Real parts: the link's TCP connections (`TCPConnector`) to a raw
 /// listener on TCP 6668 of a loopback address of its own, then the simulated device at that
 /// address. The link's timers run on a manual clock, so its backoff is seen, not waited for.
-@Suite("Hostile frames from a rogue TCP peer where a LAN device should be", .timeLimit(.minutes(3)))
+@Suite("Hostile frames from a rogue TCP peer where a LAN device should be", .serialized, .timeLimit(.minutes(3)))
 struct LANRoguePeerTests {
     /// What the rogue answers the gateway's first frame with.
     enum Hostile: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -13,7 +13,7 @@ import YoullTestSupport
 /// loopback address of its own), and the controller connecting to it over real TCP on the
 /// real clock. Nothing waits for time to pass: every wait is on an event, bounded by a
 /// deadline that only turns a hang into a failure.
-@Suite("Our gateway drives a LAN device made of tinytuya's code", .timeLimit(.minutes(3)))
+@Suite("Our gateway drives a LAN device made of tinytuya's code", .serialized, .timeLimit(.minutes(3)))
 struct LANTinytuyaDeviceTests {
     static let devId = "bf0123456789abcdef01"
     static let key = "0123456789abcdef"
