@@ -44,8 +44,9 @@ struct DaemonLANDiffuserTests {
     }
 
     /// Waits (on the retained availability topic) until every device in `names` is online:
-    /// right after pairing, a link's first connection can meet the pairing probe's still
-    /// open one, which the device refuses ("busy"), and the link retries after a second.
+    /// pairing returns when the link has started, and its first connection and session
+    /// (the 3.4/3.5 handshake) may still be under way. (The pairing probe's connection is
+    /// gone on the device by then: LANPairingHandOverTests.)
     static func waitOnline(_ daemon: RunningDaemon, _ names: [String]) async throws {
         for name in names {
             let online = try await DaemonSessionTests.deviceState(daemon.client, "\(name)/availability") {

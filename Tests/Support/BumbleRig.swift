@@ -93,6 +93,7 @@ public final class BumbleRig: Sendable {
     public let logPath: String
     private let stdin: Int32
     private let lines: RigOutput
+    private let stopped = Mutex(false)
 
     /// `h4-tcp:127.0.0.1:PORT`, the `ble.transport` value for the rig's central controller.
     public var transport: String { "h4-tcp:127.0.0.1:\(port)" }
@@ -172,8 +173,15 @@ public final class BumbleRig: Sendable {
         return line
     }
 
-    /// Ends the rig the way a test ends: stdin closes, it exits; waits for it.
+    /// Ends the rig the way a test ends: stdin closes, it exits; waits for it. Idempotent:
+    /// after `kill` (which stops) a test's own `stop` must not close the descriptor number
+    /// again, which by then may be a socket of a test running beside it.
     public func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         close(stdin)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
@@ -185,13 +193,15 @@ public final class BumbleRig: Sendable {
         stop()
     }
 
-    /// posix_spawn with stdin on a socket (written with MSG_NOSIGNAL), stdout on a pipe and
+    /// posix_spawn with stdin and stdout on sockets (stdin written with MSG_NOSIGNAL) and
     /// stderr to a file.
-    private static func spawn(_ path: String, _ arguments: [String], stderrPath: String) throws -> (pid_t, Int32, Int32)
-    {
+    static func spawn(_ path: String, _ arguments: [String], stderrPath: String) throws -> (pid_t, Int32, Int32) {
         var input: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &input) == 0, pipe(&output) == 0 else {
+        // Close-on-exec from the start, so a child spawned beside this one (tests run in
+        // parallel) never inherits our ends: it would hold the rig's stdin open after `stop`.
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &input) == 0, socketpair(AF_UNIX, type, 0, &output) == 0 else {
             throw Failure(description: "pipe: \(String(cString: strerror(errno)))")
         }
         var actions = posix_spawn_file_actions_t()
@@ -200,7 +210,14 @@ public final class BumbleRig: Sendable {
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        for fd in input + output { posix_spawn_file_actions_addclose(&actions, fd) }
+        // The child gets nothing else of ours: no socket of a test running beside it (a port
+        // a test probed and freed for a broker would stay held by the child, and the broker
+        // could not listen there).
+        if let closeFrom = closeFromAction() {
+            _ = closeFrom(&actions, 3)
+        } else {
+            for fd in input + output { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -218,8 +235,20 @@ public final class BumbleRig: Sendable {
     }
 }
 
-/// The rig's stdout, line by line, and the tests waiting for a line.
-private final class RigOutput: Sendable {
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc
+/// module does not import; nil on an older C library.
+private func closeFromAction() -> (
+    @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+)? {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { return nil }
+    return unsafeBitCast(
+        symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+}
+
+/// A test child's stdout (the Bumble rig's, the tinytuya LAN device's), line by line, and the tests
+/// waiting for a line.
+final class RigOutput: Sendable {
     private struct Waiter {
         var id: Int
         var predicate: @Sendable (String) -> Bool

@@ -9,6 +9,15 @@ public protocol LANByteStream: Sendable {
     func write(_ frame: [UInt8])
     /// Closes the stream; `bytes` ends. Idempotent.
     func close()
+    /// Closes the stream and returns once the device has let the connection go (it closed
+    /// its end too), or after `timeout`. A device holds one client at a time and refuses
+    /// another while it still counts this one, so whoever connects next waits for this.
+    func closeAndWait(timeout: Duration) async
+}
+
+extension LANByteStream {
+    /// A stream with nothing to wait for (one in memory) closes at once.
+    public func closeAndWait(timeout: Duration) async { close() }
 }
 
 /// Opens byte streams to devices: `TCPConnector` in the gateway.

@@ -58,6 +58,21 @@ public final class LANConnection: LANByteStream {
         channel.close(promise: nil)
     }
 
+    /// Half-closes: the device reads the end of our stream and closes its side, which ends
+    /// the channel; only then has it let the connection go. A device that does not close
+    /// within `timeout` is cut off.
+    public func closeAndWait(timeout: Duration) async {
+        outbox.finish()
+        let channel = channel
+        let (seconds, attoseconds) = timeout.components
+        let cutOff = channel.eventLoop.scheduleTask(
+            in: .nanoseconds(max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000)
+        ) { channel.close(promise: nil) }
+        channel.close(mode: .output, promise: nil)
+        try? await channel.closeFuture.get()
+        cutOff.cancel()
+    }
+
     private static func open(
         host: String, port: Int, timeout: Duration
     ) async throws(LANConnectError) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {

@@ -16,6 +16,8 @@ actor LANDeviceLink: ProbedDeviceLink {
     struct Configuration: DeviceLinkTiming, Hashable, Sendable {
         var confirmationTimeout: Duration = .seconds(5)
         var connectTimeout: Duration = .seconds(5)
+        /// How long `stop` waits for the device to let the connection go (see `stop`).
+        var releaseTimeout: Duration = .seconds(1)
         /// Every real device listens on 6668; tests keep it too (each simulated device has
         /// its own loopback address).
         var port = 6668
@@ -128,15 +130,23 @@ actor LANDeviceLink: ProbedDeviceLink {
         reschedule()
     }
 
-    func stop() {
+    /// Stops for good, and returns once the device has let the connection go (or after
+    /// `releaseTimeout`): a device holds one client and refuses a second ("busy"), so the
+    /// link that connects next (the registered one after a pairing probe, the replacement
+    /// after a rekey or re-probe) must not meet this connection still open on the device.
+    func stop() async {
         guard !isStopped else { return }
         driver.isStopped = true
         driver.timer.cancel()
+        // Taken out first, so it is released below rather than dropped at once.
+        let open = stream
+        stream = nil
         perform(policy.stop())
         closeStream()
         connectTask?.cancel()
         failWaiters()
         finishProbes(.stopped)
+        await open?.closeAndWait(timeout: configuration.releaseTimeout)
     }
 
     /// The device was heard broadcasting from another address (a DHCP change): use it from

@@ -124,7 +124,10 @@ public actor TuyaController: TuyaControllerProtocol {
     public func stop() async {
         guard running else { return }
         running = false
-        for link in registry.allLinks { await link.stop() }
+        // At once: a LAN link waits for its device to let the connection go.
+        await withTaskGroup(of: Void.self) { group in
+            for link in registry.allLinks { group.addTask { await link.stop() } }
+        }
         await mqttPairer.cancelAll()
         await lan.discovery?.stop()
         for task in tasks { task.cancel() }
