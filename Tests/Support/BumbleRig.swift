@@ -183,7 +183,16 @@ public final class BumbleRig: Sendable {
         }
         guard first else { return }
         close(stdin)
+        // Bounded: if the rig never sees its stdin close (a descriptor leaked into another
+        // child keeps the pipe open), it is killed after 10 s instead of blocking this
+        // thread, one of the cooperative pool's two on 2 cores, and the whole run, forever.
         var status: Int32 = 0
+        for _ in 0..<500 {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped == -1 && errno != EINTR) { return }
+            _ = poll(nil, 0, 20)
+        }
+        _ = Glibc.kill(pid, SIGKILL)
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
 
