@@ -110,7 +110,7 @@ struct GatewayServices {
                 onFailure: { id, attempts, reason in
                     await publisher.emit(
                         "maintenance_delivery_failed",
-                        ["id": .string(id), "attempts": .integer(Int64(attempts)), "reason": .string(reason)])
+                        BridgeJSON.object(WebhookFailurePayload(id: id, attempts: attempts, reason: reason)))
                 })
             // The description drops the query and header values, which may be secrets.
             logger.info("maintenance alerts go to the webhook \(settings)")

@@ -14,10 +14,18 @@ public enum DeepLinkJSON {
     public static func resolve(
         _ url: String, context: RouteContext, routing: RoutingEngine = RoutingEngine()
     ) -> (json: JSONValue, resolved: Bool) {
+        let (outcome, resolved) = outcome(url, context: context, routing: routing)
+        return (BridgeJSON.value(outcome), resolved)
+    }
+
+    /// Resolves `url` against `context`: the outcome as a payload, and whether it resolved.
+    public static func outcome(
+        _ url: String, context: RouteContext, routing: RoutingEngine = RoutingEngine()
+    ) -> (outcome: Outcome, resolved: Bool) {
         do throws(RouteError) {
-            return (resolution(try routing.resolve(url: url, context: context), routing: routing), true)
+            return (Outcome(try routing.resolve(url: url, context: context), routing: routing), true)
         } catch {
-            return (self.error(error), false)
+            return (Outcome(error), false)
         }
     }
 

@@ -74,6 +74,23 @@ public enum MaintenanceJSON {
             case id, device, type, state, title, body, deeplink, at
             case friendlyName = "friendly_name"
         }
+
+        public init(_ alert: MaintenanceAlert, deviceName: String) {
+            id = alert.id
+            device = alert.device.rawValue
+            friendlyName = deviceName
+            type = alert.type
+            state = alert.state.rawValue
+            title = alert.title
+            body = alert.body
+            deeplink = alert.deeplink
+            at = alert.at.formatted(.iso8601)
+        }
+    }
+
+    /// The `maintenance_alert` event's data: `{"alert": {…}}`.
+    public struct AlertEvent: Codable, Hashable, Sendable {
+        public var alert: Alert
     }
 
     /// `{"device","friendly_name","type","state","percent_remaining","next_due","snoozed_until",
@@ -82,15 +99,6 @@ public enum MaintenanceJSON {
         _ report: ReminderReport, deviceName: String, routing: RoutingEngine = RoutingEngine()
     ) -> JSONValue {
         BridgeJSON.value(Reminder(report, deviceName: deviceName, routing: routing))
-    }
-
-    /// The alert's own fields (`MaintenanceAlert.jsonData()`) plus `friendly_name`.
-    public static func alert(_ alert: MaintenanceAlert, deviceName: String) -> JSONValue {
-        BridgeJSON.value(
-            Alert(
-                id: alert.id, device: alert.device.rawValue, friendlyName: deviceName, type: alert.type,
-                state: alert.state.rawValue, title: alert.title, body: alert.body, deeplink: alert.deeplink,
-                at: alert.at.formatted(.iso8601)))
     }
 
     static func date(_ date: Date?) -> String? {

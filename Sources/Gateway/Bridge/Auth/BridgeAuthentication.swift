@@ -40,10 +40,16 @@ public enum BridgeAuthentication {
     ) -> [String: JSONValue] {
         let code = mac(token: token, message: message(verb: verb, body: body(payload), time: time, nonce: nonce))
         var signed = payload
-        signed["auth"] = .object([
-            "time": .integer(time), "nonce": .string(nonce), "mac": .string(Hex.string(code)),
-        ])
+        signed["auth"] = BridgeJSON.value(RequestSignature(time: time, nonce: nonce, mac: Hex.string(code)))
         return signed
+    }
+
+    /// A request's `auth` member: `{"time": <Unix seconds>, "nonce": "<hex>", "mac": "<64 hex>"}`.
+    /// Outside what the MAC covers (the body is the request without `auth`).
+    struct RequestSignature: Codable, Hashable, Sendable {
+        var time: Int64
+        var nonce: String
+        var mac: String
     }
 
     /// 16 random bytes, as 32 hex characters.

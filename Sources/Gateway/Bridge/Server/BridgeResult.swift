@@ -12,6 +12,9 @@ struct BridgeResult: Sendable {
 
     static func ok(_ data: [String: JSONValue]) -> BridgeResult { BridgeResult(outcome: .ok, data: data) }
 
+    /// An answer whose `data` is `payload`'s members.
+    static func ok(_ payload: some Encodable) -> BridgeResult { .ok(BridgeJSON.object(payload)) }
+
     static func failure(verb: String, message: String, data: [String: JSONValue] = [:]) -> BridgeResult {
         BridgeResult(outcome: .error("\(verb): \(message)"), data: data)
     }
@@ -36,4 +39,14 @@ struct BridgeEventPayload: Encodable {
 struct BridgeFailure: Error {
     var message: String
     var data: [String: JSONValue] = [:]
+
+    init(message: String, data: [String: JSONValue] = [:]) {
+        self.message = message
+        self.data = data
+    }
+
+    /// A failure whose `data` names its cause: `{"reason": "<reason>"}`.
+    init(message: String, reason: String) {
+        self.init(message: message, data: BridgeJSON.object(FailureReasonPayload(reason: reason)))
+    }
 }

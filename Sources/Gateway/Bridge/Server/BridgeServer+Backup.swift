@@ -10,7 +10,7 @@ extension BridgeServer {
     /// Writes a consistent copy of the database into the backup folder (0700), unless
     /// `BackupRotation` refuses (too soon, too little room), then deletes copies beyond the
     /// newest five.
-    func makeBackup() throws -> [String: JSONValue] {
+    func makeBackup() throws -> BackupPayload {
         let directory = settings.backupDirectory
         do {
             try FileManager.default.createDirectory(
@@ -48,7 +48,7 @@ extension BridgeServer {
                 logger.warning("could not delete the old backup \(name): \(error.localizedDescription)")
             }
         }
-        return ["path": .string(target.path), "size_bytes": .integer(Int64(size))]
+        return BackupPayload(path: target.path, sizeBytes: Int64(size))
     }
 
     /// Bytes free for an unprivileged writer on the file system holding `path`.

@@ -36,10 +36,9 @@ extension BridgeServer {
             if transaction != nil {
                 respond(
                     verb,
-                    .ok([
-                        "id": .string(device.id.rawValue), "friendly_name": .string(device.name),
-                        "state": DeviceStatePayload.json(state),
-                    ]),
+                    .ok(
+                        CommandConfirmedPayload(
+                            id: device.id.rawValue, friendlyName: device.name, state: DeviceStatePayload.json(state))),
                     transaction: transaction)
             }
         } catch {
@@ -53,7 +52,8 @@ extension BridgeServer {
             if transaction != nil { respond(verb, .failure(verb: verb, message: message), transaction: transaction) }
             await emit(
                 "command_failed", device: device.id,
-                ["id": .string(device.id.rawValue), "friendly_name": .string(device.name), "error": .string(message)])
+                BridgeJSON.object(
+                    CommandFailedPayload(id: device.id.rawValue, friendlyName: device.name, error: message)))
         }
     }
 

@@ -21,10 +21,7 @@ extension BridgeServer {
             let name = await controller.device(id)?.name ?? id.rawValue
             await emit(
                 raised ? "fault_raised" : "fault_cleared", device: id,
-                [
-                    "id": .string(id.rawValue), "friendly_name": .string(name),
-                    "faults": .array(faults.map(JSONValue.string)),
-                ])
+                BridgeJSON.object(FaultsPayload(id: id.rawValue, friendlyName: name, faults: faults)))
         case .devicePaired, .deviceRemoved:
             // Not waited for here: values and availability keep flowing meanwhile.
             Task { [weak self] in await self?.publishDevicesCoalesced() }
@@ -47,12 +44,11 @@ extension BridgeServer {
         guard status.availability == .authFailed else { return }
         await emit(
             "auth_failed", device: device.id,
-            [
-                "id": .string(device.id.rawValue), "friendly_name": .string(device.name),
-                "message": .string(
-                    "frames from \(device.name) do not decrypt with its local key; "
-                        + "rekey it with `youll-devices rekey \(device.name)`"),
-            ])
+            BridgeJSON.object(
+                AuthFailedPayload(
+                    id: device.id.rawValue, friendlyName: device.name,
+                    message: "frames from \(device.name) do not decrypt with its local key; "
+                        + "rekey it with `youll-devices rekey \(device.name)`")))
     }
 
     /// Records the device's reported values as its confirmed state, in the next group

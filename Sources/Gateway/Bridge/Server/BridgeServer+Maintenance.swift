@@ -5,7 +5,7 @@ import TuyaCore
 extension BridgeServer {
     /// Performs `maintenance/…` and `deeplink/resolve`.
     func performMaintenance(_ request: MaintenanceRequest) async throws -> [String: JSONValue] {
-        if case .resolveLink(let url) = request { return try await resolveLink(url) }
+        if case .resolveLink(let url) = request { return BridgeJSON.object(try await resolveLink(url)) }
         guard let service = maintenance else {
             throw BridgeFailure(message: "maintenance is switched off in the configuration (maintenance.enabled)")
         }
@@ -56,25 +56,24 @@ extension BridgeServer {
     /// Resolves a link against the live registry; a link that cannot be resolved is an
     /// error whose message names the field, with the details in `data`. A proceeding
     /// maintenance link carries the reminder, a device link the device's name.
-    private func resolveLink(_ url: String) async throws -> [String: JSONValue] {
+    private func resolveLink(_ url: String) async throws -> ResolvedLinkPayload {
         let context = await routeContext()
-        let (json, resolved) = DeepLinkJSON.resolve(url, context: context)
-        metrics.recordRouteResolution(json["resolution"]?.stringValue ?? "error")
-        guard resolved, var fields = json.objectValue else {
-            let message = json.objectValue?["message"]?.stringValue ?? "the link cannot be resolved"
-            throw BridgeFailure(message: "url: \(message)", data: json.objectValue ?? [:])
+        let (outcome, resolved) = DeepLinkJSON.outcome(url, context: context)
+        metrics.recordRouteResolution(outcome.resolution)
+        guard resolved else {
+            let message = outcome.message ?? "the link cannot be resolved"
+            throw BridgeFailure(message: "url: \(message)", data: BridgeJSON.object(outcome))
         }
-        if case .object(let destination)? = fields["destination"], let raw = destination["device"]?.stringValue,
-            let id = DeviceID(raw), let device = await controller.device(id)
-        {
-            fields["friendly_name"] = .string(device.name)
-            if let type = destination["type"]?.stringValue, let service = maintenance,
+        var answer = ResolvedLinkPayload(outcome: outcome)
+        if let raw = outcome.destination?.device, let id = DeviceID(raw), let device = await controller.device(id) {
+            answer.friendlyName = device.name
+            if let type = outcome.destination?.type, let service = maintenance,
                 let report = await service.reminders(of: id).first(where: { $0.report.key.type == type })
             {
-                fields["reminder"] = MaintenanceJSON.reminder(report.report, deviceName: device.name)
+                answer.reminder = MaintenanceJSON.Reminder(report.report, deviceName: device.name)
             }
         }
-        return fields
+        return answer
     }
 
     private func routeContext() async -> RouteContext {
@@ -90,7 +89,8 @@ extension BridgeServer {
 extension BridgePublisher: MaintenancePublisher {
     public func publishMaintenanceAlert(_ alert: MaintenanceAlert, deviceName: String) async {
         await emit(
-            "maintenance_alert", device: alert.device, ["alert": MaintenanceJSON.alert(alert, deviceName: deviceName)])
+            "maintenance_alert", device: alert.device,
+            BridgeJSON.object(MaintenanceJSON.AlertEvent(alert: MaintenanceJSON.Alert(alert, deviceName: deviceName))))
     }
 
     public func publishMaintenanceReminders(_ reminders: JSONValue, deviceName: String) async {

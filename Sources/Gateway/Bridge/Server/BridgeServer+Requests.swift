@@ -25,7 +25,8 @@ extension BridgeServer {
             logger.notice("refused request \(verb): \(refusal.message)")
             metrics.recordRefusedRequest(reason: refusal.reason)
             let failure = BridgeResult.failure(
-                verb: verb, message: refusal.message, data: ["reason": .string(refusal.reason)])
+                verb: verb, message: refusal.message,
+                data: BridgeJSON.object(FailureReasonPayload(reason: refusal.reason)))
             respond(verb, failure, transaction: transaction)
             return
         }
@@ -65,7 +66,7 @@ extension BridgeServer {
             case .deviceRefresh(let reference):
                 let device = try await resolve(reference, field: "id")
                 try await controller.refresh(device.id)
-                return .ok(["id": .string(device.id.rawValue), "friendly_name": .string(device.name)])
+                return .ok(DeviceIdentityPayload(device))
             case .healthCheck: return .ok(await health())
             case .backup: return .ok(try makeBackup())
             case .maintenance(let request): return .ok(try await performMaintenance(request))
@@ -111,12 +112,12 @@ extension BridgeServer {
     /// devices heard broadcasting (the 3.5 solicitation goes out), become `device_found`;
     /// BLE: a scan reports Tuya adverts as `device_found` with `transport: ble`.
     /// Asking for BLE alone where BLE cannot work is an error naming why.
-    private func permitJoin(open: Bool, seconds: Int?, transport: Transport?) async throws -> [String: JSONValue] {
+    private func permitJoin(open: Bool, seconds: Int?, transport: Transport?) async throws -> PermitJoinPayload {
         permitJoinTimer?.cancel()
         permitJoinTimer = nil
         guard open else {
             await closePermitJoin()
-            return ["value": .bool(false)]
+            return .closed
         }
         if transport == .ble, case .unavailable(let reason) = settings.ble {
             throw BridgeFailure(message: "transport: BLE cannot be used: \(reason)")
@@ -124,17 +125,17 @@ extension BridgeServer {
         let duration = seconds.map { Duration.seconds($0) } ?? settings.permitJoinDefault
         pairingWindow.open(for: duration, now: time.now())
         let secondsOpen = duration.components.seconds
-        var data: [String: JSONValue] = ["value": .bool(true), "time": .integer(secondsOpen)]
+        var data = PermitJoinPayload(value: true, time: secondsOpen)
         if transport != .ble {
             await controller.openPairingWindow()
-            data["lan_candidates"] = .array(await lanCandidates().map { .object($0.eventData) })
+            data.lanCandidates = await lanCandidates().map(DeviceFoundPayload.init)
         }
         if transport == nil || transport == .ble {
             switch settings.ble {
             case .available(let adapter):
                 try await startBLEScan(adapter: adapter)
             case .unavailable(let reason):
-                data["ble"] = .string("unavailable: \(reason)")
+                data.ble = "unavailable: \(reason)"
             }
         }
         let clock = clock
@@ -143,7 +144,7 @@ extension BridgeServer {
             await self?.closePermitJoin()
         }
         logger.info("pairing permitted for \(secondsOpen) s (\(transport?.rawValue ?? "mqtt, lan and ble"))")
-        await emit("permit_join_changed", data)
+        await emit("permit_join_changed", BridgeJSON.object(data))
         publishInfo()
         return data
     }
@@ -176,16 +177,14 @@ extension BridgeServer {
         await bleScan?.stop()
         bleScan = nil
         logger.info("pairing window closed")
-        await emit("permit_join_changed", ["value": .bool(false)])
+        await emit("permit_join_changed", BridgeJSON.object(PermitJoinPayload.closed))
         publishInfo()
     }
 
-    private func addDevice(_ add: BridgeRequest.DeviceAdd) async throws -> [String: JSONValue] {
+    private func addDevice(_ add: BridgeRequest.DeviceAdd) async throws -> DeviceAddedPayload {
         let name = add.name?.text ?? add.id.rawValue
-        let idField: [String: JSONValue] = ["id": .string(add.id.rawValue)]
         if add.transport == .ble, case .unavailable(let reason) = settings.ble {
-            throw BridgeFailure(
-                message: "transport: BLE cannot be used: \(reason)", data: ["reason": .string("ble_unavailable")])
+            throw BridgeFailure(message: "transport: BLE cannot be used: \(reason)", reason: "ble_unavailable")
         }
         if let profile = add.profileID, library.profile(id: profile) == nil {
             let known = library.all.map(\.id).joined(separator: ", ")
@@ -193,46 +192,41 @@ extension BridgeServer {
         }
         if let paired = await controller.device(add.id) { return try await pairedAgain(paired, add) }
         let warning = try await checkNameFree(name, for: add.id, field: add.name == nil ? "id" : "name")
-        await emit("pairing_started", device: add.id, idField)
+        await emit("pairing_started", device: add.id, BridgeJSON.object(PairingStartedPayload(id: add.id.rawValue)))
         let outcome = try await pair(add, name: name)
         guard case .paired(let device) = outcome else {
             let reason = Self.reason(outcome)
             await pairingFailed(add.id, reason: reason, message: outcome.description)
-            throw BridgeFailure(message: outcome.description, data: ["reason": .string(reason)])
+            throw BridgeFailure(message: outcome.description, reason: reason)
         }
         // The answer follows the device list that names it: whoever reads the list next finds it.
         await publishDevicesCoalesced()
-        let json = BridgeDevicePayload.json(device, profile: library.profile(id: device.profileID))
+        let entry = BridgeDevicePayload(device, profile: library.profile(id: device.profileID))
         logger.info("paired \(device.name) (\(device.id)) with profile \(device.profileID)")
-        await emit("device_paired", device: device.id, ["device": json])
-        var data = json.objectValue ?? [:]
-        if let warning { data["warning"] = .string(warning) }
+        await emit("device_paired", device: device.id, BridgeJSON.object(DevicePairedPayload(device: entry)))
         // The answer has the shape of an entry of `devices --json` (issue 14 item 18).
-        data["availability"] = .string((await controller.status(of: device.id)?.availability ?? .unknown).rawValue)
-        if data["product_id"] == nil { data["product_id"] = .null }
-        return data
+        return DeviceAddedPayload(
+            device: entry, availability: (await controller.status(of: device.id)?.availability ?? .unknown).rawValue,
+            warning: warning)
     }
 
     /// `device/add` for a device already paired: the same key changes nothing and answers as
     /// a new pairing would (an import run twice); another key is refused with how to rekey.
-    private func pairedAgain(_ paired: TuyaDevice, _ add: BridgeRequest.DeviceAdd) async throws -> [String: JSONValue] {
+    private func pairedAgain(_ paired: TuyaDevice, _ add: BridgeRequest.DeviceAdd) async throws -> DeviceAddedPayload {
         switch await controller.hasLocalKey(add.localKey.text, for: add.id) {
         case true?:
-            var data =
-                BridgeDevicePayload.json(paired, profile: library.profile(id: paired.profileID)).objectValue ?? [:]
-            data["already_paired"] = .bool(true)
-            data["availability"] = .string((await controller.status(of: paired.id)?.availability ?? .unknown).rawValue)
-            if data["product_id"] == nil { data["product_id"] = .null }
-            return data
+            return DeviceAddedPayload(
+                device: BridgeDevicePayload(paired, profile: library.profile(id: paired.profileID)),
+                availability: (await controller.status(of: paired.id)?.availability ?? .unknown).rawValue,
+                alreadyPaired: true)
         case false?:
             let message =
                 "\(paired.name) is already paired with a different local key; to change it run `youll-devices rekey \(paired.name)`"
             await pairingFailed(add.id, reason: "already_paired", message: message)
-            throw BridgeFailure(message: "local_key: \(message)", data: ["reason": .string("already_paired")])
+            throw BridgeFailure(message: "local_key: \(message)", reason: "already_paired")
         case nil:
             await pairingFailed(add.id, reason: "already_paired", message: PairingOutcome.alreadyPaired.description)
-            throw BridgeFailure(
-                message: "id: \(PairingOutcome.alreadyPaired.description)", data: ["reason": .string("already_paired")])
+            throw BridgeFailure(message: "id: \(PairingOutcome.alreadyPaired.description)", reason: "already_paired")
         }
     }
 
@@ -255,7 +249,7 @@ extension BridgeServer {
         } catch {
             let message = Self.describe(error)
             await pairingFailed(add.id, reason: "invalid_request", message: message)
-            throw BridgeFailure(message: message, data: ["reason": .string("invalid_request")])
+            throw BridgeFailure(message: message, reason: "invalid_request")
         }
     }
 
@@ -263,7 +257,7 @@ extension BridgeServer {
         logger.notice("pairing \(id) failed: \(message)")
         await emit(
             "pairing_failed", device: id,
-            ["id": .string(id.rawValue), "reason": .string(reason), "message": .string(message)])
+            BridgeJSON.object(PairingFailedPayload(id: id.rawValue, reason: reason, message: message)))
     }
 
     static func reason(_ outcome: PairingOutcome) -> String {
@@ -328,7 +322,7 @@ extension BridgeServer {
         guard case .paired = outcome else {
             throw BridgeFailure(
                 message: "the new key was not accepted, the old one stays in use: \(outcome.description)",
-                data: ["reason": .string(Self.reason(outcome))])
+                reason: Self.reason(outcome))
         }
         let data = BridgeJSON.object(DeviceIdentityPayload(device))
         logger.info("rekeyed \(device.name) (\(device.id))")
