@@ -136,7 +136,8 @@ let package = Package(
             name: "youll-bench",
             dependencies: [
                 "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage",
-                "BLELink", "DeepLinks",
+                // LANLink: the LAN round trip measured hop by hop (LANHops).
+                "BLELink", "DeepLinks", "LANLink",
                 "SessionEngine", "YoullTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

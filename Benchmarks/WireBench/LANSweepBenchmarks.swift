@@ -50,6 +50,11 @@ struct LANSweepBenchmarks {
         print("BENCH lan.sweep\(devices).max \(String(format: "%.1f", result.times.last ?? 0)) ms")
         print("BENCH lan.sweep\(devices).connections \(result.connections) sockets")
         print("BENCH lan.sweep\(devices).rss \(String(format: "%.1f", result.rss)) MB")
+        // This process before the controller started: what the connections add is the difference.
+        print("BENCH lan.sweep\(devices).rss.before \(String(format: "%.1f", result.rssBefore)) MB")
+        print(
+            "# lan sweep: resident anonymous \(String(format: "%.1f", result.rssAnon)) MB, file-backed \(String(format: "%.1f", result.rssFile)) MB"
+        )
         print("BENCH lan.sweep\(devices).pairing \(String(format: "%.0f", result.pairing)) ms")
     }
 
@@ -57,6 +62,9 @@ struct LANSweepBenchmarks {
         var times: [Double]
         var connections: Int
         var rss: Double
+        var rssBefore: Double
+        var rssAnon: Double
+        var rssFile: Double
         var pairing: Double
     }
 
@@ -68,6 +76,7 @@ struct LANSweepBenchmarks {
         profile.frameGapMilliseconds = 0
         library = ProfileLibrary(profiles: library.all.filter { $0.id != profile.id } + [profile])
         let entries = try Self.devices(in: devicesJSON)
+        let rssBefore = Self.residentMegabytes()
         guard entries.count == devices else { throw BenchError("devices.json lists \(entries.count) devices") }
         let controller = TuyaController(bus: SilentBus(), library: library)
         try await controller.start()
@@ -109,7 +118,10 @@ struct LANSweepBenchmarks {
             if round > 0 { times.append(Self.milliseconds(started.duration(to: clock.now))) }
         }
         let result = Result(
-            times: times.sorted(), connections: Self.openSockets(), rss: Self.residentMegabytes(), pairing: pairing)
+            times: times.sorted(), connections: Self.openSockets(), rss: Self.residentMegabytes(),
+            rssBefore: rssBefore, rssAnon: Self.residentMegabytes("RssAnon:"),
+            rssFile: Self.residentMegabytes("RssFile:"),
+            pairing: pairing)
         await controller.stop()
         return result
     }
@@ -139,10 +151,10 @@ struct LANSweepBenchmarks {
         Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
     }
 
-    /// VmRSS of this process in MB.
-    static func residentMegabytes() -> Double {
+    /// VmRSS of this process in MB (or another field of /proc/self/status: RssAnon, RssFile).
+    static func residentMegabytes(_ field: String = "VmRSS:") -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
             let kilobytes = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         else { return 0 }
         return kilobytes / 1024

@@ -16,6 +16,25 @@ struct AESTests {
         #expect(try AESCipher.decryptECB(fipsCiphertext, key: key) == fipsPlaintext)
     }
 
+    @Test("AES-128-ECB over four blocks matches NIST SP 800-38A F.1.1/F.1.2 both ways")
+    func nistMultiBlockKnownAnswer() throws {
+        let key = try AESKey(bytes: hexBytes("2b7e151628aed2a6abf7158809cf4f3c"))
+        let plaintext = hexBytes(
+            "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+                + "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710")
+        let ciphertext = hexBytes(
+            "3ad77bb40d7a3660a89ecaf32466ef97f5d3d58503b9699de785895a96fdbaaf"
+                + "43b1cd7f598ece23881b00e3ed0306887b0c785e27e8ad3f8223207104725dd4")
+        #expect(try AESCipher.encryptECB(plaintext, key: key) == ciphertext)
+        #expect(try AESCipher.decryptECB(ciphertext, key: key) == plaintext)
+        // Every prefix of whole blocks, so the first and last block rules hold for 1...4 blocks.
+        for blocks in 1...4 {
+            let end = blocks * 16
+            #expect(try AESCipher.encryptECB(Array(plaintext[..<end]), key: key) == Array(ciphertext[..<end]))
+        }
+        #expect(try AESCipher.encryptECB([], key: key) == [])
+    }
+
     @Test("multi-block ECB decryption equals decrypting each block on its own")
     func ecbMultiBlock() throws {
         let key = try AESKey(localKey: "0123456789abcdef")

@@ -11,6 +11,12 @@ let harnesses: [String: @Sendable ([UInt8]) -> Void] = bleHarnesses.merging([
     "padding-ecb": { bytes in
         _ = try? PKCS7.unpad(bytes)
         _ = try? AESCipher.decryptECB(bytes, key: fuzzKey)
+        // Whole blocks encrypt (every block under one key schedule) and decrypt back.
+        if let sealed = try? AESCipher.encryptECB(bytes, key: fuzzKey) {
+            guard (try? AESCipher.decryptECB(sealed, key: fuzzKey)) == bytes else {
+                fatalError("ECB round trip changed the bytes")
+            }
+        }
     },
     "mqtt-frame": { bytes in
         _ = try? MQTTFrame.decodeHeader(bytes)
@@ -96,6 +102,39 @@ let harnesses: [String: @Sendable ([UInt8]) -> Void] = bleHarnesses.merging([
                 _ = try? LANMessageCodec(version: version).decode(bytes, key: fuzzKey, direction: direction)
             }
         }
+    },
+    "lan-dps": { bytes in
+        // Reading only a LAN body's dps must agree with reading the whole body into values.
+        func whole() -> Result<[String: JSONValue]?, WireError> {
+            guard !bytes.isEmpty else { return .success(nil) }
+            do throws(WireError) {
+                guard case .object(let root) = try CompactJSON.decode(bytes) else {
+                    throw .malformedJSON("the LAN body is not a JSON object")
+                }
+                if let dps = root["dps"] {
+                    guard case .object(let members) = dps else {
+                        throw .invalidField(field: "dps", reason: "not an object")
+                    }
+                    return .success(members)
+                }
+                if case .object(let data)? = root["data"], let dps = data["dps"] {
+                    guard case .object(let members) = dps else {
+                        throw .invalidField(field: "data.dps", reason: "not an object")
+                    }
+                    return .success(members)
+                }
+                return .success(nil)
+            } catch {
+                return .failure(error)
+            }
+        }
+        let alone: Result<[String: JSONValue]?, WireError>
+        do throws(WireError) {
+            alone = .success(try LANDataPoints.dps(in: bytes))
+        } catch {
+            alone = .failure(error)
+        }
+        guard alone == whole() else { fatalError("LAN dps reading differs from the whole body's") }
     },
     "lan-reader": { bytes in
         // The input is cut into reads by its own bytes; every frame out must be whole.

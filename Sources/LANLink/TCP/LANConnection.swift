@@ -6,21 +6,19 @@ import NIOPosix
 /// firmware up until it is power-cycled). Bytes arrive as the network delivers them; frame
 /// boundaries are found by the codec above.
 ///
-/// One task per connection runs the NIO channel: it copies what arrives into `bytes` and
-/// writes what `write` queued, in order, so the link never waits on the socket.
+/// No task of its own: a handler at the end of the channel's pipeline yields what arrives
+/// into `bytes` on the event loop, and `write` hands each frame to the channel, which queues
+/// it on its event loop in the order written, so the link never waits on the socket. A
+/// gateway holds one per device, so each costs only its socket, its pipeline and its stream.
 public final class LANConnection: LANByteStream {
     /// `ip:port` of the device.
     public let remote: String
     public let bytes: AsyncStream<[UInt8]>
-    private let outbox: AsyncStream<[UInt8]>.Continuation
     private let channel: any Channel
 
-    private init(
-        remote: String, bytes: AsyncStream<[UInt8]>, outbox: AsyncStream<[UInt8]>.Continuation, channel: any Channel
-    ) {
+    private init(remote: String, bytes: AsyncStream<[UInt8]>, channel: any Channel) {
         self.remote = remote
         self.bytes = bytes
-        self.outbox = outbox
         self.channel = channel
     }
 
@@ -28,33 +26,22 @@ public final class LANConnection: LANByteStream {
     public static func connect(
         host: String, port: Int = 6668, timeout: Duration = .seconds(5)
     ) async throws(LANConnectError) -> LANConnection {
-        let channel = try await open(host: host, port: port, timeout: timeout)
         let (bytes, received) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
-        let (frames, outbox) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
-        let connection = LANConnection(
-            remote: "\(host):\(port)", bytes: bytes, outbox: outbox, channel: channel.channel)
-        Task {
-            try? await channel.executeThenClose { inbound, outbound in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await frame in frames { try await outbound.write(ByteBuffer(bytes: frame)) }
-                    }
-                    for try await buffer in inbound { received.yield(buffer.bytes) }
-                    group.cancelAll()
-                }
-            }
+        let channel: any Channel
+        do {
+            channel = try await open(host: host, port: port, timeout: timeout, delivering: received)
+        } catch {
             received.finish()
-            outbox.finish()
+            throw error
         }
-        return connection
+        return LANConnection(remote: "\(host):\(port)", bytes: bytes, channel: channel)
     }
 
     public func write(_ frame: [UInt8]) {
-        outbox.yield(frame)
+        channel.writeAndFlush(ByteBuffer(bytes: frame), promise: nil)
     }
 
     public func close() {
-        outbox.finish()
         channel.close(promise: nil)
     }
 
@@ -74,8 +61,8 @@ public final class LANConnection: LANByteStream {
     }
 
     private static func open(
-        host: String, port: Int, timeout: Duration
-    ) async throws(LANConnectError) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        host: String, port: Int, timeout: Duration, delivering received: AsyncStream<[UInt8]>.Continuation
+    ) async throws(LANConnectError) -> any Channel {
         let address: SocketAddress
         do {
             address = try SocketAddress(ipAddress: host, port: port)
@@ -86,17 +73,50 @@ public final class LANConnection: LANByteStream {
             return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.milliseconds(max(1, Int64(timeout / .milliseconds(1)))))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .connect(to: address) { channel in
+                // Device frames are a few hundred bytes: start reads small, grow on demand.
+                .channelOption(
+                    .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+                )
+                .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        try channel.pipeline.syncOperations.addHandler(Delivery(received))
                     }
                 }
+                .connect(to: address).get()
         } catch let error as IOError where error.errnoCode == ECONNREFUSED || error.errnoCode == ECONNRESET {
             throw .refused(host: host)
         } catch ChannelError.connectTimeout {
             throw .timedOut(host: host, after: timeout)
         } catch {
             throw .unreachable(host: host, reason: String(describing: error))
+        }
+    }
+
+    /// The end of the pipeline: what arrives goes into `bytes`, which ends with the channel.
+    private final class Delivery: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+
+        private let received: AsyncStream<[UInt8]>.Continuation
+
+        init(_ received: AsyncStream<[UInt8]>.Continuation) {
+            self.received = received
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            received.yield(unwrapInboundIn(data).bytes)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            received.finish()
+            context.fireChannelInactive()
+        }
+
+        func handlerRemoved(context: ChannelHandlerContext) {
+            received.finish()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
         }
     }
 }

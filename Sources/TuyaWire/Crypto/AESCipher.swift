@@ -25,21 +25,34 @@ public enum AESCipher {
 
     /// Encrypts the whole blocks of `buffer` where they are (ECB), so a frame is sealed
     /// inside the array it is sent from.
+    ///
+    /// swift-crypto has no ECB mode, and `AES.permute` expands the key schedule again for
+    /// every 16-byte block. CFB decryption computes `P[i] = C[i] ⊕ E(C[i-1])` with
+    /// `C[0] = IV`, where every input is known beforehand: with IV = X₁ and ciphertext
+    /// X₂ … Xₙ ‖ 0¹⁶ one call (one key schedule, BoringSSL's constant-time AES) returns
+    /// E(Xᵢ) ⊕ Xᵢ₊₁ for i < n and E(Xₙ) last, from which the blocks are written back.
     static func encryptECB(inPlace buffer: UnsafeMutableBufferPointer<UInt8>, key: AESKey) throws(WireError) {
-        guard buffer.count % 16 == 0 else {
-            throw .badPadding("ECB input of \(buffer.count) bytes is not whole blocks")
+        let count = buffer.count
+        guard count % 16 == 0 else {
+            throw .badPadding("ECB input of \(count) bytes is not whole blocks")
         }
+        guard count > 0, let base = buffer.baseAddress else { return }
+        let keystream: Data
         do {
-            // Permute each block through a buffer pointer: an `inout` ArraySlice here
-            // copied the array on every block (about 5× slower).
-            var offset = 0
-            while offset < buffer.count {
-                var block = UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + 16)])
-                try AES.permute(&block, key: key.symmetric)
-                offset += 16
+            let iv = try AES._CFB.IV(ivBytes: UnsafeBufferPointer(start: base, count: 16))
+            keystream = try withUnsafeTemporaryAllocation(byteCount: count, alignment: 16) { input in
+                // X₂ … Xₙ, then a zero block.
+                input.copyMemory(from: UnsafeRawBufferPointer(start: base + 16, count: count - 16))
+                input.baseAddress!.advanced(by: count - 16).initializeMemory(as: UInt8.self, repeating: 0, count: 16)
+                return try AES._CFB.decrypt(UnsafeRawBufferPointer(input), using: key.symmetric, iv: iv)
             }
         } catch {
             throw .malformed("AES-ECB failed: \(error)")
+        }
+        keystream.withUnsafeBytes { (stream: UnsafeRawBufferPointer) in
+            // Block i is written after block i + 1 was read, in ascending order.
+            for index in 0..<(count - 16) { base[index] = stream[index] ^ base[index + 16] }
+            for index in (count - 16)..<count { base[index] = stream[index] }
         }
     }
 

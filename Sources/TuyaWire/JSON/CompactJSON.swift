@@ -52,6 +52,23 @@ public enum CompactJSON {
         return try result.get()
     }
 
+    /// Reads a Tuya LAN body for its `dps` alone (`LANDataPoints`), checking all of it as
+    /// `decode` does.
+    static func lanBody(_ bytes: [UInt8]) throws(WireError) -> JSONParser.LANBody {
+        let result: Result<JSONParser.LANBody, WireError> = bytes.withUnsafeBytes { buffer in
+            guard buffer.count <= maxInputSize else {
+                return .failure(.lengthOutOfRange(field: "JSON input", value: buffer.count, limit: maxInputSize))
+            }
+            var parser = JSONParser(buffer)
+            do throws(WireError) {
+                return .success(try parser.parseLANBody())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Parses exactly one JSON value from raw memory, with optional surrounding whitespace.
     public static func decode(_ buffer: UnsafeRawBufferPointer) throws(WireError) -> JSONValue {
         guard buffer.count <= maxInputSize else {

@@ -11,6 +11,8 @@ struct JSONParser {
     var scratch: [UInt8] = []
     /// Object members not yet moved into their dictionary, innermost object last.
     var pendingMembers: [PendingMember] = []
+    /// Keys of the objects `forEachMember` is reading, innermost last (duplicate checks).
+    var seenKeys: [String] = []
 
     struct PendingMember {
         let key: String
@@ -20,6 +22,9 @@ struct JSONParser {
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
+        // Room for a Tuya body's members at every level (3 + 1 + a few DPs), so the stack
+        // is allocated once rather than grown member by member.
+        pendingMembers.reserveCapacity(16)
     }
 
     mutating func parseDocument() throws(WireError) -> JSONValue {

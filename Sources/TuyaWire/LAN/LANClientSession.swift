@@ -125,7 +125,11 @@ public struct LANClientSession: Sendable {
             } catch {
                 return events + fail(.malformed(error))
             }
-            events += state == .negotiating ? finishHandshake(frame) : deliver(frame)
+            if state == .negotiating {
+                events += finishHandshake(frame)
+            } else {
+                events.append(deliver(frame))
+            }
             if case .failed = state { return events }
         }
     }
@@ -195,14 +199,19 @@ public struct LANClientSession: Sendable {
         }
     }
 
-    private mutating func deliver(_ frame: [UInt8]) -> [Event] {
+    private mutating func deliver(_ frame: [UInt8]) -> Event {
         do throws(WireError) {
-            return [
-                .message(try codec.decode(frame, frameKey: sessionFrameKey ?? localFrameKey, direction: .fromDevice))
-            ]
+            return .message(
+                try codec.decode(frame, frameKey: sessionFrameKey ?? localFrameKey, direction: .fromDevice))
         } catch {
-            if case .keyMismatch(let detail) = error { return fail(.keyMismatch(detail)) }
-            return fail(.malformed(error))
+            let failure: LANSessionFailure
+            if case .keyMismatch(let detail) = error {
+                failure = .keyMismatch(detail)
+            } else {
+                failure = .malformed(error)
+            }
+            state = .failed(failure)
+            return .failed(failure)
         }
     }
 

@@ -7,15 +7,14 @@ import TuyaCore
 public enum LANDataPoints {
     /// The `dps` object, nil when the body has none (an ack, a heartbeat answer). Throws
     /// when the body is not JSON or `dps` is not an object.
+    /// The whole body is checked as `CompactJSON.decode` checks it, but only `dps` becomes
+    /// values (a device's answer is read on every report).
     public static func dps(in json: [UInt8]) throws(WireError) -> [String: JSONValue]? {
         guard !json.isEmpty else { return nil }
-        guard case .object(let root) = try CompactJSON.decode(json) else {
-            throw .malformedJSON("the LAN body is not a JSON object")
-        }
-        if let dps = root["dps"] { return try object(dps, field: "dps") }
-        if let data = root["data"], case .object(let inner) = data, let dps = inner["dps"] {
-            return try object(dps, field: "data.dps")
-        }
+        let body = try CompactJSON.lanBody(json)
+        guard body.isObject else { throw .malformedJSON("the LAN body is not a JSON object") }
+        if let dps = body.dps { return try object(dps, field: "dps") }
+        if let dps = body.dataDPS { return try object(dps, field: "data.dps") }
         return nil
     }
 
