@@ -49,7 +49,7 @@ public final class LANConnection: LANByteStream {
     /// the channel; only then has it let the connection go. A device that does not close
     /// within `timeout` is cut off.
     public func closeAndWait(timeout: Duration) async {
-        outbox.finish()
+        // Frames written before are queued on the channel's event loop ahead of the close.
         let channel = channel
         let (seconds, attoseconds) = timeout.components
         let cutOff = channel.eventLoop.scheduleTask(
