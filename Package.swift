@@ -264,7 +264,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "MQTTLinkTests", dependencies: ["MQTTLink", "LocalBroker", "Timing", "YoullTestSupport", "DeviceSimulator"],
+            name: "MQTTLinkTests",
+            dependencies: ["MQTTLink", "LocalBroker", "Timing", "YoullTestSupport", "DeviceSimulator"],
             swiftSettings: strict),
         .testTarget(
             name: "CLITests",
