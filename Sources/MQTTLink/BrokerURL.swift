@@ -1,3 +1,5 @@
+import Foundation
+
 /// The parts of `scheme://[user[:password]@]host[:port][/]`, split by hand.
 ///
 /// Not `URLComponents`: reading its host runs ICU's IDNA conversion, which maps about
@@ -93,25 +95,8 @@ struct BrokerURL: Equatable {
     private static func decode(_ text: Substring, what: String, _ invalid: (String) -> MQTTError) throws(MQTTError)
         -> String
     {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var index = text.utf8.startIndex
-        while index < text.utf8.endIndex {
-            let byte = text.utf8[index]
-            if byte == UInt8(ascii: "%") {
-                let high = text.utf8.index(after: index)
-                guard high < text.utf8.endIndex, text.utf8.index(after: high) < text.utf8.endIndex,
-                    let value = UInt8(String(text[high...text.utf8.index(after: high)]), radix: 16)
-                else { throw invalid("the \(what) has a malformed %-escape") }
-                bytes.append(value)
-                index = text.utf8.index(high, offsetBy: 2)
-            } else {
-                bytes.append(byte)
-                index = text.utf8.index(after: index)
-            }
-        }
-        guard let decoded = String(validating: bytes, as: UTF8.self) else {
-            throw invalid("the \(what) is not UTF-8 once %-decoded")
+        guard let decoded = String(text).removingPercentEncoding else {
+            throw invalid("the \(what) has a malformed %-escape or is not UTF-8 once %-decoded")
         }
         return decoded
     }
