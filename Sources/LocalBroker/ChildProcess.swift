@@ -114,11 +114,7 @@ public struct ChildProcess: Sendable {
     /// own, never on one of the cooperative pool's (two on a 2-core machine), where a child
     /// taking seconds to shut down would stall every other task of the process.
     public func exitStatus() async -> Int32? {
-        await withCheckedContinuation { continuation in
-            let waiter = Thread { continuation.resume(returning: waitForExit()) }
-            waiter.name = "wait for pid \(pid)"
-            waiter.start()
-        }
+        await offPool(named: "wait for pid \(pid)") { waitForExit() }
     }
 
     /// Waits for the child and returns its exit status, or nil when a signal ended it.
@@ -198,4 +194,24 @@ public final class LineReader {
     public func next() async throws -> String? {
         try await iterator.next()
     }
+}
+
+/// Runs blocking `work` on a thread of its own and returns its result: for async callers of
+/// process and socket waits, which must not hold one of the cooperative pool's threads (two
+/// on a 2-core machine) for as long as the wait takes.
+func offPool<T: Sendable, Failure: Error>(
+    named name: String, _ work: @escaping @Sendable () throws(Failure) -> T
+) async throws(Failure) -> T {
+    let result: Result<T, Failure> = await withCheckedContinuation { continuation in
+        let thread = Thread {
+            do throws(Failure) {
+                continuation.resume(returning: .success(try work()))
+            } catch {
+                continuation.resume(returning: .failure(error))
+            }
+        }
+        thread.name = name
+        thread.start()
+    }
+    return try result.get()
 }

@@ -81,7 +81,7 @@ public final class LocalBroker: Sendable {
         credentials: Credentials? = nil, tls: TLSFiles? = nil, plainListener: Bool = false,
         extraConfiguration: [String] = []
     ) async throws -> LocalBroker {
-        try await offPool {
+        try await offPool(named: "local broker start") {
             try LocalBroker(
                 credentials: credentials, tls: tls, plainListener: plainListener,
                 extraConfiguration: extraConfiguration)
@@ -90,15 +90,7 @@ public final class LocalBroker: Sendable {
 
     /// `start()` for async callers, off the cooperative pool (see `started`).
     public func restart() async throws {
-        try await Self.offPool { try self.start() }
-    }
-
-    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try work() }) }
-            thread.name = "local broker start"
-            thread.start()
-        }
+        try await offPool(named: "local broker start") { try self.start() }
     }
 
     private static func choosePorts(plain: Bool) throws -> (main: Int, plain: Int?) {
