@@ -49,27 +49,7 @@ extension JSONParser {
         case UInt8(ascii: "{"):
             try forEachMember { parser, _ throws(WireError) in try parser.skipValue() }
         case UInt8(ascii: "["):
-            try enterContainer()
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                depth -= 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                try skipValue()
-                skipWhitespace()
-                guard index < bytes.count else { throw fail("unexpected end of input in an array") }
-                let separator = bytes[index]
-                index += 1
-                if separator == UInt8(ascii: "]") { break }
-                guard separator == UInt8(ascii: ",") else {
-                    index -= 1
-                    throw fail("expected ',' or ']' in an array")
-                }
-            }
-            depth -= 1
+            try forEachElement { parser throws(WireError) in try parser.skipValue() }
         default:
             // Scalars build no storage apart from long strings, which are rare outside `dps`.
             _ = try parseValue()

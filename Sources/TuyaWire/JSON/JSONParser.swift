@@ -112,17 +112,24 @@ struct JSONParser {
     }
 
     mutating func parseArray() throws(WireError) -> JSONValue {
-        try enterContainer()
         var elements: [JSONValue] = []
+        try forEachElement { parser throws(WireError) in elements.append(try parser.parseValue()) }
+        return .array(elements)
+    }
+
+    /// Reads an array at `index` (its `[`), handing the parser to `element` at each element,
+    /// which `element` must consume.
+    mutating func forEachElement(_ element: (inout JSONParser) throws(WireError) -> Void) throws(WireError) {
+        try enterContainer()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
-            return .array(elements)
+            return
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue())
+            try element(&self)
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input in an array") }
             let separator = bytes[index]
@@ -134,7 +141,6 @@ struct JSONParser {
             }
         }
         depth -= 1
-        return .array(elements)
     }
 
     // MARK: Helpers
