@@ -21,12 +21,10 @@ import TuyaWire
 /// The full `lanNN.dpwrite` minus `lanNN.hop.session` is the controller's part (its actor,
 /// the link actor, the shared link core and the waiter).
 enum LANHops {
-    /// Round trips of 64 bytes from a `LANConnection` to a blocking echo thread, in
-    /// microseconds, sorted.
-    static func streamEcho(samples: Int) async throws -> [Double] {
+    /// A TCP socket listening on 127.0.0.1 at a free port, and its address (port included).
+    static func loopbackListener() throws -> (fd: Int32, address: sockaddr_in) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw BenchError("socket: errno \(errno)") }
-        defer { close(listener) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -36,7 +34,18 @@ enum LANHops {
                 bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
             }
         }
-        guard bound else { throw BenchError("bind/listen: errno \(errno)") }
+        guard bound else {
+            close(listener)
+            throw BenchError("bind/listen: errno \(errno)")
+        }
+        return (listener, address)
+    }
+
+    /// Round trips of 64 bytes from a `LANConnection` to a blocking echo thread, in
+    /// microseconds, sorted.
+    static func streamEcho(samples: Int) async throws -> [Double] {
+        let (listener, address) = try loopbackListener()
+        defer { close(listener) }
         let port = Int(UInt16(bigEndian: address.sin_port))
         let fd = listener
         let echo = Thread {

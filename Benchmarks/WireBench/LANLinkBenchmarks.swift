@@ -146,19 +146,9 @@ struct LANLinkBenchmarks {
 
     /// Round trips of 64 bytes over one loopback TCP connection, in microseconds, sorted.
     private func tcpEcho(samples: Int) throws -> [Double] {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw BenchError("socket: errno \(errno)") }
+        var (listener, address) = try LANHops.loopbackListener()
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
-            }
-        }
-        guard bound else { throw BenchError("bind/listen: errno \(errno)") }
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(client) }
         let connected = withUnsafePointer(to: &address) {
