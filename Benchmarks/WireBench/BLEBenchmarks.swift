@@ -207,6 +207,7 @@ final class SilentBus: DeviceBus {
 
     func connect() async throws { sink.yield(.connected) }
     func publish(topic: String, payload: [UInt8]) async throws {}
+    func send(topic: String, payload: [UInt8]) {}
     func subscribe(_ topic: String) async throws {}
     func busEvents() -> any AsyncSequence<DeviceBusEvent, Never> & Sendable { stream }
     func close() async { sink.finish() }

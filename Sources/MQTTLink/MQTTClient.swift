@@ -122,6 +122,17 @@ public actor MQTTClient {
         return receipt
     }
 
+    /// Hands every message of `messages` to libmosquitto as it comes, in order, as `send`
+    /// does but with no receipt: for a producer that neither waits for the broker nor retries
+    /// (the controller's device links, which learn the outcome from the device's report). Runs
+    /// on the client, so a burst of messages costs one wake-up, not a task hop each; returns
+    /// when `messages` finishes.
+    public func forward(_ messages: AsyncStream<MQTTOutgoing>) async {
+        for await message in messages {
+            hand(topic: message.topic, payload: message.payload, qos: message.qos, retain: false, to: .nobody)
+        }
+    }
+
     private func hand(topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, to waiter: PublishWaiter) {
         guard !closing else { return waiter.resume(throwing: MQTTError.closed) }
         switch (phase, qos) {

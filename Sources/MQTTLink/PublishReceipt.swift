@@ -52,15 +52,17 @@ public final class PublishReceipt: Sendable {
     }
 }
 
-/// Who waits for a publish: a caller of `publish`, or a `PublishReceipt`.
+/// Who waits for a publish: a caller of `publish`, a `PublishReceipt`, or no one (`forward`).
 enum PublishWaiter: Sendable {
     case caller(CheckedContinuation<Void, any Error>)
     case receipt(PublishReceipt)
+    case nobody
 
     func resume() {
         switch self {
         case .caller(let continuation): continuation.resume()
         case .receipt(let receipt): receipt.complete(nil)
+        case .nobody: break
         }
     }
 
@@ -68,6 +70,7 @@ enum PublishWaiter: Sendable {
         switch self {
         case .caller(let continuation): continuation.resume(throwing: error)
         case .receipt(let receipt): receipt.complete(error)
+        case .nobody: break
         }
     }
 }

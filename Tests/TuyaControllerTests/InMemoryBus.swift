@@ -32,6 +32,10 @@ final class InMemoryBus: DeviceBus {
     }
 
     func publish(topic: String, payload: [UInt8]) async throws {
+        send(topic: topic, payload: payload)
+    }
+
+    func send(topic: String, payload: [UInt8]) {
         let (device, connected) = state.withLock { state in
             state.published.append((topic, payload))
             return (state.devices[String(topic.dropFirst("smart/device/in/".count))], state.connected)

@@ -5,13 +5,22 @@ import MQTTLink
 /// disconnected is still sent by libmosquitto after the reconnect, so a retry would
 /// duplicate it); subscriptions are restored by the client after every reconnect, and
 /// `.connected` is reported only once they are granted again.
+///
+/// Device links' frames go through one ordered outbox that the client drains itself
+/// (`MQTTClient.forward`), not through a task per device: 1,000 devices held 1,000 tasks and
+/// streams for it, and each frame cost a task wake-up and a wait for its PUBACK that no one used.
 public struct MQTTDeviceBus: DeviceBus {
     public let client: MQTTClient
     public let statistics: DeviceBusStatistics?
+    private let outbox: AsyncStream<MQTTOutgoing>.Continuation
 
     public init(configuration: MQTTConfiguration) throws(MQTTError) {
-        client = try MQTTClient(configuration: configuration)
+        let client = try MQTTClient(configuration: configuration)
+        self.client = client
         statistics = DeviceBusStatistics()
+        let (frames, outbox) = AsyncStream.makeStream(of: MQTTOutgoing.self, bufferingPolicy: .unbounded)
+        self.outbox = outbox
+        Task { await client.forward(frames) }
     }
 
     public func connect() async throws {
@@ -20,6 +29,11 @@ public struct MQTTDeviceBus: DeviceBus {
 
     public func publish(topic: String, payload: [UInt8]) async throws {
         try await client.publish(topic: topic, payload: payload, qos: .atLeastOnce, retain: false)
+        statistics?.sent()
+    }
+
+    public func send(topic: String, payload: [UInt8]) {
+        outbox.yield(MQTTOutgoing(topic: topic, payload: payload))
         statistics?.sent()
     }
 
@@ -47,6 +61,7 @@ public struct MQTTDeviceBus: DeviceBus {
     }
 
     public func close() async {
+        outbox.finish()
         await client.close()
     }
 }

@@ -7,7 +7,7 @@ import TuyaWire
 /// the shared `DeviceLinkCore` (commands, confirmation, reconciliation, events) with the
 /// device's "2.2" frames.
 ///
-/// Frames leave through one serial outbox so a query and a command never overtake each
+/// Frames leave through the bus's ordered `send`, so a query and a command never overtake each
 /// other on the wire, and a failed publish is never retried (INTEROP.md).
 actor MQTTDeviceLink: DeviceLinkDriver {
     struct Configuration: DeviceLinkTiming, Hashable, Sendable {
@@ -27,8 +27,7 @@ actor MQTTDeviceLink: DeviceLinkDriver {
     let inTopic: String
     private let key: AESKey
     private let unixTime: @Sendable () -> Int64
-    private let outbox: AsyncStream<[UInt8]>.Continuation
-    private var publisher: Task<Void, Never>?
+    private let bus: any DeviceBus
     private var tracker: AvailabilityTracker
     private var sequence: UInt32
     /// Frames dropped because they were corrupt, undecryptable or not a report.
@@ -55,16 +54,7 @@ actor MQTTDeviceLink: DeviceLinkDriver {
         sequence = sequenceSeed & 0xffff
         inTopic = "smart/device/in/\(device.id.rawValue)"
         tracker = AvailabilityTracker(configuration: configuration.availability)
-        let (frames, outbox) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
-        self.outbox = outbox
-        let topic = inTopic
-        publisher = Task {
-            for await frame in frames {
-                // A failure is not retried: the client may already hold the message, and the
-                // confirmation deadline reports the command as failed if it never arrives.
-                try? await bus.publish(topic: topic, payload: frame)
-            }
-        }
+        self.bus = bus
     }
 
     /// The device as persisted: for a rekey that must keep its desired and confirmed values.
@@ -157,11 +147,14 @@ actor MQTTDeviceLink: DeviceLinkDriver {
     }
 
     private func publish(_ envelope: TuyaEnvelope) {
+        guard !isStopped else { return }
         let body = envelope.encode(timestamp: unixTime())
         sequence &+= 1
         guard let frame = try? MQTTFrame.encode(body: body, key: key, sequence: sequence, source: Self.gatewaySource)
         else { return }
-        outbox.yield(frame)
+        // Not waited for, nor retried: the client may already hold the message, and the
+        // confirmation deadline reports the command as failed if it never arrives.
+        bus.send(topic: inTopic, payload: frame)
     }
 
     var transportWake: Duration? { tracker.nextWake }
@@ -170,12 +163,11 @@ actor MQTTDeviceLink: DeviceLinkDriver {
         perform(tracker.tick(now: now))
     }
 
-    /// Ends the timer and the outbox and fails every command still waiting.
+    /// Ends the timer and fails every command still waiting; no frame leaves after this.
     func stop() {
         guard !isStopped else { return }
         driver.isStopped = true
         driver.timer.cancel()
-        outbox.finish()
         failWaiters()
     }
 }

@@ -65,7 +65,7 @@ actor MQTTPairer {
                 do { try await sleepUntil(deadline) } catch { return }
                 await self?.deadlinePassed(id)
             }
-            Task { try? await bus.publish(topic: "smart/device/in/\(id.rawValue)", payload: frame) }
+            bus.send(topic: "smart/device/in/\(id.rawValue)", payload: frame)
         }
     }
 

@@ -9,6 +9,10 @@ public protocol DeviceBus: Sendable {
     /// Publishes at QoS 1. Must not be retried by the caller on failure: a client may have
     /// queued it already (INTEROP.md, MOSQ_ERR_NO_CONN).
     func publish(topic: String, payload: [UInt8]) async throws
+    /// Hands a frame over at QoS 1 without waiting for it to leave: frames sent one after
+    /// another (by any caller) leave in that order, and a failure is not reported (nor may it
+    /// be retried). For the device links, which learn the outcome from the device's report.
+    func send(topic: String, payload: [UInt8])
     func subscribe(_ topic: String) async throws
     /// The bus's events, for a single consumer (the controller).
     func busEvents() -> any AsyncSequence<DeviceBusEvent, Never> & Sendable
