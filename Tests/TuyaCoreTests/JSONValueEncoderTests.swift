@@ -66,6 +66,25 @@ struct JSONValueEncoderTests {
         #expect(try JSONValueEncoder().encode(value) == value)
     }
 
+    @Test("JSON held in a payload (a state, data points, a list of them) is written as it is")
+    func jsonInsidePayloads() throws {
+        struct Report: Encodable {
+            var state: [String: JSONValue]
+            var value: JSONValue
+            var history: [JSONValue]
+            var optional: JSONValue?
+        }
+        let state: [String: JSONValue] = ["brightness": .integer(500), "colour": .object(["h": .double(30.5)])]
+        let report = Report(
+            state: state, value: .array([.null, .bool(true)]), history: [.string("on"), .null], optional: .integer(1))
+        #expect(
+            try JSONValueEncoder().encode(report)
+                == .object([
+                    "state": .object(state), "value": .array([.null, .bool(true)]),
+                    "history": .array([.string("on"), .null]), "optional": .integer(1),
+                ]))
+    }
+
     @Test("an unsigned number beyond a JSON integer is refused, naming where it was")
     func overflow() {
         struct Big: Encodable { var counter: UInt64 }
