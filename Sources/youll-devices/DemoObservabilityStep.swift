@@ -1,10 +1,8 @@
+import AsyncHTTPClient
 import Foundation
 import Gateway
+import NIOCore
 import TuyaCore
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// The demo's view from outside: what Home Assistant finds under its discovery prefix
 /// (one retained config per device, with the gateway as a device of its own), and what
@@ -45,18 +43,12 @@ enum DemoObservabilityStep {
         for line in lines { print("    \(line)") }
     }
 
-    /// One GET, as a scraper would do it; the body as text.
+    /// One GET, as a scraper would do it; the body as text. Through AsyncHTTPClient (as the
+    /// webhooks are), not URLSession: FoundationNetworking would pull libcurl into the binary.
     static func get(_ address: String) async throws -> String {
-        guard let url = URL(string: address) else { throw CLIError("bad metrics address \(address)") }
-        let request = URLRequest(url: url, timeoutInterval: 10)
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-            URLSession.shared.dataTask(with: request) { data, response, error in
-                if let data, (response as? HTTPURLResponse)?.statusCode == 200 {
-                    continuation.resume(returning: String(decoding: data, as: UTF8.self))
-                } else {
-                    continuation.resume(throwing: error ?? CLIError("GET \(address) did not answer 200"))
-                }
-            }.resume()
-        }
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: address), timeout: .seconds(10))
+        guard response.status == .ok else { throw CLIError("GET \(address) answered \(response.status.code)") }
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return String(buffer: body)
     }
 }
