@@ -175,7 +175,9 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Benchmarks/WireBench",
-            swiftSettings: strict
+            swiftSettings: strict,
+            // Linked as the daemon is: the in-process sweeps (lan-sweep) report this process's memory.
+            linkerSettings: releaseDaemonLinking
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
         .target(
