@@ -44,6 +44,18 @@ struct LANRoguePeerTests {
             }
         }
 
+        /// The fault the log line names; nil when no frame was bad.
+        var fault: String? {
+            switch self {
+            case .randomBytes, .garbageFlood: "not a LAN frame"
+            case .badCRC: "bad CRC"
+            case .hugeLength: "bad length"
+            case .truncatedThenClose: nil
+            case .undecryptable: "undecryptable"
+            case .badGCMTag: "bad GCM tag"
+            }
+        }
+
         func bytes(key: AESKey) throws -> [UInt8] {
             var random = SeededGenerator(seed: 7)
             let codec = LANMessageCodec(version: version)
@@ -171,6 +183,7 @@ struct LANRoguePeerTests {
         let clock = ManualClock()
         let hub = EventHub()
         let announcements = Announcements(hub.subscribe())
+        let log = CapturedLog()
         var configuration = LANDeviceLink.Configuration()
         configuration.policy.backoff = Backoff(initial: .seconds(1), maximum: .seconds(1))
         let link = LANDeviceLink(
@@ -179,7 +192,8 @@ struct LANRoguePeerTests {
                 category: profile.category, transport: .lan),
             key: key, endpoint: try LANEndpoint(ip: address, version: hostile.version.rawValue, sourceID: 77),
             version: hostile.version, profile: profile, connector: TCPConnector(), configuration: configuration,
-            clock: OffsetClock(clock), unixTime: { Int64(Date().timeIntervalSince1970) }, hub: hub)
+            clock: OffsetClock(clock), unixTime: { Int64(Date().timeIntervalSince1970) }, hub: hub,
+            logger: log.logger)
 
         await link.start()
         do {
@@ -204,6 +218,19 @@ struct LANRoguePeerTests {
                 #expect(announcements.all.isEmpty, "\(hostile): one such frame is counted, not believed")
             }
             #expect(!announcements.all.contains { $0.availability == .authFailed }, "\(hostile)")
+            // Each bad frame ended a connection; the log names the first (device, fault,
+            // connection) and leaves out the second, a second later on the link's clock.
+            let warnings = log.lines.filter { $0.level == .warning }.map(\.message)
+            if let fault = hostile.fault {
+                #expect(warnings.count == 1, "\(hostile): one line for two bad frames within a minute: \(warnings)")
+                let line = warnings.first ?? ""
+                #expect(line.contains(identity.devId), "\(hostile): names the device: \(line)")
+                #expect(line.contains(fault), "\(hostile): names the fault: \(line)")
+                #expect(line.contains("connection 1 to \(address):6668"), "\(hostile): names the connection: \(line)")
+            } else {
+                #expect(warnings.isEmpty, "\(hostile): \(warnings)")
+            }
+            #expect(!log.lines.contains { $0.message.contains(identity.localKey) }, "\(hostile): no key in the log")
 
             // The real device comes back at that address: the link goes online and a command
             // is confirmed by its report.

@@ -1,5 +1,6 @@
 import Foundation
 import LANLink
+import Logging
 import Timing
 import TuyaCore
 import TuyaWire
@@ -60,13 +61,18 @@ actor LANDeviceLink: ProbedDeviceLink {
     private(set) var connections = 0
     /// Frames from the device that carried no usable values (acks, heartbeats excluded).
     private(set) var unreadableReports = 0
+    /// Bad frames from the device (each ends its connection), logged or not.
+    private(set) var badFrames = 0
+    private var faultLog = LANFaultLog()
+    private let logger: Logger
 
     init(
         device: TuyaDevice, key: AESKey, endpoint: LANEndpoint, version: LANProtocolVersion, profile: DeviceProfile,
         connector: any LANConnector, configuration: Configuration = Configuration(), clock: OffsetClock,
         unixTime: @escaping @Sendable () -> Int64, desired: DataPoints = [:], confirmed: DataPoints = [:],
         hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in },
-        onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in }
+        onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in },
+        logger: Logger = Logger(label: "youll-devices.lan")
     ) {
         core = DeviceLinkCore(
             device: device, profile: profile, timing: configuration, desired: desired, confirmed: confirmed,
@@ -79,6 +85,7 @@ actor LANDeviceLink: ProbedDeviceLink {
         self.unixTime = unixTime
         driver = LinkDriverState(clock: clock, hub: hub, onDesiredChange: onDesiredChange)
         self.onReprobe = onReprobe
+        self.logger = logger
         policy = LANLinkPolicy(configuration: configuration.policy)
         session = Self.makeSession(version: version, key: key, endpoint: endpoint, firstSequence: 1)
     }
@@ -253,15 +260,20 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     private func received(_ bytes: [UInt8], generation: Int) {
         guard generation == self.generation, !isStopped else { return }
+        var handshaking = !session.isEstablished
         for event in session.receive(bytes) {
             switch event {
             case .send(let frame):
                 stream?.write(frame)
             case .established:
+                handshaking = false
                 sessionEstablished()
             case .message(let message):
                 handle(message)
             case .failed(let failure):
+                logBadFrame(
+                    LANFrameFault(failure, version: version, duringHandshake: handshaking),
+                    detail: failure.description)
                 fail(failure.isKeyMismatch ? .keyMismatch(failure.description) : .protocolError(failure.description))
                 return
             }
@@ -272,6 +284,19 @@ actor LANDeviceLink: ProbedDeviceLink {
     private func streamEnded(generation: Int) {
         guard generation == self.generation, !isStopped else { return }
         fail(.closedByDevice)
+    }
+
+    /// One line per bad frame, naming the device (its id, never its key), the fault and the
+    /// connection, rate-limited by `LANFaultLog` on the link's clock. `detail` is the
+    /// session's description of the failure: what was wrong, never the frame's bytes.
+    private func logBadFrame(_ fault: LANFrameFault, detail: String) {
+        badFrames += 1
+        guard let suppressed = faultLog.admit(now: clock.now()) else { return }
+        let left =
+            suppressed == 0 ? "" : "; \(suppressed) more bad frames from it left out of the log since the last line"
+        logger.warning(
+            "LAN device \(core.device.id.rawValue): \(fault) on connection \(connections) to \(endpoint.ip):\(configuration.port): \(detail)\(left)",
+            metadata: ["device": "\(core.device.id.rawValue)", "fault": "\(fault)", "connection": "\(connections)"])
     }
 
     private func fail(_ failure: LANLinkPolicy.Failure) {
