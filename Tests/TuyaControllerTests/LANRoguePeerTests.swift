@@ -39,7 +39,7 @@ struct LANRoguePeerTests {
             case .randomBytes, .garbageFlood: "bytes that are not a LAN frame"
             case .badCRC: "CRC-32 mismatch"
             case .hugeLength: "LAN frame size"
-            case .truncatedThenClose: LANLinkPolicy.busyHint
+            case .truncatedThenClose: "the device closed the connection mid-frame (20 of "
             case .undecryptable, .badGCMTag: nil
             }
         }
@@ -50,7 +50,7 @@ struct LANRoguePeerTests {
             case .randomBytes, .garbageFlood: "not a LAN frame"
             case .badCRC: "bad CRC"
             case .hugeLength: "bad length"
-            case .truncatedThenClose: nil
+            case .truncatedThenClose: "truncated frame"
             case .undecryptable: "undecryptable"
             case .badGCMTag: "bad GCM tag"
             }
@@ -202,8 +202,8 @@ struct LANRoguePeerTests {
             for connection in 1...2 {
                 try await rogue.expect(.accepted(connection))
                 if thenClose {
-                    // The rogue closed; the link's answer to that is the busy announcement.
-                    if connection == 1 { try await announcements.first("busy") { $0.availability == .busy } }
+                    // The rogue closed mid-frame; the link says so (offline), not busy.
+                    if connection == 1 { try await announcements.first("offline") { $0.availability == .offline } }
                 } else {
                     try await rogue.expect(.closedByGateway(connection))
                 }
@@ -213,11 +213,14 @@ struct LANRoguePeerTests {
             }
             if let hint = hostile.hint {
                 let status = try await announcements.first(hint) { $0.hint?.contains(hint) == true }
-                #expect(status.availability == (thenClose ? .busy : .offline), "\(hostile): \(status)")
+                #expect(status.availability == .offline, "\(hostile): \(status)")
             } else {
                 #expect(announcements.all.isEmpty, "\(hostile): one such frame is counted, not believed")
             }
             #expect(!announcements.all.contains { $0.availability == .authFailed }, "\(hostile)")
+            #expect(
+                !announcements.all.contains { $0.availability == .busy },
+                "\(hostile): a peer that answered is not another client holding the device")
             // Each bad frame ended a connection; the log names the first (device, fault,
             // connection) and leaves out the second, a second later on the link's clock.
             let warnings = log.lines.filter { $0.level == .warning }.map(\.message)

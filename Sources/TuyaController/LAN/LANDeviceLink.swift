@@ -283,7 +283,10 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     private func streamEnded(generation: Int) {
         guard generation == self.generation, !isStopped else { return }
-        fail(.closedByDevice)
+        guard let (received, expected) = session.partialFrame else { return fail(.closedByDevice) }
+        let hint = LANLinkPolicy.midFrameHint(received: received, expected: expected)
+        logBadFrame(.truncated, detail: hint)
+        fail(.closedMidFrame(received: received, expected: expected))
     }
 
     /// One line per bad frame, naming the device (its id, never its key), the fault and the
