@@ -12,7 +12,9 @@ import TuyaWire
 /// device's STATUS pushes and query answers.
 ///
 /// The actor owns the connection: every frame goes out through it in order, and a command
-/// waits in the core's queue while the device is unreachable.
+/// waits in the core's queue while the device is unreachable. It runs on its connection's
+/// event loop (`LANLoop`): bytes from the device are handled as they are read, and frames
+/// are written, on that thread, without a hop through the cooperative pool.
 actor LANDeviceLink: ProbedDeviceLink {
     struct Configuration: DeviceLinkTiming, Hashable, Sendable {
         var confirmationTimeout: Duration = .seconds(5)
@@ -38,6 +40,9 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     var core: DeviceLinkCore
     var driver: LinkDriverState
+    /// The event loop the actor and its connections run on.
+    nonisolated let loop: LANLoop
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.unownedExecutor }
 
     /// Where the device is and which version it speaks (changes after a DHCP move or a re-probe).
     private(set) var endpoint: LANEndpoint
@@ -53,7 +58,6 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// Counts connections, so events from a connection already given up are ignored.
     private var generation = 0
     private var connectTask: Task<Void, Never>?
-    private var readTask: Task<Void, Never>?
     var probes: [CheckedContinuation<ProbeResult, Never>] = []
     /// The device answered a plain DP query with "data unvalid": it wants the device22 form.
     private var usesDevice22Query = false
@@ -72,8 +76,9 @@ actor LANDeviceLink: ProbedDeviceLink {
         unixTime: @escaping @Sendable () -> Int64, desired: DataPoints = [:], confirmed: DataPoints = [:],
         hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in },
         onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in },
-        logger: Logger = Logger(label: "youll-devices.lan")
+        logger: Logger = Logger(label: "youll-devices.lan"), loop: LANLoop = .next()
     ) {
+        self.loop = loop
         core = DeviceLinkCore(
             device: device, profile: profile, timing: configuration, desired: desired, confirmed: confirmed,
             startedAt: clock.now())
@@ -221,11 +226,11 @@ actor LANDeviceLink: ProbedDeviceLink {
     private func connect() {
         generation += 1
         let generation = generation
-        let connector = connector
+        let (connector, loop) = (connector, loop)
         let (host, port, timeout) = (endpoint.ip, configuration.port, configuration.connectTimeout)
         connectTask = Task { [weak self] in
             do throws(LANConnectError) {
-                let stream = try await connector.connect(host: host, port: port, timeout: timeout)
+                let stream = try await connector.connect(host: host, port: port, timeout: timeout, on: loop)
                 await self?.connected(stream, generation: generation)
             } catch {
                 await self?.connectFailed(error, generation: generation)
@@ -243,12 +248,14 @@ actor LANDeviceLink: ProbedDeviceLink {
         // A new session (and key) per connection; the sequence keeps rising.
         session = Self.makeSession(
             version: version, key: key, endpoint: endpoint, firstSequence: session.nextSequence)
-        readTask = Task { [weak self] in
-            for await bytes in stream.bytes { await self?.received(bytes, generation: generation) }
-            await self?.streamEnded(generation: generation)
-        }
         perform(policy.connected(now: clock.now()))
         reschedule()
+        // Called on the loop this actor runs on, so handled at once, in order; last, as bytes
+        // that came already are handed over from within this call.
+        stream.deliver(
+            on: loop,
+            received: { [weak self] bytes in self?.assumeIsolated { $0.received(bytes, generation: generation) } },
+            ended: { [weak self] in self?.assumeIsolated { $0.streamEnded(generation: generation) } })
     }
 
     private func connectFailed(_ error: LANConnectError, generation: Int) {
@@ -314,8 +321,6 @@ actor LANDeviceLink: ProbedDeviceLink {
         core.pause()
         stream?.close()
         stream = nil
-        readTask?.cancel()
-        readTask = nil
     }
 
     /// The session key is agreed (at once for 3.1–3.3): a new link session for
