@@ -181,7 +181,12 @@ let package = Package(
         ),
         // The service behind TuyaControllerProtocol: registry, pairing, one actor per device link.
         .target(
-            name: "TuyaController", dependencies: ["TuyaCore", "TuyaWire", "MQTTLink", "BLELink", "LANLink", "Timing"],
+            name: "TuyaController",
+            dependencies: [
+                "TuyaCore", "TuyaWire", "MQTTLink", "BLELink", "LANLink", "Timing",
+                // The LAN links log bad frames from a device (rate-limited).
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // Composition root: the configuration file, the daemon's service group, the MQTT bridge API.
@@ -244,6 +249,7 @@ let package = Package(
                 "YoullTestSupport", "TuyaController", "BLELink", "LocalBroker", "TuyaCore", "TuyaWire", "MQTTLink",
                 "Timing", "LANLink",
                 "DeviceSimulator",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

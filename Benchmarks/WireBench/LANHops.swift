@@ -18,8 +18,11 @@ import TuyaWire
 ///   through `LANConnection` and `LANClientSession` in one task, no controller: adds the
 ///   codec both ways and the simulator.
 ///
-/// The full `lanNN.dpwrite` minus `lanNN.hop.session` is the controller's part (its actor,
-/// the link actor, the shared link core and the waiter).
+/// - `lanNN.hop.loop-session`: the same, with the client on the connection's event loop as
+///   the device link runs (an actor on `LANLoop`, fed by `deliver`), awaited from the pool.
+///
+/// The full `lanNN.dpwrite` minus `lanNN.hop.loop-session` is the controller's part (its
+/// actor, the link's shared core and the waiter).
 enum LANHops {
     /// A TCP socket listening on 127.0.0.1 at a free port, and its address (port included).
     static func loopbackListener() throws -> (fd: Int32, address: sockaddr_in) {
@@ -140,6 +143,111 @@ enum LANHops {
             if index >= 50 { times.append(microseconds(started.duration(to: clock.now))) }
         }
         return times.sorted()
+    }
+
+    /// `session`, with the client on its connection's event loop as the device link runs:
+    /// an actor on that `LANLoop`, the bytes handed to it by `deliver` (no stream, no task),
+    /// and the caller's task awaiting each round trip from the pool, as the controller does.
+    static func loopSession(_ identity: LANDeviceIdentity, samples: Int) async throws -> [Double] {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await loopSession(identity, version: identity.version, samples: samples)
+            } catch is BenchError where attempt < 100 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    private static func loopSession(
+        _ identity: LANDeviceIdentity, version: LANProtocolVersion, samples: Int
+    ) async throws -> [Double] {
+        let loop = LANLoop.next()
+        let connection = try await LANConnection.connect(host: identity.ip, port: 6668, timeout: .seconds(5), on: loop)
+        defer { connection.close() }
+        let client = LoopClient(
+            loop: loop, connection: connection,
+            session: LANClientSession(version: version, localKey: try AESKey(localKey: identity.localKey)))
+        connection.deliver(
+            on: loop, received: { [weak client] bytes in client?.assumeIsolated { $0.received(bytes) } },
+            ended: { [weak client] in client?.assumeIsolated { $0.ended() } })
+        try await client.handshake()
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        times.reserveCapacity(samples)
+        for index in 0..<(samples + 50) {
+            let request = LANRequest.control(
+                version: version, devId: identity.devId, dps: ["22": .integer(Int64(100 + index % 800))],
+                timestamp: 1_732_200_000)
+            let started = clock.now
+            try await client.roundTrip(request, value: Int64(100 + index % 800))
+            if index >= 50 { times.append(microseconds(started.duration(to: clock.now))) }
+        }
+        return times.sorted()
+    }
+
+    /// The client of `loopSession`, confined to its connection's loop.
+    private actor LoopClient {
+        nonisolated let loop: LANLoop
+        nonisolated var unownedExecutor: UnownedSerialExecutor { loop.unownedExecutor }
+        private let connection: any LANByteStream
+        private var session: LANClientSession
+        private var waiting: CheckedContinuation<Void, any Error>?
+        private var expected: Int64?
+        private var closed = false
+
+        init(loop: LANLoop, connection: any LANByteStream, session: LANClientSession) {
+            self.loop = loop
+            self.connection = connection
+            self.session = session
+        }
+
+        func handshake() async throws {
+            try await withCheckedThrowingContinuation { continuation in
+                waiting = continuation
+                let start = session.start()
+                if !start.isEmpty { connection.write(start) }
+                if session.isEstablished { finish(nil) }
+            }
+        }
+
+        func roundTrip(_ request: LANRequest, value: Int64) async throws {
+            guard !closed else { throw BenchError("the device closed") }
+            let frame = try session.encode(request)
+            try await withCheckedThrowingContinuation { continuation in
+                waiting = continuation
+                expected = value
+                connection.write(frame)
+            }
+        }
+
+        func received(_ bytes: [UInt8]) {
+            for event in session.receive(bytes) {
+                switch event {
+                case .send(let frame): connection.write(frame)
+                case .established: finish(nil)
+                case .message(let message):
+                    guard let expected, let dps = try? LANDataPoints.dps(in: message.payload),
+                        dps["22"] == .integer(expected)
+                    else { continue }
+                    self.expected = nil
+                    finish(nil)
+                case .failed(let failure): finish(BenchError("the session failed: \(failure)"))
+                }
+            }
+        }
+
+        func ended() {
+            closed = true
+            finish(BenchError("the device closed"))
+        }
+
+        private func finish(_ error: BenchError?) {
+            guard let waiting else { return }
+            self.waiting = nil
+            if let error { waiting.resume(throwing: error) } else { waiting.resume() }
+        }
     }
 
     static func microseconds(_ duration: Duration) -> Double {

@@ -36,9 +36,11 @@ struct LANLinkBenchmarks {
         report("lan.hop.stream-echo.p99", streamEcho[streamEcho.count * 99 / 100])
         for version in [LANProtocolVersion.v3_3, .v3_4, .v3_5] {
             let name = "lan" + version.rawValue.replacingOccurrences(of: ".", with: "")
-            let (times, hop, peer) = try await dpWrites(version: version)
+            let (times, hop, loopHop, peer) = try await dpWrites(version: version)
             report("\(name).hop.session.p50", hop[hop.count / 2])
             report("\(name).hop.session.p99", hop[hop.count * 99 / 100])
+            report("\(name).hop.loop-session.p50", loopHop[loopHop.count / 2])
+            report("\(name).hop.loop-session.p99", loopHop[loopHop.count * 99 / 100])
             report("\(name).dpwrite.p50", times[times.count / 2])
             report("\(name).dpwrite.p99", times[times.count * 99 / 100])
             print(
@@ -73,7 +75,7 @@ struct LANLinkBenchmarks {
     /// Writes that each change the bulb's brightness, confirmed, in microseconds, sorted.
     /// With them, the same round trip without the controller (`LANHops.session`), measured
     /// once the controller has let the bulb go.
-    private func dpWrites(version: LANProtocolVersion) async throws -> ([Double], [Double], Peer?) {
+    private func dpWrites(version: LANProtocolVersion) async throws -> ([Double], [Double], [Double], Peer?) {
         var library = ProfileLibrary.load(directories: [URL(fileURLWithPath: profiles)])
         guard var profile = library.profile(id: "rgbcct-bulb-v2") else {
             throw BenchError("the profile rgbcct-bulb-v2 is not in \(profiles)")
@@ -108,15 +110,17 @@ struct LANLinkBenchmarks {
         await controller.stop()
         let peer: Peer?
         let hop: [Double]
+        let loopHop: [Double]
         do {
             hop = try await LANHops.session(identity, samples: samples)
+            loopHop = try await LANHops.loopSession(identity, samples: samples)
             peer = try await tinytuyaSetValue(identity, profile: profile)
         } catch {
             await fleet.stop()
             throw error
         }
         await fleet.stop()
-        return (times.sorted(), hop, peer)
+        return (times.sorted(), hop, loopHop, peer)
     }
 
     /// tinytuya's `set_value` round trips to the same device, once the gateway let it go

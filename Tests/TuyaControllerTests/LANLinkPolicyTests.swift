@@ -86,6 +86,18 @@ struct LANLinkPolicyTests {
         #expect(Self.availabilities(policy.failed(.closedByDevice, now: .zero)) == [.busy])
     }
 
+    @Test("a connection the device closed mid-frame is offline with how far the frame got, not busy")
+    func closedMidFrameIsNotBusy() {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        _ = policy.connected(now: .zero)
+        let actions = policy.failed(.closedMidFrame(received: 20, expected: 79), now: .zero)
+        #expect(
+            actions.contains(
+                .availability(.offline, hint: "the device closed the connection mid-frame (20 of 79 bytes)")))
+        #expect(policy.tick(now: .zero).isEmpty, "the backoff is kept")
+    }
+
     @Test("one key mismatch is counted, not believed; three in a row with nothing good between are auth_failed")
     func keyMismatchNeedsRepetition() {
         var policy = LANLinkPolicy()

@@ -39,8 +39,20 @@ struct LANRoguePeerTests {
             case .randomBytes, .garbageFlood: "bytes that are not a LAN frame"
             case .badCRC: "CRC-32 mismatch"
             case .hugeLength: "LAN frame size"
-            case .truncatedThenClose: LANLinkPolicy.busyHint
+            case .truncatedThenClose: "the device closed the connection mid-frame (20 of "
             case .undecryptable, .badGCMTag: nil
+            }
+        }
+
+        /// The fault the log line names; nil when no frame was bad.
+        var fault: String? {
+            switch self {
+            case .randomBytes, .garbageFlood: "not a LAN frame"
+            case .badCRC: "bad CRC"
+            case .hugeLength: "bad length"
+            case .truncatedThenClose: "truncated frame"
+            case .undecryptable: "undecryptable"
+            case .badGCMTag: "bad GCM tag"
             }
         }
 
@@ -171,6 +183,7 @@ struct LANRoguePeerTests {
         let clock = ManualClock()
         let hub = EventHub()
         let announcements = Announcements(hub.subscribe())
+        let log = CapturedLog()
         var configuration = LANDeviceLink.Configuration()
         configuration.policy.backoff = Backoff(initial: .seconds(1), maximum: .seconds(1))
         let link = LANDeviceLink(
@@ -179,7 +192,8 @@ struct LANRoguePeerTests {
                 category: profile.category, transport: .lan),
             key: key, endpoint: try LANEndpoint(ip: address, version: hostile.version.rawValue, sourceID: 77),
             version: hostile.version, profile: profile, connector: TCPConnector(), configuration: configuration,
-            clock: OffsetClock(clock), unixTime: { Int64(Date().timeIntervalSince1970) }, hub: hub)
+            clock: OffsetClock(clock), unixTime: { Int64(Date().timeIntervalSince1970) }, hub: hub,
+            logger: log.logger)
 
         await link.start()
         do {
@@ -188,8 +202,8 @@ struct LANRoguePeerTests {
             for connection in 1...2 {
                 try await rogue.expect(.accepted(connection))
                 if thenClose {
-                    // The rogue closed; the link's answer to that is the busy announcement.
-                    if connection == 1 { try await announcements.first("busy") { $0.availability == .busy } }
+                    // The rogue closed mid-frame; the link says so (offline), not busy.
+                    if connection == 1 { try await announcements.first("offline") { $0.availability == .offline } }
                 } else {
                     try await rogue.expect(.closedByGateway(connection))
                 }
@@ -199,11 +213,27 @@ struct LANRoguePeerTests {
             }
             if let hint = hostile.hint {
                 let status = try await announcements.first(hint) { $0.hint?.contains(hint) == true }
-                #expect(status.availability == (thenClose ? .busy : .offline), "\(hostile): \(status)")
+                #expect(status.availability == .offline, "\(hostile): \(status)")
             } else {
                 #expect(announcements.all.isEmpty, "\(hostile): one such frame is counted, not believed")
             }
             #expect(!announcements.all.contains { $0.availability == .authFailed }, "\(hostile)")
+            #expect(
+                !announcements.all.contains { $0.availability == .busy },
+                "\(hostile): a peer that answered is not another client holding the device")
+            // Each bad frame ended a connection; the log names the first (device, fault,
+            // connection) and leaves out the second, a second later on the link's clock.
+            let warnings = log.lines.filter { $0.level == .warning }.map(\.message)
+            if let fault = hostile.fault {
+                #expect(warnings.count == 1, "\(hostile): one line for two bad frames within a minute: \(warnings)")
+                let line = warnings.first ?? ""
+                #expect(line.contains(identity.devId), "\(hostile): names the device: \(line)")
+                #expect(line.contains(fault), "\(hostile): names the fault: \(line)")
+                #expect(line.contains("connection 1 to \(address):6668"), "\(hostile): names the connection: \(line)")
+            } else {
+                #expect(warnings.isEmpty, "\(hostile): \(warnings)")
+            }
+            #expect(!log.lines.contains { $0.message.contains(identity.localKey) }, "\(hostile): no key in the log")
 
             // The real device comes back at that address: the link goes online and a command
             // is confirmed by its report.

@@ -103,15 +103,19 @@ final class LANDeviceHost {
 
     // MARK: - Actions
 
+    /// The frames of one turn (an ack and the STATUS push) go out in one flush: one write
+    /// for the socket, one read for the client.
     private func perform(_ actions: [SimulatedLANDevice.Action]) {
         for action in actions {
             switch action {
             case .send(let bytes):
-                connection?.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+                connection?.write(ByteBuffer(bytes: bytes), promise: nil)
             case .closeConnection:
+                connection?.flush()
                 connection.map(Self.hangUp)
                 connection = nil
             case .goDark:
+                connection?.flush()
                 generation += 1
                 closeSockets()
             case .comeBack:
@@ -119,6 +123,7 @@ final class LANDeviceHost {
                 announce()
             }
         }
+        connection?.flush()
         rescheduleTimer()
         onChange()
     }

@@ -13,16 +13,43 @@ public protocol LANByteStream: Sendable {
     /// its end too), or after `timeout`. A device holds one client at a time and refuses
     /// another while it still counts this one, so whoever connects next waits for this.
     func closeAndWait(timeout: Duration) async
+    /// Hands the bytes from the device to `received`, and their end to `ended` (once), each
+    /// called on `loop`, in order: instead of `bytes`, and called once. A link whose actor
+    /// runs on `loop` handles them there without a hop.
+    func deliver(
+        on loop: LANLoop, received: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable () -> Void)
 }
 
 extension LANByteStream {
     /// A stream with nothing to wait for (one in memory) closes at once.
     public func closeAndWait(timeout: Duration) async { close() }
+
+    /// Reads `bytes` in a task of its own and hands each chunk over to `loop`.
+    public func deliver(
+        on loop: LANLoop, received: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable () -> Void
+    ) {
+        let bytes = bytes
+        Task {
+            for await chunk in bytes { loop.execute { received(chunk) } }
+            loop.execute { ended() }
+        }
+    }
 }
 
 /// Opens byte streams to devices: `TCPConnector` in the gateway.
 public protocol LANConnector: Sendable {
     func connect(host: String, port: Int, timeout: Duration) async throws(LANConnectError) -> any LANByteStream
+    /// A stream whose I/O runs on `loop` where it can, read through `deliver(on: loop, …)`.
+    func connect(host: String, port: Int, timeout: Duration, on loop: LANLoop) async throws(LANConnectError)
+        -> any LANByteStream
+}
+
+extension LANConnector {
+    public func connect(host: String, port: Int, timeout: Duration, on loop: LANLoop) async throws(LANConnectError)
+        -> any LANByteStream
+    {
+        try await connect(host: host, port: port, timeout: timeout)
+    }
 }
 
 /// Connects over TCP (`LANConnection`).
@@ -33,5 +60,11 @@ public struct TCPConnector: LANConnector {
         -> any LANByteStream
     {
         try await LANConnection.connect(host: host, port: port, timeout: timeout)
+    }
+
+    public func connect(host: String, port: Int, timeout: Duration, on loop: LANLoop) async throws(LANConnectError)
+        -> any LANByteStream
+    {
+        try await LANConnection.connect(host: host, port: port, timeout: timeout, on: loop)
     }
 }

@@ -6,35 +6,71 @@ import NIOPosix
 /// firmware up until it is power-cycled). Bytes arrive as the network delivers them; frame
 /// boundaries are found by the codec above.
 ///
-/// No task of its own: a handler at the end of the channel's pipeline yields what arrives
-/// into `bytes` on the event loop, and `write` hands each frame to the channel, which queues
-/// it on its event loop in the order written, so the link never waits on the socket. A
-/// gateway holds one per device, so each costs only its socket, its pipeline and its stream.
+/// No task of its own: a handler at the end of the channel's pipeline hands what arrives
+/// over on the event loop, and `write` hands each frame to the channel, which queues it on
+/// its event loop in the order written, so the link never waits on the socket. Connected
+/// `on` a link's loop (`LANLoop`), the handler calls the link's `deliver` callbacks right
+/// there, so a link whose actor runs on that loop reads, decrypts and answers a frame on one
+/// thread; otherwise what arrives goes into `bytes`. A gateway holds one per device, so each
+/// costs only its socket, its pipeline and its stream.
 public final class LANConnection: LANByteStream {
     /// `ip:port` of the device.
     public let remote: String
+    /// What arrives, unless connected on a loop (then `deliver` is the way, and this is empty).
     public let bytes: AsyncStream<[UInt8]>
     private let channel: any Channel
+    /// The handler holding what arrives until `deliver`, when connected on a loop.
+    private let held: NIOLoopBoundBox<Delivery?>?
 
-    private init(remote: String, bytes: AsyncStream<[UInt8]>, channel: any Channel) {
+    private init(
+        remote: String, bytes: AsyncStream<[UInt8]>, channel: any Channel, held: NIOLoopBoundBox<Delivery?>?
+    ) {
         self.remote = remote
         self.bytes = bytes
         self.channel = channel
+        self.held = held
     }
 
-    /// Connects to `host:port`, waiting at most `timeout`.
+    /// Connects to `host:port`, waiting at most `timeout`. With `loop`, the connection's I/O
+    /// runs on it and what arrives waits there for `deliver(on:received:ended:)`.
     public static func connect(
-        host: String, port: Int = 6668, timeout: Duration = .seconds(5)
+        host: String, port: Int = 6668, timeout: Duration = .seconds(5), on loop: LANLoop? = nil
     ) async throws(LANConnectError) -> LANConnection {
         let (bytes, received) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
+        let held = loop.map { NIOLoopBoundBox.makeEmptyBox(valueType: Delivery.self, eventLoop: $0.eventLoop) }
+        if held != nil { received.finish() }
         let channel: any Channel
         do {
-            channel = try await open(host: host, port: port, timeout: timeout, delivering: received)
+            channel = try await open(
+                host: host, port: port, timeout: timeout, on: loop?.eventLoop,
+                delivering: held == nil ? received : nil, held: held)
         } catch {
             received.finish()
             throw error
         }
-        return LANConnection(remote: "\(host):\(port)", bytes: bytes, channel: channel)
+        return LANConnection(remote: "\(host):\(port)", bytes: bytes, channel: channel, held: held)
+    }
+
+    public func deliver(
+        on loop: LANLoop, received: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable () -> Void
+    ) {
+        guard let held else {
+            // Connected without a loop: read `bytes` (the protocol's default).
+            let bytes = bytes
+            Task {
+                for await chunk in bytes { loop.execute { received(chunk) } }
+                loop.execute { ended() }
+            }
+            return
+        }
+        var handOver = received
+        if loop.eventLoop !== channel.eventLoop {
+            handOver = { chunk in loop.execute { received(chunk) } }
+        }
+        let attach: @Sendable () -> Void = { [handOver] in
+            held.value?.attach(received: handOver, ended: { loop.execute(ended) })
+        }
+        if channel.eventLoop.inEventLoop { attach() } else { channel.eventLoop.execute(attach) }
     }
 
     public func write(_ frame: [UInt8]) {
@@ -61,7 +97,8 @@ public final class LANConnection: LANByteStream {
     }
 
     private static func open(
-        host: String, port: Int, timeout: Duration, delivering received: AsyncStream<[UInt8]>.Continuation
+        host: String, port: Int, timeout: Duration, on loop: (any EventLoop)?,
+        delivering received: AsyncStream<[UInt8]>.Continuation?, held: NIOLoopBoundBox<Delivery?>?
     ) async throws(LANConnectError) -> any Channel {
         let address: SocketAddress
         do {
@@ -70,7 +107,7 @@ public final class LANConnection: LANByteStream {
             throw .invalidAddress(host)
         }
         do {
-            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            return try await ClientBootstrap(group: loop ?? MultiThreadedEventLoopGroup.singleton.next())
                 .connectTimeout(.milliseconds(max(1, Int64(timeout / .milliseconds(1)))))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 // Device frames are a few hundred bytes: start reads small, grow on demand.
@@ -79,7 +116,9 @@ public final class LANConnection: LANByteStream {
                 )
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(Delivery(received))
+                        let delivery = Delivery(received)
+                        held?.value = delivery
+                        try channel.pipeline.syncOperations.addHandler(delivery)
                     }
                 }
                 .connect(to: address).get()
@@ -92,31 +131,65 @@ public final class LANConnection: LANByteStream {
         }
     }
 
-    /// The end of the pipeline: what arrives goes into `bytes`, which ends with the channel.
+    /// The end of the pipeline: what arrives goes into `bytes` (`stream`), or to the
+    /// callbacks `attach`ed, held until then; the end is told once, after what came before.
     private final class Delivery: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
 
-        private let received: AsyncStream<[UInt8]>.Continuation
+        private let stream: AsyncStream<[UInt8]>.Continuation?
+        private var received: (@Sendable ([UInt8]) -> Void)?
+        private var ended: (@Sendable () -> Void)?
+        private var waiting: [[UInt8]] = []
+        private var isEnded = false
 
-        init(_ received: AsyncStream<[UInt8]>.Continuation) {
-            self.received = received
+        init(_ stream: AsyncStream<[UInt8]>.Continuation?) {
+            self.stream = stream
+        }
+
+        /// Hands over what was held, then all that arrives (on the channel's loop).
+        func attach(received: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable () -> Void) {
+            for chunk in waiting { received(chunk) }
+            waiting = []
+            if isEnded {
+                ended()
+            } else {
+                self.received = received
+                self.ended = ended
+            }
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            received.yield(unwrapInboundIn(data).bytes)
+            let bytes = unwrapInboundIn(data).bytes
+            if let stream {
+                stream.yield(bytes)
+            } else if let received {
+                received(bytes)
+            } else {
+                waiting.append(bytes)
+            }
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            received.finish()
+            end()
             context.fireChannelInactive()
         }
 
         func handlerRemoved(context: ChannelHandlerContext) {
-            received.finish()
+            end()
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             context.close(promise: nil)
+        }
+
+        private func end() {
+            stream?.finish()
+            guard !isEnded else { return }
+            isEnded = true
+            let ended = ended
+            received = nil
+            self.ended = nil
+            ended?()
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LANLink
+import Logging
 import Timing
 import TuyaCore
 import TuyaWire
@@ -11,7 +12,9 @@ import TuyaWire
 /// device's STATUS pushes and query answers.
 ///
 /// The actor owns the connection: every frame goes out through it in order, and a command
-/// waits in the core's queue while the device is unreachable.
+/// waits in the core's queue while the device is unreachable. It runs on its connection's
+/// event loop (`LANLoop`): bytes from the device are handled as they are read, and frames
+/// are written, on that thread, without a hop through the cooperative pool.
 actor LANDeviceLink: ProbedDeviceLink {
     struct Configuration: DeviceLinkTiming, Hashable, Sendable {
         var confirmationTimeout: Duration = .seconds(5)
@@ -37,6 +40,9 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     var core: DeviceLinkCore
     var driver: LinkDriverState
+    /// The event loop the actor and its connections run on.
+    nonisolated let loop: LANLoop
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.unownedExecutor }
 
     /// Where the device is and which version it speaks (changes after a DHCP move or a re-probe).
     private(set) var endpoint: LANEndpoint
@@ -52,7 +58,6 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// Counts connections, so events from a connection already given up are ignored.
     private var generation = 0
     private var connectTask: Task<Void, Never>?
-    private var readTask: Task<Void, Never>?
     var probes: [CheckedContinuation<ProbeResult, Never>] = []
     /// The device answered a plain DP query with "data unvalid": it wants the device22 form.
     private var usesDevice22Query = false
@@ -60,14 +65,20 @@ actor LANDeviceLink: ProbedDeviceLink {
     private(set) var connections = 0
     /// Frames from the device that carried no usable values (acks, heartbeats excluded).
     private(set) var unreadableReports = 0
+    /// Bad frames from the device (each ends its connection), logged or not.
+    private(set) var badFrames = 0
+    private var faultLog = LANFaultLog()
+    private let logger: Logger
 
     init(
         device: TuyaDevice, key: AESKey, endpoint: LANEndpoint, version: LANProtocolVersion, profile: DeviceProfile,
         connector: any LANConnector, configuration: Configuration = Configuration(), clock: OffsetClock,
         unixTime: @escaping @Sendable () -> Int64, desired: DataPoints = [:], confirmed: DataPoints = [:],
         hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in },
-        onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in }
+        onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in },
+        logger: Logger = Logger(label: "youll-devices.lan"), loop: LANLoop = .next()
     ) {
+        self.loop = loop
         core = DeviceLinkCore(
             device: device, profile: profile, timing: configuration, desired: desired, confirmed: confirmed,
             startedAt: clock.now())
@@ -79,6 +90,7 @@ actor LANDeviceLink: ProbedDeviceLink {
         self.unixTime = unixTime
         driver = LinkDriverState(clock: clock, hub: hub, onDesiredChange: onDesiredChange)
         self.onReprobe = onReprobe
+        self.logger = logger
         policy = LANLinkPolicy(configuration: configuration.policy)
         session = Self.makeSession(version: version, key: key, endpoint: endpoint, firstSequence: 1)
     }
@@ -214,11 +226,11 @@ actor LANDeviceLink: ProbedDeviceLink {
     private func connect() {
         generation += 1
         let generation = generation
-        let connector = connector
+        let (connector, loop) = (connector, loop)
         let (host, port, timeout) = (endpoint.ip, configuration.port, configuration.connectTimeout)
         connectTask = Task { [weak self] in
             do throws(LANConnectError) {
-                let stream = try await connector.connect(host: host, port: port, timeout: timeout)
+                let stream = try await connector.connect(host: host, port: port, timeout: timeout, on: loop)
                 await self?.connected(stream, generation: generation)
             } catch {
                 await self?.connectFailed(error, generation: generation)
@@ -236,12 +248,14 @@ actor LANDeviceLink: ProbedDeviceLink {
         // A new session (and key) per connection; the sequence keeps rising.
         session = Self.makeSession(
             version: version, key: key, endpoint: endpoint, firstSequence: session.nextSequence)
-        readTask = Task { [weak self] in
-            for await bytes in stream.bytes { await self?.received(bytes, generation: generation) }
-            await self?.streamEnded(generation: generation)
-        }
         perform(policy.connected(now: clock.now()))
         reschedule()
+        // Called on the loop this actor runs on, so handled at once, in order; last, as bytes
+        // that came already are handed over from within this call.
+        stream.deliver(
+            on: loop,
+            received: { [weak self] bytes in self?.assumeIsolated { $0.received(bytes, generation: generation) } },
+            ended: { [weak self] in self?.assumeIsolated { $0.streamEnded(generation: generation) } })
     }
 
     private func connectFailed(_ error: LANConnectError, generation: Int) {
@@ -253,15 +267,20 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     private func received(_ bytes: [UInt8], generation: Int) {
         guard generation == self.generation, !isStopped else { return }
+        var handshaking = !session.isEstablished
         for event in session.receive(bytes) {
             switch event {
             case .send(let frame):
                 stream?.write(frame)
             case .established:
+                handshaking = false
                 sessionEstablished()
             case .message(let message):
                 handle(message)
             case .failed(let failure):
+                logBadFrame(
+                    LANFrameFault(failure, version: version, duringHandshake: handshaking),
+                    detail: failure.description)
                 fail(failure.isKeyMismatch ? .keyMismatch(failure.description) : .protocolError(failure.description))
                 return
             }
@@ -271,7 +290,23 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     private func streamEnded(generation: Int) {
         guard generation == self.generation, !isStopped else { return }
-        fail(.closedByDevice)
+        guard let (received, expected) = session.partialFrame else { return fail(.closedByDevice) }
+        let hint = LANLinkPolicy.midFrameHint(received: received, expected: expected)
+        logBadFrame(.truncated, detail: hint)
+        fail(.closedMidFrame(received: received, expected: expected))
+    }
+
+    /// One line per bad frame, naming the device (its id, never its key), the fault and the
+    /// connection, rate-limited by `LANFaultLog` on the link's clock. `detail` is the
+    /// session's description of the failure: what was wrong, never the frame's bytes.
+    private func logBadFrame(_ fault: LANFrameFault, detail: String) {
+        badFrames += 1
+        guard let suppressed = faultLog.admit(now: clock.now()) else { return }
+        let left =
+            suppressed == 0 ? "" : "; \(suppressed) more bad frames from it left out of the log since the last line"
+        logger.warning(
+            "LAN device \(core.device.id.rawValue): \(fault) on connection \(connections) to \(endpoint.ip):\(configuration.port): \(detail)\(left)",
+            metadata: ["device": "\(core.device.id.rawValue)", "fault": "\(fault)", "connection": "\(connections)"])
     }
 
     private func fail(_ failure: LANLinkPolicy.Failure) {
@@ -286,8 +321,6 @@ actor LANDeviceLink: ProbedDeviceLink {
         core.pause()
         stream?.close()
         stream = nil
-        readTask?.cancel()
-        readTask = nil
     }
 
     /// The session key is agreed (at once for 3.1–3.3): a new link session for

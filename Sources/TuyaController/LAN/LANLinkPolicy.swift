@@ -12,10 +12,10 @@ import TuyaCore
 ///   status read every `statusInterval`; a request unanswered for `answerTimeout` means
 ///   the connection is dead (closed, then reconnected).
 /// - Availability: `online` once the device answered on a connection; `busy` when it
-///   refuses connections (another client holds it); `authFailed` after
+///   refuses connections or closes them before sending a byte (another client holds it); `authFailed` after
 ///   `keyMismatchesBeforeAuthFailed` key mismatches in a row with nothing good between
 ///   (one frame anyone can forge is counted, not believed); `offline` when connecting fails
-///   otherwise or a connection dies. A connection that drops is not news until the
+///   otherwise or a connection dies (closed mid-frame, with how far it got). A connection that drops is not news until the
 ///   reconnect fails, so a device that closes idle connections does not flap.
 struct LANLinkPolicy: Sendable {
     struct Configuration: Hashable, Sendable {
@@ -44,7 +44,12 @@ struct LANLinkPolicy: Sendable {
         case unreachable(String)
         case keyMismatch(String)
         case protocolError(String)
+        /// The device closed the connection with no frame half-sent (before any byte, it
+        /// means another client holds it).
         case closedByDevice
+        /// The device closed the connection `received` bytes into a frame of `expected`
+        /// (nil: its header was not in yet).
+        case closedMidFrame(received: Int, expected: Int?)
         case silent
     }
 
@@ -62,6 +67,11 @@ struct LANLinkPolicy: Sendable {
 
     static let busyHint = "the device refuses connections: close the Tuya/Smart Life app or the other integration"
     static let keyMismatchHint = "local key mismatch"
+
+    static func midFrameHint(received: Int, expected: Int?) -> String {
+        let of = expected.map { "\(received) of \($0) bytes" } ?? "\(received) bytes, before the frame's length"
+        return "the device closed the connection mid-frame (\(of))"
+    }
 
     let configuration: Configuration
     private(set) var phase: Phase = .idle
@@ -164,6 +174,9 @@ struct LANLinkPolicy: Sendable {
             actions += change(to: .offline, hint: reason)
         case .closedByDevice:
             actions += change(to: .offline, hint: "the device closed the connection")
+        case .closedMidFrame(let received, let expected):
+            // Not busy: a device that holds another client refuses before sending anything.
+            actions += change(to: .offline, hint: Self.midFrameHint(received: received, expected: expected))
         case .silent:
             actions += change(to: .offline, hint: "no answer for \(configuration.answerTimeout.components.seconds) s")
         }

@@ -1,4 +1,5 @@
 import LANLink
+import Logging
 import Timing
 import TuyaWire
 
@@ -13,6 +14,8 @@ public struct LANNetwork: Sendable {
     /// Where the 3.5 solicitation goes when a pairing window opens (the broadcast address
     /// and port 7000 on a real network), and the address devices should answer to.
     public var solicitation: Solicitation?
+    /// Where the links log what the user sees nowhere else (bad frames from a device).
+    public var logger: Logger
     /// How every device link connects and keeps its connection.
     var link = LANDeviceLink.Configuration()
 
@@ -31,8 +34,9 @@ public struct LANNetwork: Sendable {
 
     public init(
         connector: any LANConnector = TCPConnector(), discovery: LANDiscoveryListener? = nil,
-        solicitation: Solicitation? = nil
+        solicitation: Solicitation? = nil, logger: Logger = Logger(label: "youll-devices.lan")
     ) {
+        self.logger = logger
         self.connector = connector
         self.discovery = discovery
         self.solicitation = solicitation

@@ -102,6 +102,10 @@ struct LANPairing: Sendable {
             switch failure {
             case .refused: return .busy
             case .closedByDevice: return .busy
+            case .closedMidFrame(let received, let expected):
+                return .notFound(
+                    reason: "the device did not speak the protocol: "
+                        + LANLinkPolicy.midFrameHint(received: received, expected: expected))
             case .keyMismatch: return .wrongKey
             case .unreachable(let reason): return .notFound(reason: reason)
             case .protocolError(let reason):

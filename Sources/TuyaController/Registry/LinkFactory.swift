@@ -56,7 +56,7 @@ struct LinkFactory: Sendable {
             device: stored.device, key: stored.localKey, endpoint: endpoint, version: version, profile: profile,
             connector: lan.connector, configuration: linkConfiguration, clock: clock, unixTime: unixTime,
             desired: stored.desired, confirmed: stored.confirmed, hub: hub, onDesiredChange: onDesiredChange,
-            onReprobe: onReprobe)
+            onReprobe: onReprobe, logger: lan.logger)
     }
 
     /// A BLE link for a stored device; nil when it has no BLE identity. A link made for a

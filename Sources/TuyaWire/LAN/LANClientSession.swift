@@ -87,6 +87,14 @@ public struct LANClientSession: Sendable {
 
     public var isEstablished: Bool { state == .established }
 
+    /// The bytes of a frame the device has begun but not finished, and the size it announced
+    /// (nil before its header is in); nil between frames. What a connection that ends now
+    /// leaves cut off.
+    public var partialFrame: (received: Int, expected: Int?)? {
+        let received = reader.bufferedCount
+        return received == 0 ? nil : (received, reader.announcedSize)
+    }
+
     /// Begins a connection: the handshake's START frame for 3.4/3.5, nothing for older
     /// versions (which are established already).
     public mutating func start() -> [UInt8] {

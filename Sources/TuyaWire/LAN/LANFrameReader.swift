@@ -27,6 +27,15 @@ public struct LANFrameReader: Sendable {
     /// Bytes waiting for the rest of their frame.
     public var bufferedCount: Int { buffer.count - start }
 
+    /// The size the frame being read announces, once its header is in; nil before that or
+    /// when the buffered bytes do not start a frame.
+    public var announcedSize: Int? {
+        let pending = buffer[start...]
+        if pending.starts(with: LAN55AAFrame.prefix) { return LAN55AAFrame.announcedSize(pending) }
+        if pending.starts(with: LAN6699Frame.prefix) { return LAN6699Frame.announcedSize(pending) }
+        return nil
+    }
+
     public mutating func append(_ bytes: some Sequence<UInt8>) {
         if start > 0, start >= buffer.count / 2 {
             buffer.removeSubrange(0..<start)
