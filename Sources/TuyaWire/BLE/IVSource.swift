@@ -15,7 +15,13 @@ public struct RandomIVSource<Generator: RandomNumberGenerator & Sendable>: IVSou
     }
 
     public mutating func nextIV() -> [UInt8] {
-        (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        if Generator.self == SystemRandomNumberGenerator.self {
+            // Two 64-bit draws: each draw from the system generator is a `getrandom` system call,
+            // and one per byte made these 16 calls the largest cost of a BLE DP write (issue 17).
+            let words = (generator.next(), generator.next())
+            return withUnsafeBytes(of: words) { Array($0) }
+        }
+        return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 }
 
