@@ -12,14 +12,14 @@ import MQTTLink
 public struct MQTTDeviceBus: DeviceBus {
     public let client: MQTTClient
     public let statistics: DeviceBusStatistics?
-    private let outbox: AsyncStream<MQTTOutgoing>.Continuation
+    private let outbox: Outbox
 
     public init(configuration: MQTTConfiguration) throws(MQTTError) {
         let client = try MQTTClient(configuration: configuration)
         self.client = client
         statistics = DeviceBusStatistics()
-        let (frames, outbox) = AsyncStream.makeStream(of: MQTTOutgoing.self, bufferingPolicy: .unbounded)
-        self.outbox = outbox
+        let (frames, continuation) = AsyncStream.makeStream(of: MQTTOutgoing.self, bufferingPolicy: .unbounded)
+        outbox = Outbox(continuation)
         Task { await client.forward(frames) }
     }
 
@@ -33,7 +33,7 @@ public struct MQTTDeviceBus: DeviceBus {
     }
 
     public func send(topic: String, payload: [UInt8]) {
-        outbox.yield(MQTTOutgoing(topic: topic, payload: payload))
+        outbox.continuation.yield(MQTTOutgoing(topic: topic, payload: payload))
         statistics?.sent()
     }
 
@@ -61,7 +61,22 @@ public struct MQTTDeviceBus: DeviceBus {
     }
 
     public func close() async {
-        outbox.finish()
+        outbox.continuation.finish()
         await client.close()
+    }
+}
+
+/// The device links' outbox. The task draining it holds the client, so the stream must end
+/// when the last copy of the bus goes, closed or not: otherwise a bus dropped without `close()`
+/// would keep its client, and the client's network thread, for ever.
+private final class Outbox: Sendable {
+    let continuation: AsyncStream<MQTTOutgoing>.Continuation
+
+    init(_ continuation: AsyncStream<MQTTOutgoing>.Continuation) {
+        self.continuation = continuation
+    }
+
+    deinit {
+        continuation.finish()
     }
 }
