@@ -60,4 +60,43 @@ struct RetainedPublishStateTests {
         let afterReconnect = state.republished()
         #expect(afterReconnect == [lamp])
     }
+
+    @Test(
+        "a device that comes online while the republish is gathered is announced online once, not once by the republish and again after it"
+    )
+    func onlineDuringRepublishIsAnnouncedOnce() {
+        var state = RetainedPublishState()
+        state.connected()
+        // The republish reads the lamp as online (the controller already changed it) ...
+        let fromRepublish = state.announce(.online, of: lamp)
+        // ... and the change event, handled meanwhile, hands it back for after the republish.
+        _ = state.deviceChanged(lamp)
+        let handedBack = state.republished()
+        #expect(handedBack == [lamp])
+        let again = state.announce(.online, of: lamp)
+        #expect(fromRepublish && !again)
+        // A real change still goes out.
+        let offline = state.announce(.offline, of: lamp)
+        let backOnline = state.announce(.online, of: lamp)
+        #expect(offline && backOnline)
+    }
+
+    @Test("every connection announces each availability again, and a rename or a re-paired id is never held back")
+    func newConnectionRenameAndRepairAnnounceAgain() {
+        var state = RetainedPublishState()
+        state.connected()
+        let first = state.announce(.online, of: lamp)
+        state.disconnected()
+        state.connected()
+        let nextConnection = state.announce(.online, of: lamp)
+        let renamed = state.announce(.online, of: lamp, force: true)
+        state.forget(lamp)
+        let repaired = state.announce(.online, of: lamp)
+        let repeated = state.announce(.online, of: lamp)
+        #expect(first)
+        #expect(nextConnection, "a new connection's republish carries it")
+        #expect(renamed, "a renamed device's new topic")
+        #expect(repaired, "a device paired again with the same id")
+        #expect(!repeated)
+    }
 }

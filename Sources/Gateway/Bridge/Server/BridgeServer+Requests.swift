@@ -305,7 +305,7 @@ extension BridgeServer {
         // Assistant, still subscribed to an old topic, would read its clearing as broken JSON.
         // Every topic of `BridgeTopics.retainedDeviceTopics` is published under the new name.
         await publishDevices()
-        enqueueAvailability(renamed, await controller.status(of: device.id))
+        enqueueAvailability(renamed, await controller.status(of: device.id), force: true)
         if let state = await reportedState(of: device.id) { enqueueState(state, of: renamed) }
         await maintenance?.deviceRenamed(device.id, to: renamed.name)
         await publisher.outbox.flush(timeout: .seconds(5))

@@ -223,6 +223,10 @@ public actor BridgeServer {
         retained.deviceChanged(id)
     }
 
+    func forgetAnnounced(_ id: DeviceID) {
+        retained.forget(id)
+    }
+
     // MARK: - Publishing
 
     func enqueue(_ topic: String, _ value: JSONValue, retain: Bool = false) {
@@ -259,7 +263,8 @@ public actor BridgeServer {
         for id in retained.republished() {
             guard let device = await controller.device(id) else { continue }
             enqueueAvailability(device, await controller.status(of: id))
-            if let state = await reportedState(of: id) { enqueueState(state, of: device) }
+            // A change the republish already read is not sent twice.
+            if let state = await reportedState(of: id), state != states[id] { enqueueState(state, of: device) }
         }
     }
 
@@ -288,8 +293,10 @@ public actor BridgeServer {
     /// device is heard from after a start, whatever was retained before stays: announcing
     /// "offline" for a device that answers a moment later would flap every entity at every
     /// restart (a gateway that is down is said by `bridge/state`, which every entity follows).
-    func enqueueAvailability(_ device: TuyaDevice, _ status: ConnectionStatus?) {
-        guard let status, status.availability != .unknown else { return }
+    func enqueueAvailability(_ device: TuyaDevice, _ status: ConnectionStatus?, force: Bool = false) {
+        guard let status, status.availability != .unknown,
+            retained.announce(status.availability, of: device.id, force: force)
+        else { return }
         enqueue(
             topics.availability(device.name), BridgeJSON.value(AvailabilityPayload(status.availability)), retain: true)
     }

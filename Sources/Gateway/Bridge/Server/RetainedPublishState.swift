@@ -15,10 +15,13 @@ struct RetainedPublishState: Hashable, Sendable {
     private(set) var isAnnounced = false
     /// Devices that changed while the republish was being gathered.
     private var changedDuringRepublish: Set<DeviceID> = []
+    /// Each device's availability as last enqueued on this connection.
+    private var announcedAvailability: [DeviceID: Availability] = [:]
 
     /// The connection came up; a full republish follows.
     mutating func connected() {
         isConnected = true
+        announcedAvailability = [:]
     }
 
     /// The connection dropped: nothing is announced until the next connection's republish.
@@ -43,5 +46,21 @@ struct RetainedPublishState: Hashable, Sendable {
         guard isAnnounced else { return [] }
         defer { changedDuringRepublish = [] }
         return changedDuringRepublish.sorted()
+    }
+
+    /// Whether a device's availability is to be published: not when this connection
+    /// already carries the same word (a change of hint only, or a change that was read by
+    /// the republish and also handed back by `republished()`), so a subscriber never sees
+    /// `online` twice in a row. `force` publishes anyway (a renamed device's new topic).
+    mutating func announce(_ availability: Availability, of id: DeviceID, force: Bool = false) -> Bool {
+        guard force || announcedAvailability[id] != availability else { return false }
+        announcedAvailability[id] = availability
+        return true
+    }
+
+    /// A removed device: the next device paired with its id starts from nothing.
+    mutating func forget(_ id: DeviceID) {
+        announcedAvailability[id] = nil
+        changedDuringRepublish.remove(id)
     }
 }
