@@ -18,7 +18,7 @@ import Timing
 ///   does the same in the background.
 public actor MQTTClient {
     /// Connection state changes and received messages. One consumer; finishes after `close()`.
-    public nonisolated let events: AsyncStream<MQTTEvent>
+    public nonisolated let events: Mailbox<MQTTEvent>
     public nonisolated let configuration: MQTTConfiguration
 
     private enum Phase {
@@ -32,7 +32,7 @@ public actor MQTTClient {
         case reconnecting
     }
 
-    private let eventSink: AsyncStream<MQTTEvent>.Continuation
+    private let eventSink: Mailbox<MQTTEvent>.Continuation
     private let loop: NetworkLoop
     private var phase = Phase.idle
     private var closing = false
@@ -54,9 +54,8 @@ public actor MQTTClient {
     /// backoff and the CONNACK deadline.
     public init(configuration: MQTTConfiguration, clock: any Clock<Duration> = ContinuousClock()) throws(MQTTError) {
         self.configuration = configuration
-        (events, eventSink) = AsyncStream.makeStream(of: MQTTEvent.self, bufferingPolicy: .unbounded)
-        let (signals, signalSink) = AsyncStream.makeStream(
-            of: LinkSignal.self, bufferingPolicy: .unbounded)
+        (events, eventSink) = Mailbox.make(of: MQTTEvent.self)
+        let (signals, signalSink) = Mailbox.make(of: LinkSignal.self)
         loop = try NetworkLoop(configuration: configuration, clock: OffsetClock(clock), signals: signalSink)
         loop.start()
         // The single consumer: hands signals to the actor one at a time, in the C thread's order.
@@ -127,7 +126,7 @@ public actor MQTTClient {
     /// (the controller's device links, which learn the outcome from the device's report). Runs
     /// on the client, so a burst of messages costs one wake-up, not a task hop each; returns
     /// when `messages` finishes.
-    public func forward(_ messages: AsyncStream<MQTTOutgoing>) async {
+    public func forward(_ messages: Mailbox<MQTTOutgoing>) async {
         for await message in messages {
             hand(topic: message.topic, payload: message.payload, qos: message.qos, retain: false, to: .nobody)
         }

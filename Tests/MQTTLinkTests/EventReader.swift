@@ -1,9 +1,10 @@
 import MQTTLink
+import Timing
 
 /// Reads one client's `events` until an event matches. No timers: if the expected event never
 /// comes, the stream ends on `close()` or the suite's time limit fails the test.
 struct EventReader {
-    private var iterator: AsyncStream<MQTTEvent>.AsyncIterator
+    private var iterator: Mailbox<MQTTEvent>.Iterator
 
     init(_ client: MQTTClient) {
         iterator = client.events.makeAsyncIterator()

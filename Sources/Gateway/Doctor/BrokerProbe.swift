@@ -1,6 +1,7 @@
 import Foundation
 import MQTTLink
 import Synchronization
+import Timing
 
 /// Connects to the gateway's broker once, as the daemon would, and reports what it saw.
 ///
@@ -179,7 +180,7 @@ private final class Inbox: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    func read(_ events: AsyncStream<MQTTEvent>) async {
+    func read(_ events: Mailbox<MQTTEvent>) async {
         for await event in events {
             guard case .message(let message) = event else { continue }
             let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -1,4 +1,5 @@
 import CMosquitto
+import Timing
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,11 +12,11 @@ import Synchronization
 /// `mosquitto` handle lives). Its callbacks run on the network thread, so they only copy C data
 /// into `LinkSignal`s and yield them; the stream is unbounded, so a yield never blocks that thread.
 final class CallbackBox: Sendable {
-    let signals: AsyncStream<LinkSignal>.Continuation
+    let signals: Mailbox<LinkSignal>.Continuation
     /// Counts accepted CONNACKs, so the loop can tell an established session from a failed attempt.
     let sessions = Atomic<Int>(0)
 
-    init(signals: AsyncStream<LinkSignal>.Continuation) {
+    init(signals: Mailbox<LinkSignal>.Continuation) {
         self.signals = signals
     }
 

@@ -54,7 +54,7 @@ final class NetworkLoop: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    init(configuration: MQTTConfiguration, clock: OffsetClock, signals: AsyncStream<LinkSignal>.Continuation)
+    init(configuration: MQTTConfiguration, clock: OffsetClock, signals: Mailbox<LinkSignal>.Continuation)
         throws(MQTTError)
     {
         let box = CallbackBox(signals: signals)

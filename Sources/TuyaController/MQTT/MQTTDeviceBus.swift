@@ -1,4 +1,5 @@
 import MQTTLink
+import Timing
 
 /// The device bus over a real broker: one `MQTTClient` (libmosquitto) for every Wi-Fi
 /// device. Publishes at QoS 1 and never retries (INTEROP.md: a publish made while
@@ -18,7 +19,7 @@ public struct MQTTDeviceBus: DeviceBus {
         let client = try MQTTClient(configuration: configuration)
         self.client = client
         statistics = DeviceBusStatistics()
-        let (frames, continuation) = AsyncStream.makeStream(of: MQTTOutgoing.self, bufferingPolicy: .unbounded)
+        let (frames, continuation) = Mailbox.make(of: MQTTOutgoing.self)
         outbox = Outbox(continuation)
         Task { await client.forward(frames) }
     }
@@ -70,9 +71,9 @@ public struct MQTTDeviceBus: DeviceBus {
 /// when the last copy of the bus goes, closed or not: otherwise a bus dropped without `close()`
 /// would keep its client, and the client's network thread, for ever.
 private final class Outbox: Sendable {
-    let continuation: AsyncStream<MQTTOutgoing>.Continuation
+    let continuation: Mailbox<MQTTOutgoing>.Continuation
 
-    init(_ continuation: AsyncStream<MQTTOutgoing>.Continuation) {
+    init(_ continuation: Mailbox<MQTTOutgoing>.Continuation) {
         self.continuation = continuation
     }
 

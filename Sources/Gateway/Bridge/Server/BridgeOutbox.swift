@@ -1,6 +1,7 @@
 import Logging
 import Synchronization
 import MQTTLink
+import Timing
 
 /// The bridge's one path to the broker: messages are published one after another, QoS 1,
 /// in the order they were sent here. Each is handed to the client as soon as it comes
@@ -19,14 +20,14 @@ final class BridgeOutbox: Sendable {
 
     private let client: MQTTClient
     private let logger: Logger
-    private let jobs: AsyncStream<Job>
-    private let continuation: AsyncStream<Job>.Continuation
+    private let jobs: Mailbox<Job>
+    private let continuation: Mailbox<Job>.Continuation
     private let worker = WorkerSlot()
 
     init(client: MQTTClient, logger: Logger) {
         self.client = client
         self.logger = logger
-        (jobs, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
+        (jobs, continuation) = Mailbox.make(of: Job.self)
     }
 
     func start() {
@@ -79,7 +80,7 @@ final class BridgeOutbox: Sendable {
         let continuation = continuation
         _ = await finishes(within: timeout) {
             await withCheckedContinuation { waiter in
-                if case .terminated = continuation.yield(.barrier(waiter)) { waiter.resume() }
+                if !continuation.yield(.barrier(waiter)) { waiter.resume() }
             }
         }
     }

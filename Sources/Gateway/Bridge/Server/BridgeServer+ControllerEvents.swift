@@ -81,7 +81,7 @@ extension BridgeServer {
     /// Publishes each reported state once the commit holding it is done, in the order
     /// the controller reported them.
     func publishSavedStates() -> Task<Void, Never> {
-        let stream = savedStates.stream
+        let stream = savedStates.mailbox
         let database = database
         return Task { [weak self] in
             for await saved in stream {

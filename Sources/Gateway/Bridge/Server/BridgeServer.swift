@@ -89,7 +89,7 @@ public actor BridgeServer {
     private var tasks: [Task<Void, Never>] = []
     private var controllerEvents: Task<Void, Never>?
     /// Reported states waiting for their commit, to be published after it in this order.
-    let savedStates = AsyncStream.makeStream(of: SavedState.self, bufferingPolicy: .unbounded)
+    let savedStates = Mailbox.make(of: SavedState.self)
     private var savedStatesTask: Task<Void, Never>?
     private var requests: [Int: Task<Void, Never>] = [:]
     private var admission: RequestAdmission

@@ -1,0 +1,208 @@
+import Synchronization
+
+/// An unbounded queue from any number of producers to one consumer task, in the order the
+/// producers' `yield`s took the lock: what `AsyncStream.makeStream(bufferingPolicy:
+/// .unbounded)` gives, for the gateway's hot paths (each broker message and each controller
+/// event passes through several).
+///
+/// Why not `AsyncStream`: its storage lives in the standard library, unspecialised, so every
+/// `yield` and `next` looks up generic metadata and takes its lock once per element (5 % of
+/// the daemon's CPU under load in `swift_getGenericMetadata` alone). Here the code is
+/// inlinable, so it is specialised for each element type, and the consumer takes everything
+/// buffered in one turn of the lock and then reads it without locking.
+///
+/// Semantics as `AsyncStream`'s: `finish()` ends the sequence after the buffered elements;
+/// cancelling the consuming task ends it at once; either way `onTermination` runs once, and
+/// later `yield`s are dropped (and return false). Dropping the consumer side (every copy of
+/// `Mailbox` and its iterator) ends it too, so a producer that outlives its consumer stops
+/// buffering.
+public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = Never
+
+    /// The producer side: copy it freely, across tasks and threads.
+    public struct Continuation: Sendable {
+        @usableFromInline let storage: MailboxStorage<Element>
+
+        /// Appends the element and wakes the consumer when it waits. False when the mailbox
+        /// has ended (finished, or its consumer cancelled or gone): the element is dropped.
+        @inlinable @discardableResult
+        public func yield(_ element: Element) -> Bool {
+            storage.yield(element)
+        }
+
+        /// Ends the sequence once the consumer has read what is buffered.
+        public func finish() {
+            storage.finish()
+        }
+
+        /// Runs once when the mailbox ends: after `finish()`, or when its consumer is
+        /// cancelled or dropped.
+        public func onTermination(_ handler: @escaping @Sendable () -> Void) {
+            storage.setTermination(handler)
+        }
+    }
+
+    @usableFromInline let consumer: MailboxConsumer<Element>
+
+    /// A mailbox and the continuation that feeds it.
+    public static func make(of _: Element.Type = Element.self) -> (mailbox: Mailbox, continuation: Continuation) {
+        let storage = MailboxStorage<Element>()
+        return (Mailbox(consumer: MailboxConsumer(storage)), Continuation(storage: storage))
+    }
+
+    @usableFromInline init(consumer: MailboxConsumer<Element>) {
+        self.consumer = consumer
+    }
+
+    @inlinable public func makeAsyncIterator() -> Iterator {
+        Iterator(consumer: consumer)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        @usableFromInline let consumer: MailboxConsumer<Element>
+        /// Elements taken from the storage in one turn of its lock, read from `position` on.
+        @usableFromInline var taken: [Element] = []
+        @usableFromInline var position = 0
+
+        @usableFromInline init(consumer: MailboxConsumer<Element>) {
+            self.consumer = consumer
+        }
+
+        @inlinable public mutating func next() async -> Element? {
+            await next(isolation: nil)
+        }
+
+        @inlinable public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            while true {
+                if position < taken.count {
+                    defer { position += 1 }
+                    return taken[position]
+                }
+                position = 0
+                switch consumer.storage.take(into: &taken) {
+                case .some: continue
+                case .ended: return nil
+                case .empty: await consumer.storage.waitForElements()
+                }
+            }
+        }
+    }
+}
+
+/// The consumer's handle on the storage: when the last copy of the mailbox and its iterators
+/// goes, the mailbox ends (as an `AsyncStream` does when its consumer drops it).
+@usableFromInline final class MailboxConsumer<Element: Sendable>: Sendable {
+    @usableFromInline let storage: MailboxStorage<Element>
+
+    init(_ storage: MailboxStorage<Element>) {
+        self.storage = storage
+    }
+
+    deinit {
+        storage.end()
+    }
+}
+
+/// The shared state of one mailbox, behind a lock.
+@usableFromInline final class MailboxStorage<Element: Sendable>: Sendable {
+    @usableFromInline struct State {
+        @usableFromInline var buffer: [Element] = []
+        @usableFromInline var waiter: UnsafeContinuation<Void, Never>?
+        /// `finish()` was called: the buffer is still read to its end.
+        @usableFromInline var finished = false
+        /// Cancelled or dropped by the consumer: nothing more is read.
+        @usableFromInline var ended = false
+        var onTermination: (@Sendable () -> Void)?
+    }
+
+    @usableFromInline enum Take {
+        case some, empty, ended
+    }
+
+    @usableFromInline let state = Mutex(State())
+
+    @usableFromInline init() {}
+
+    @inlinable func yield(_ element: Element) -> Bool {
+        let (accepted, waiter) = state.withLock { state -> (Bool, UnsafeContinuation<Void, Never>?) in
+            guard !state.finished, !state.ended else { return (false, nil) }
+            state.buffer.append(element)
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume()
+        return accepted
+    }
+
+    /// Moves everything buffered into `taken` (emptied first; the two arrays swap storage, so
+    /// neither side allocates once both have grown).
+    @inlinable func take(into taken: inout [Element]) -> Take {
+        taken.removeAll(keepingCapacity: true)
+        return state.withLock { state in
+            if state.ended { return .ended }
+            if !state.buffer.isEmpty {
+                swap(&state.buffer, &taken)
+                return .some
+            }
+            return state.finished ? .ended : .empty
+        }
+    }
+
+    /// Returns once an element is buffered, the mailbox finishes, or the waiting task is
+    /// cancelled (which ends the mailbox).
+    @usableFromInline func waitForElements() async {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (waiter: UnsafeContinuation<Void, Never>) in
+                let wakeNow = state.withLock { state in
+                    guard state.buffer.isEmpty, !state.finished, !state.ended else { return true }
+                    state.waiter = waiter
+                    return false
+                }
+                if wakeNow { waiter.resume() }
+            }
+        } onCancel: {
+            end()
+        }
+    }
+
+    func finish() {
+        let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.finished, !state.ended else { return nil }
+            state.finished = true
+            defer { state.onTermination = nil }
+            return state.onTermination
+        }
+        wake()
+        handler?()
+    }
+
+    /// The consumer is cancelled or gone: drop what is buffered and refuse what comes.
+    func end() {
+        let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.ended else { return nil }
+            let wasFinished = state.finished
+            state.ended = true
+            state.buffer = []
+            defer { state.onTermination = nil }
+            return wasFinished ? nil : state.onTermination
+        }
+        wake()
+        handler?()
+    }
+
+    func setTermination(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state in
+            guard !state.finished, !state.ended else { return true }
+            state.onTermination = handler
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    private func wake() {
+        state.withLock { state in
+            defer { state.waiter = nil }
+            return state.waiter
+        }?.resume()
+    }
+}
