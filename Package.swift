@@ -75,7 +75,7 @@ let package = Package(
         // commands and state, the module seams. Pure: no files, no sockets.
         .target(
             name: "TuyaCore",
-            dependencies: [.product(name: "Yams", package: "Yams")],
+            dependencies: [.product(name: "Yams", package: "Yams"), "Timing"],
             swiftSettings: strict
         ),
         // Byte-level codecs for Tuya MQTT "2.2" and Tuya BLE. Pure, no I/O.
@@ -170,7 +170,7 @@ let package = Package(
                 "TuyaCore", "TuyaWire", "TuyaController", "MQTTLink", "DeviceSimulator", "LocalBroker", "Storage",
                 // LANLink: the LAN round trip measured hop by hop (LANHops).
                 "BLELink", "DeepLinks", "LANLink",
-                "SessionEngine", "YoullTestSupport",
+                "SessionEngine", "Timing", "YoullTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -214,7 +214,7 @@ let package = Package(
         // injected clock, history and badges. Drives devices only through TuyaControllerProtocol.
         .target(name: "SessionEngine", dependencies: ["TuyaCore", "Timing"], swiftSettings: strict),
         .testTarget(
-            name: "SessionEngineTests", dependencies: ["SessionEngine", "TuyaCore", "YoullTestSupport"],
+            name: "SessionEngineTests", dependencies: ["SessionEngine", "TuyaCore", "Timing", "YoullTestSupport"],
             swiftSettings: strict),
         // The one test rig every test target shares: the daemon in a scoped `withRunningDaemon`, the
         // manual clock, one deadline, one seeded generator, hex vectors, repository paths, a real notify
@@ -232,7 +232,7 @@ let package = Package(
             dependencies: [
                 "YoullTestSupport", "Gateway", "TuyaCore", "TuyaWire", "MQTTLink", "Storage", "TuyaController",
                 "BLELink",
-                "LocalBroker", "DeviceSimulator", "Maintenance", "DeepLinks", "SessionEngine",
+                "LocalBroker", "DeviceSimulator", "Maintenance", "DeepLinks", "SessionEngine", "Timing",
                 .product(name: "Logging", package: "swift-log"),
                 // To hold the daemon's database locked, as a full disk would refuse its writes.
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -6,6 +6,7 @@ import SessionEngine
 import TuyaController
 import TuyaCore
 import Storage
+import Timing
 
 #if canImport(Glibc)
     import Glibc
@@ -141,5 +142,5 @@ actor InstantController: TuyaControllerProtocol {
         if case .light(let light) = command { state.brightness = light.brightness ?? state.brightness }
         return .light(state)
     }
-    nonisolated func events() -> AsyncStream<ControllerEvent> { AsyncStream { $0.finish() } }
+    nonisolated func events() -> Mailbox<ControllerEvent> { .finished() }
 }

@@ -6,16 +6,15 @@ import Synchronization
 /// event passes through several).
 ///
 /// Why not `AsyncStream`: its storage lives in the standard library, unspecialised, so every
-/// `yield` and `next` looks up generic metadata and takes its lock once per element (5 % of
-/// the daemon's CPU under load in `swift_getGenericMetadata` alone). Here the code is
-/// inlinable, so it is specialised for each element type, and the consumer takes everything
-/// buffered in one turn of the lock and then reads it without locking.
+/// `yield` and `next` looks up generic metadata (5 % of the daemon's CPU under load in
+/// `swift_getGenericMetadata` alone). Here the code is inlinable, so it is specialised for
+/// each element type.
 ///
-/// Semantics as `AsyncStream`'s: `finish()` ends the sequence after the buffered elements;
-/// cancelling the consuming task ends it at once; either way `onTermination` runs once, and
-/// later `yield`s are dropped (and return false). Dropping the consumer side (every copy of
-/// `Mailbox` and its iterator) ends it too, so a producer that outlives its consumer stops
-/// buffering.
+/// Semantics as `AsyncStream`'s: iterators made one after another continue where the last
+/// one stopped; `finish()` ends the sequence after the buffered elements; cancelling the
+/// consuming task ends it at once; either way `onTermination` runs once, and later `yield`s
+/// are dropped (and return false). Dropping the consumer side (every copy of the `Mailbox`
+/// and its iterators) ends it too, so a producer that outlives its consumer stops buffering.
 public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = Never
 
@@ -50,6 +49,13 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
         return (Mailbox(consumer: MailboxConsumer(storage)), Continuation(storage: storage))
     }
 
+    /// A mailbox that has already ended: for a source with nothing to say.
+    public static func finished() -> Mailbox {
+        let (mailbox, continuation) = make()
+        continuation.finish()
+        return mailbox
+    }
+
     @usableFromInline init(consumer: MailboxConsumer<Element>) {
         self.consumer = consumer
     }
@@ -60,9 +66,6 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
 
     public struct Iterator: AsyncIteratorProtocol {
         @usableFromInline let consumer: MailboxConsumer<Element>
-        /// Elements taken from the storage in one turn of its lock, read from `position` on.
-        @usableFromInline var taken: [Element] = []
-        @usableFromInline var position = 0
 
         @usableFromInline init(consumer: MailboxConsumer<Element>) {
             self.consumer = consumer
@@ -73,16 +76,12 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
         }
 
         @inlinable public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            let storage = consumer.storage
             while true {
-                if position < taken.count {
-                    defer { position += 1 }
-                    return taken[position]
-                }
-                position = 0
-                switch consumer.storage.take(into: &taken) {
-                case .some: continue
+                switch storage.take() {
+                case .element(let element): return element
                 case .ended: return nil
-                case .empty: await consumer.storage.waitForElements()
+                case .empty: await storage.waitForElements()
                 }
             }
         }
@@ -106,7 +105,10 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
 /// The shared state of one mailbox, behind a lock.
 @usableFromInline final class MailboxStorage<Element: Sendable>: Sendable {
     @usableFromInline struct State {
+        /// Buffered elements, read from `head` on; emptied (keeping its capacity) once all
+        /// are read, so a steady flow does not allocate.
         @usableFromInline var buffer: [Element] = []
+        @usableFromInline var head = 0
         @usableFromInline var waiter: UnsafeContinuation<Void, Never>?
         /// `finish()` was called: the buffer is still read to its end.
         @usableFromInline var finished = false
@@ -116,7 +118,9 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     @usableFromInline enum Take {
-        case some, empty, ended
+        case element(Element)
+        case empty
+        case ended
     }
 
     @usableFromInline let state = Mutex(State())
@@ -134,17 +138,17 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
         return accepted
     }
 
-    /// Moves everything buffered into `taken` (emptied first; the two arrays swap storage, so
-    /// neither side allocates once both have grown).
-    @inlinable func take(into taken: inout [Element]) -> Take {
-        taken.removeAll(keepingCapacity: true)
-        return state.withLock { state in
+    @inlinable func take() -> Take {
+        state.withLock { state in
             if state.ended { return .ended }
-            if !state.buffer.isEmpty {
-                swap(&state.buffer, &taken)
-                return .some
+            guard state.head < state.buffer.count else { return state.finished ? .ended : .empty }
+            let element = state.buffer[state.head]
+            state.head += 1
+            if state.head == state.buffer.count {
+                state.buffer.removeAll(keepingCapacity: state.buffer.capacity <= 1024)
+                state.head = 0
             }
-            return state.finished ? .ended : .empty
+            return .element(element)
         }
     }
 
@@ -154,7 +158,7 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (waiter: UnsafeContinuation<Void, Never>) in
                 let wakeNow = state.withLock { state in
-                    guard state.buffer.isEmpty, !state.finished, !state.ended else { return true }
+                    guard state.head == state.buffer.count, !state.finished, !state.ended else { return true }
                     state.waiter = waiter
                     return false
                 }
@@ -180,11 +184,11 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
     func end() {
         let handler = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.ended else { return nil }
-            let wasFinished = state.finished
             state.ended = true
             state.buffer = []
+            state.head = 0
             defer { state.onTermination = nil }
-            return wasFinished ? nil : state.onTermination
+            return state.onTermination
         }
         wake()
         handler?()

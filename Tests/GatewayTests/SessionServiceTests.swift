@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import TuyaCore
 import YoullTestSupport
+import Timing
 
 /// The session service's decisions with a fake controller (every device online, every
 /// command recorded) and a manual clock, over a real SQLite store in a temporary directory.
@@ -173,7 +174,7 @@ actor FakeController: TuyaControllerProtocol {
         return .light(LightState())
     }
 
-    nonisolated func events() -> AsyncStream<ControllerEvent> { AsyncStream { $0.finish() } }
+    nonisolated func events() -> Mailbox<ControllerEvent> { .finished() }
 }
 
 /// What a session service logged, in order.

@@ -1,5 +1,6 @@
 import TuyaCore
 import YoullTestSupport
+import Timing
 
 /// A fake `TuyaControllerProtocol` for the runner's unit tests: it records every command
 /// with the test clock's time, answers status and confirmed state from what the test set,
@@ -77,7 +78,7 @@ actor RecordingController: TuyaControllerProtocol {
         return confirmed[id] ?? .light(LightState())
     }
 
-    nonisolated func events() -> AsyncStream<ControllerEvent> { AsyncStream { $0.finish() } }
+    nonisolated func events() -> Mailbox<ControllerEvent> { .finished() }
 }
 
 func light(_ id: String, name: String? = nil) -> TuyaDevice {

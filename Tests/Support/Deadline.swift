@@ -47,7 +47,7 @@ public func withDeadline<T: Sendable>(
     return try await withDeadline(Double(seconds) + Double(attoseconds) / 1e18, what, body)
 }
 
-extension AsyncStream where Element: Sendable {
+extension AsyncSequence where Self: Sendable, Element: Sendable, Failure == Never {
     /// The first element matching `predicate`, or a `DeadlineExceeded` after `seconds`.
     public func first(
         within seconds: Double = 10, _ what: String, where predicate: @escaping @Sendable (Element) -> Bool

@@ -21,6 +21,21 @@ struct MailboxTests {
         #expect(!continuation.yield(1000), "a finished mailbox takes nothing more")
     }
 
+    @Test("an iterator made after another one stopped carries on where it stopped: nothing buffered is lost")
+    func iteratorsCarryOn() async {
+        let (mailbox, continuation) = Mailbox.make(of: Int.self)
+        for value in 0..<10 { continuation.yield(value) }
+        var first = mailbox.makeAsyncIterator()
+        let one = await first.next()
+        var second = mailbox.makeAsyncIterator()
+        let two = await second.next()
+        continuation.finish()
+        var rest: [Int] = []
+        for await value in mailbox { rest.append(value) }
+        #expect([one, two] == [0, 1])
+        #expect(rest == Array(2..<10))
+    }
+
     @Test("four producers on their own threads: every element arrives once, each producer's in its order")
     func concurrentProducers() async {
         let (mailbox, continuation) = Mailbox.make(of: (producer: Int, value: Int).self)

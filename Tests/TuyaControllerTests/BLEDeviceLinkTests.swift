@@ -83,7 +83,7 @@ struct BLEDeviceLinkTests {
         /// Waits for an availability change matching `predicate` on a stream subscribed beforehand.
         @discardableResult
         static func waitFor(
-            _ events: AsyncStream<ControllerEvent>, _ what: String,
+            _ events: Mailbox<ControllerEvent>, _ what: String,
             _ predicate: @escaping @Sendable (ConnectionStatus) -> Bool
         ) async throws -> ConnectionStatus {
             try await withDeadline(10, what) {
@@ -96,7 +96,7 @@ struct BLEDeviceLinkTests {
 
         /// Waits for a confirmed state matching `predicate` on a stream subscribed beforehand.
         static func waitForState(
-            _ events: AsyncStream<ControllerEvent>, _ what: String,
+            _ events: Mailbox<ControllerEvent>, _ what: String,
             _ predicate: @escaping @Sendable (DeviceState) -> Bool
         ) async throws {
             try await withDeadline(10, what) {

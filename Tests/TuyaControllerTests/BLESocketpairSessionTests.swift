@@ -31,7 +31,7 @@ struct BLESocketpairSessionTests {
         let profile: DeviceProfile
         let peripheral: SimulatedBLEPeripheral
         let link: BLEDeviceLink
-        let events: AsyncStream<ControllerEvent>
+        let events: Mailbox<ControllerEvent>
 
         init(protocolVersion: UInt8) throws {
             let profile = try #require(BLESocketpairSessionTests.library.profile(id: "ble-diffuser-dituo"))

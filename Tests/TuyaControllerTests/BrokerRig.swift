@@ -116,7 +116,7 @@ final class EventLog: Sendable {
     private let events = Mutex<[ControllerEvent]>([])
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(_ stream: AsyncStream<ControllerEvent>) {
+    init(_ stream: Mailbox<ControllerEvent>) {
         let started = Task { [weak self] in
             for await event in stream { self?.events.withLock { $0.append(event) } }
         }
@@ -134,7 +134,7 @@ final class EventLog: Sendable {
     }
 }
 
-extension AsyncStream<ControllerEvent> {
+extension Mailbox<ControllerEvent> {
     /// The next availability change of `id` to `availability`.
     func availability(
         _ availability: Availability, of id: DeviceID, within seconds: Double = 10

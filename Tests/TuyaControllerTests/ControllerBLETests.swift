@@ -4,6 +4,7 @@ import Testing
 import TuyaCore
 import TuyaWire
 import YoullTestSupport
+import Timing
 
 @testable import TuyaController
 
@@ -24,7 +25,7 @@ struct ControllerBLETests {
         let store: InMemoryDeviceStore
         let transport: InMemoryBLETransport
         let controller: TuyaController
-        let events: AsyncStream<ControllerEvent>
+        let events: Mailbox<ControllerEvent>
 
         init(
             store: InMemoryDeviceStore = InMemoryDeviceStore(), radio: BLERadio? = nil,

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TuyaCore
 import YoullTestSupport
+import Timing
 
 @testable import TuyaController
 
@@ -38,7 +39,7 @@ struct ControllerHCIBumbleTests {
         let link: HCIControllerLink
         let clock = ManualClock()
         let controller: TuyaController
-        let events: AsyncStream<ControllerEvent>
+        let events: Mailbox<ControllerEvent>
 
         init(peripherals: [BumbleRig.Peripheral] = [ControllerHCIBumbleTests.peripheral]) async throws {
             bumble = try await BumbleRig.start(peripherals: peripherals)

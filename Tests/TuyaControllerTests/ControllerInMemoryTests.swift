@@ -3,6 +3,7 @@ import Testing
 import YoullTestSupport
 import TuyaCore
 import TuyaWire
+import Timing
 
 @testable import TuyaController
 
@@ -18,7 +19,7 @@ struct ControllerInMemoryTests {
         let clock = ManualClock()
         let device: FakeTuyaDevice
         let controller: TuyaController
-        let events: AsyncStream<ControllerEvent>
+        let events: Mailbox<ControllerEvent>
 
         init(
             device: FakeTuyaDevice = FakeTuyaDevice(

@@ -18,7 +18,7 @@ struct LANDeviceLinkTests {
     struct Rig {
         let clock = ManualClock()
         let hub = EventHub()
-        let events: AsyncStream<ControllerEvent>
+        let events: Mailbox<ControllerEvent>
         let device: InMemoryLANDevice
         let link: LANDeviceLink
 

@@ -107,7 +107,7 @@ struct LANRoguePeerTests {
         private let box = Box()
         private let task: Task<Void, Never>
 
-        init(_ events: AsyncStream<ControllerEvent>) {
+        init(_ events: Mailbox<ControllerEvent>) {
             let box = box
             task = Task {
                 for await event in events {

@@ -30,7 +30,7 @@ struct LANTinytuyaDeviceTests {
     /// on the real backoff), and its events.
     struct Gateway {
         let controller: TuyaController
-        let events: AsyncStream<ControllerEvent>
+        let events: Mailbox<ControllerEvent>
         let id = DeviceID(LANTinytuyaDeviceTests.devId)!
 
         init() async throws {

@@ -1,4 +1,5 @@
 import TuyaCore
+import Timing
 
 /// The controller of a timer run without one (`TimerModuleInterface.tuyaController` nil):
 /// no devices, so a session plans no device cues and never sends anything.
@@ -13,5 +14,5 @@ struct NoDevices: TuyaControllerProtocol {
         throw ControllerError.unknownDevice(id.rawValue)
     }
 
-    func events() -> AsyncStream<ControllerEvent> { AsyncStream { $0.finish() } }
+    func events() -> Mailbox<ControllerEvent> { .finished() }
 }

@@ -1,20 +1,21 @@
 import Synchronization
+import Timing
 import TuyaCore
 
-/// Multicasts controller events: every `subscribe()` is a new `AsyncStream` that sees
+/// Multicasts controller events: every `subscribe()` is a new `Mailbox` that sees
 /// each event published after it, in order. Callable from any isolation (device link
 /// actors publish directly), hence a lock rather than an actor hop that could reorder.
 final class EventHub: Sendable {
     private struct State {
         var nextID = 0
-        var subscribers: [Int: AsyncStream<ControllerEvent>.Continuation] = [:]
+        var subscribers: [Int: Mailbox<ControllerEvent>.Continuation] = [:]
         var finished = false
     }
 
     private let state = Mutex(State())
 
-    func subscribe() -> AsyncStream<ControllerEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ControllerEvent.self, bufferingPolicy: .unbounded)
+    func subscribe() -> Mailbox<ControllerEvent> {
+        let (stream, continuation) = Mailbox.make(of: ControllerEvent.self)
         let id: Int? = state.withLock { state in
             guard !state.finished else { return nil }
             state.nextID += 1
@@ -25,7 +26,7 @@ final class EventHub: Sendable {
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [weak self] _ in
+        continuation.onTermination { [weak self] in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }
         return stream

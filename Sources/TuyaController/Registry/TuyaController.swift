@@ -167,7 +167,7 @@ public actor TuyaController: TuyaControllerProtocol {
             command, mapper: DataPointMapper(profile: profile), failFastWhenOffline: device.transport != .ble)
     }
 
-    public nonisolated func events() -> AsyncStream<ControllerEvent> { hub.subscribe() }
+    public nonisolated func events() -> Mailbox<ControllerEvent> { hub.subscribe() }
 
     // MARK: - Registry
 

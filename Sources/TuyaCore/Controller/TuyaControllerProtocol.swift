@@ -1,3 +1,5 @@
+import Timing
+
 /// The one contract in front of every radio. The timer engine and the maintenance
 /// scheduler drive devices only through it and never learn whether a device speaks
 /// MQTT or BLE (ARCHITECTURE.md "The Timer/Tuya boundary").
@@ -24,7 +26,7 @@ public protocol TuyaControllerProtocol: Sendable {
     func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState
 
     /// A new subscription to controller events; it ends when the controller stops.
-    func events() -> AsyncStream<ControllerEvent>
+    func events() -> Mailbox<ControllerEvent>
 
     /// The command as close as the device can show it (a colour temperature beyond its
     /// range at the nearest end, a field it has no data point for left out), with what was
