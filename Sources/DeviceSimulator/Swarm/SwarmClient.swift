@@ -77,10 +77,13 @@ final class SwarmClient {
         let code = payload.withUnsafeBytes { bytes in
             mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, qos, false)
         }
+        // What did not fit in the socket now waits for it to be writable.
+        engine.touch(index)
         return code == MOSQ_ERR_SUCCESS.rawValue
     }
 
     func setOnline(_ online: Bool, now: ContinuousClock.Instant) {
+        defer { engine.touch(index) }
         wantsOnline = online
         if online {
             backoff = engine.configuration.reconnectDelay.lowerBound

@@ -5,9 +5,9 @@ import CMosquitto
 #endif
 
 /// The state behind a `MosquittoSwarm` and its loop: every client, the connection
-/// count and the pending waits, driven by one thread that `poll`s all client sockets.
+/// count and the pending waits, driven by one thread that waits on all client sockets.
 ///
-/// Why one poll loop: libmosquitto's own loop uses `select` (useless past fd 1024) and a
+/// Why one loop: libmosquitto's own loop uses `select` (useless past fd 1024) and a
 /// thread per client (~11 kB each); driving `mosquitto_loop_read/write/misc` from one
 /// poll over `mosquitto_socket()` holds thousands of clients in one thread (INTEROP.md).
 ///
@@ -25,6 +25,14 @@ public final class SwarmEngine: @unchecked Sendable {
     public internal(set) var connectedCount = 0
     private var waiters: [Waiter] = []
     private var isLooping = false
+    /// Clients to look at again this turn (see `touch`).
+    private var touched: [Int] = []
+    /// When the earliest peer deadline and the earliest reconnect are due, as of the last
+    /// look (`sync` lowers them; a full scan sets them).
+    private var earliestDeadline = SwarmEngine.never
+    private var earliestAttempt = SwarmEngine.never
+    /// Later than anything the loop waits for ("none due").
+    private static let never = ContinuousClock.now + .seconds(100_000_000)
 
     private struct Waiter {
         var deadline: ContinuousClock.Instant
@@ -74,47 +82,57 @@ public final class SwarmEngine: @unchecked Sendable {
 
     /// Runs on the swarm thread until `inbox` says stop; then disconnects and destroys
     /// every client and ends every wait.
+    ///
+    /// A turn costs what happened in it, not the number of clients: sockets wait in an epoll
+    /// set (`SwarmReadiness`), and the peers' deadlines and reconnects are scanned only when
+    /// the earliest one is due, or after something changed them outside a client's own
+    /// callbacks (an operation from the inbox), or once a second with the keep-alives.
     func run(inbox: SwarmInbox) {
         isLooping = true
-        var descriptors: [pollfd] = []
-        var owners: [Int] = []
+        var readiness: SwarmReadiness
+        do {
+            readiness = try SwarmReadiness(wake: inbox.wakeReadDescriptor)
+        } catch {
+            fatalError("the device simulator cannot run its swarm: \(error)")
+        }
         var nextMisc = ContinuousClock.now + .seconds(1)
+        var rescan = true
         while true {
             let (operations, stopping) = inbox.takeOperations()
             for operation in operations { operation(self) }
             if stopping { break }
+            if !operations.isEmpty { rescan = true }
 
             var now = ContinuousClock.now
-            let connectsLeft = connectDue(now: now)
-            firePeerDeadlines(now: now)
             if now >= nextMisc {
                 for client in clients where client.socket >= 0 {
                     if let handle = client.handle { _ = mosquitto_loop_misc(handle) }
                 }
                 nextMisc = now + .seconds(1)
+                rescan = true
+            }
+            if rescan || now >= earliestAttempt { connectDue(now: now, &readiness) }
+            if rescan || now >= earliestDeadline { firePeerDeadlines(now: now) }
+            if rescan {
+                for client in clients { sync(client, &readiness) }
+                rescan = false
+            } else {
+                syncTouched(&readiness)
             }
             resolveWaiters(now: now)
 
-            descriptors.removeAll(keepingCapacity: true)
-            owners.removeAll(keepingCapacity: true)
-            descriptors.append(pollfd(fd: inbox.wakeReadDescriptor, events: Int16(POLLIN), revents: 0))
-            owners.append(-1)
-            for client in clients {
-                let socket = client.socket
-                guard socket >= 0, let handle = client.handle else { continue }
-                var events = Int16(POLLIN)
-                if mosquitto_want_write(handle) { events |= Int16(POLLOUT) }
-                descriptors.append(pollfd(fd: socket, events: events, revents: 0))
-                owners.append(client.index)
-            }
-            let timeout = connectsLeft ? 0 : timeoutMilliseconds(now: now, nextMisc: nextMisc)
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            guard ready > 0 else { continue }
-            if descriptors[0].revents != 0 { inbox.drainWake() }
+            let ready = readiness.wait(timeout: timeoutMilliseconds(now: now, nextMisc: nextMisc))
             now = ContinuousClock.now
-            for slot in 1..<descriptors.count where descriptors[slot].revents != 0 {
-                service(clients[owners[slot]], descriptor: descriptors[slot], now: now)
+            for event in ready {
+                guard let index = event.client else {
+                    inbox.drainWake()
+                    continue
+                }
+                guard clients.indices.contains(index) else { continue }
+                service(clients[index], event, now: now)
+                touched.append(index)
             }
+            syncTouched(&readiness)
             resolveWaiters(now: now)
         }
         for client in clients { client.destroy() }
@@ -124,36 +142,72 @@ public final class SwarmEngine: @unchecked Sendable {
         for waiter in ending where !waiter.check(self) { waiter.expire() }
     }
 
-    /// Starts due connects, at most `connectsPerTurn`; true if more are waiting.
-    private func connectDue(now: ContinuousClock.Instant) -> Bool {
+    /// A client published, connected or disconnected outside the loop's own bookkeeping:
+    /// its socket, its pending writes and its peer's deadline are looked at this turn.
+    func touch(_ index: Int) {
+        touched.append(index)
+    }
+
+    private func syncTouched(_ readiness: inout SwarmReadiness) {
+        while let index = touched.popLast() {
+            if clients.indices.contains(index) { sync(clients[index], &readiness) }
+        }
+    }
+
+    /// Brings the epoll set and the earliest deadline and reconnect up to date with one client.
+    private func sync(_ client: SwarmClient, _ readiness: inout SwarmReadiness, connected: Bool = false) {
+        let socket = client.socket
+        let wantsWrite = socket >= 0 && client.handle.map { mosquitto_want_write($0) } ?? false
+        readiness.update(client: client.index, socket: socket, wantsWrite: wantsWrite, connected: connected)
+        if let deadline = client.peer.deadline, deadline < earliestDeadline { earliestDeadline = deadline }
+        if let attempt = client.nextAttempt, attempt < earliestAttempt { earliestAttempt = attempt }
+    }
+
+    /// Starts due connects, at most `connectsPerTurn`, and notes when the next one is due
+    /// (now, when the budget ran out).
+    private func connectDue(now: ContinuousClock.Instant, _ readiness: inout SwarmReadiness) {
         var budget = configuration.connectsPerTurn
-        for client in clients where client.nextAttempt.map({ $0 <= now }) ?? false {
-            guard budget > 0 else { return true }
-            if client.connectIfDue(now: now) { budget -= 1 }
-        }
-        return false
-    }
-
-    private func firePeerDeadlines(now: ContinuousClock.Instant) {
+        earliestAttempt = Self.never
         for client in clients {
-            guard let deadline = client.peer.deadline, deadline <= now else { continue }
-            client.peer.deadlinePassed(client.context(now: now))
+            guard let attempt = client.nextAttempt else { continue }
+            guard attempt <= now else {
+                earliestAttempt = min(earliestAttempt, attempt)
+                continue
+            }
+            guard budget > 0 else {
+                earliestAttempt = now
+                return
+            }
+            if client.connectIfDue(now: now) {
+                budget -= 1
+                sync(client, &readiness, connected: true)
+            }
+            if let next = client.nextAttempt { earliestAttempt = min(earliestAttempt, next) }
         }
     }
 
-    private func service(_ client: SwarmClient, descriptor: pollfd, now: ContinuousClock.Instant) {
-        // A callback may have closed or replaced the socket since poll.
-        guard let handle = client.handle, client.socket == descriptor.fd else { return }
+    /// Calls every peer whose deadline has passed and notes the earliest one left.
+    private func firePeerDeadlines(now: ContinuousClock.Instant) {
+        earliestDeadline = Self.never
+        for client in clients {
+            if let deadline = client.peer.deadline, deadline <= now {
+                client.peer.deadlinePassed(client.context(now: now))
+                touched.append(client.index)
+            }
+            if let deadline = client.peer.deadline { earliestDeadline = min(earliestDeadline, deadline) }
+        }
+    }
+
+    private func service(_ client: SwarmClient, _ event: SwarmReadiness.Event, now: ContinuousClock.Instant) {
+        guard let handle = client.handle, client.socket >= 0 else { return }
         var code = MOSQ_ERR_SUCCESS.rawValue
-        if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        if event.readable {
             code = mosquitto_loop_read(handle, 1)
         }
         // Also write what the read's callbacks queued (a subscription, a device's report on
         // connect) in this turn, before waiters are resolved: a test that waited for
         // "connected" must not find the device's connect report still sitting in its buffer.
-        if code == MOSQ_ERR_SUCCESS.rawValue, client.socket >= 0,
-            descriptor.revents & Int16(POLLOUT) != 0 || mosquitto_want_write(handle)
-        {
+        if code == MOSQ_ERR_SUCCESS.rawValue, client.socket >= 0, event.writable || mosquitto_want_write(handle) {
             code = mosquitto_loop_write(handle, 1)
         }
         if code != MOSQ_ERR_SUCCESS.rawValue, client.socket < 0 {
@@ -178,11 +232,7 @@ public final class SwarmEngine: @unchecked Sendable {
     /// Until the earliest of: keep-alive housekeeping, a reconnect, a peer deadline, a
     /// wait's deadline; rounded up to whole milliseconds, at most one second.
     private func timeoutMilliseconds(now: ContinuousClock.Instant, nextMisc: ContinuousClock.Instant) -> Int32 {
-        var earliest = nextMisc
-        for client in clients {
-            if let attempt = client.nextAttempt, attempt < earliest { earliest = attempt }
-            if let deadline = client.peer.deadline, deadline < earliest { earliest = deadline }
-        }
+        var earliest = min(nextMisc, earliestAttempt, earliestDeadline)
         for waiter in waiters where waiter.deadline < earliest { earliest = waiter.deadline }
         guard earliest > now else { return 0 }
         let (seconds, attoseconds) = (earliest - now).components
