@@ -22,6 +22,7 @@ public final class ManualClock: Clock, Sendable {
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
         var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var deadlineWaiters: [(dueBy: Instant, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -83,10 +84,29 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
+    /// Returns once a task sleeps on this clock until `dueBy` or earlier: a test that moves
+    /// time to a particular timer (a reconnect's backoff) waits for that timer, not for any
+    /// (a handshake's timeout armed meanwhile would not do).
+    public func waitForSleeper(dueBy deadline: Instant) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.values.contains(where: { $0.deadline <= deadline }) { return true }
+                state.deadlineWaiters.append((deadline, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
     private static func takeReadyWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
         let count = state.sleepers.count
-        let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
+        var ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
         state.sleeperWaiters.removeAll { $0.count <= count }
+        let earliest = state.sleepers.values.map(\.deadline).min()
+        if let earliest {
+            ready += state.deadlineWaiters.filter { earliest <= $0.dueBy }.map(\.continuation)
+            state.deadlineWaiters.removeAll { earliest <= $0.dueBy }
+        }
         return ready
     }
 }

@@ -114,9 +114,11 @@ struct LANDeviceLinkTests {
     func wrongKey(version: LANProtocolVersion) async throws {
         let rig = try Rig(version: version, gatewayKey: "ZYXWVUTSRQPONMLK")
         await rig.link.start()
-        // Attempts 2 and 3 wait out the backoff (1 s, then 2 s).
-        for delay in [1, 2] {
-            await rig.advance(.seconds(Int64(delay)))
+        // Attempts 2 and 3 wait out the backoff (1 s, then 2 s). The clock moves once the
+        // backoff's timer is armed: the handshake's own timeout, armed before it, is later.
+        for delay in [Duration.seconds(1), .seconds(2)] {
+            await rig.clock.waitForSleeper(dueBy: rig.clock.now.advanced(by: delay))
+            rig.clock.advance(by: delay)
         }
         let failed = try await rig.waitFor("auth_failed") { $0.availability == .authFailed }
         #expect(failed.hint?.contains("local key mismatch") == true)
