@@ -141,15 +141,24 @@ public actor MQTTClient {
             break
         }
         var mid: Int32 = 0
+        var unwritten = false
         let rc = loop.withMosquitto { mosq in
-            payload.withUnsafeBytes { bytes in
+            let rc = payload.withUnsafeBytes { bytes in
                 mosquitto_publish(mosq, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain)
             }
+            unwritten = mosquitto_want_write(mosq)
+            return rc
         }
         switch rc {
         case MOSQ_ERR_SUCCESS.rawValue:
             publishWaiters[mid] = (qos, waiter)
-            loop.wake()
+            // Without `mosquitto_loop_start`, libmosquitto (2.0, `packet__queue`) writes the
+            // packet to the socket inside `mosquitto_publish`, except while a callback runs
+            // on the network thread, which writes what is queued once the callback returns
+            // (it looks at `mosquitto_want_write` after every read). Only bytes the socket did
+            // not take need the network thread now: a wake-up per message would cost it a
+            // poll round and two system calls for nothing.
+            if unwritten { loop.wake() }
         case MOSQ_ERR_NO_CONN.rawValue where qos == .atLeastOnce:
             // Queued inside libmosquitto and sent after the reconnect: wait for its PUBACK.
             publishWaiters[mid] = (qos, waiter)

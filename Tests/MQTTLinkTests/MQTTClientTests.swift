@@ -53,6 +53,32 @@ struct MQTTClientTests {
         #expect(Self.networkThreads(broker) == 0)
     }
 
+    @Test("a message bigger than the socket takes at once (8 MB) still leaves whole, and the next one after it")
+    func messageBiggerThanTheSocketBuffer() async throws {
+        let broker = try TestBroker()
+        let subscriber = try client(broker, "big-sub")
+        let publisher = try client(broker, "big-pub")
+        var events = EventReader(subscriber)
+        try await subscriber.connect()
+        try await publisher.connect()
+        try await subscriber.subscribe("big/#", qos: .atLeastOnce)
+        var big = [UInt8](repeating: 0x5A, count: 8 << 20)
+        for index in stride(from: 0, to: big.count, by: 4099) { big[index] = UInt8(truncatingIfNeeded: index) }
+        // `send` returns without waiting: only the network thread can write what the socket
+        // did not take inside the call.
+        let receipt = await publisher.send(topic: "big/one", payload: big, qos: .atLeastOnce)
+        let small = await publisher.send(topic: "big/two", payload: [7], qos: .atLeastOnce)
+        let first = await events.message(on: "big/one")
+        #expect(first?.payload.count == big.count)
+        #expect(first?.payload == big)
+        let second = await events.message(on: "big/two")
+        #expect(second?.payload == [7])
+        try await receipt.acknowledged()
+        try await small.acknowledged()
+        await publisher.close()
+        await subscriber.close()
+    }
+
     @Test("a QoS 1 publish completes only when the PUBACK arrives, QoS 0 once written")
     func publishWaitsForPuback() async throws {
         let broker = try TestBroker()
