@@ -98,6 +98,53 @@ struct LANLinkPolicyTests {
         #expect(policy.tick(now: .zero).isEmpty, "the backoff is kept")
     }
 
+    @Test(
+        "a 3.4/3.5 device that closes the connection right after a verified session-key handshake is offline with that hint, not busy, and the backoff is kept"
+    )
+    func closedAfterHandshakeIsNotBusy() throws {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        var now = Duration.zero
+        var delays: [Duration] = []
+        for attempt in 1...3 {
+            _ = policy.connected(now: now)
+            // The device's answer verified under the local key: the session is ours.
+            #expect(policy.established(now: now) == [.sendStatusQuery])
+            let actions = policy.failed(.closedAfterHandshake, now: now)
+            #expect(actions.first == .close)
+            if attempt == 1 {
+                #expect(actions.contains(.availability(.offline, hint: LANLinkPolicy.closedAfterHandshakeHint)))
+            }
+            #expect(!Self.availabilities(actions).contains(.busy), "attempt \(attempt)")
+            #expect(policy.tick(now: now).isEmpty, "attempt \(attempt): no reconnect before the backoff")
+            let wake = try #require(policy.nextWake)
+            delays.append(wake - now)
+            now = wake
+            #expect(policy.tick(now: now) == [.connect])
+        }
+        #expect(delays == [1, 2, 4].map { Duration.seconds($0) })
+        #expect(
+            LANLinkPolicy.closedAfterHandshakeHint
+                == "the device closed the connection right after the session-key handshake")
+        #expect(policy.availability == .offline)
+    }
+
+    @Test("a 3.3 connection (no handshake) the device closes before answering is still busy")
+    func closedBeforeAnsweringWithoutHandshakeIsBusy() {
+        var policy = LANLinkPolicy()
+        _ = policy.start(now: .zero)
+        _ = policy.connected(now: .zero)
+        _ = policy.established(now: .zero)
+        #expect(Self.availabilities(policy.failed(.closedByDevice, now: .zero)) == [.busy])
+    }
+
+    @Test("a device that answered after the handshake and then closes stays online while the reconnect succeeds")
+    func closedAfterHandshakeOnAWorkingConnectionIsNotNews() {
+        var policy = Self.online()
+        #expect(Self.availabilities(policy.failed(.closedAfterHandshake, now: .seconds(30))).isEmpty)
+        #expect(policy.tick(now: .seconds(30)) == [.connect])
+    }
+
     @Test("one key mismatch is counted, not believed; three in a row with nothing good between are auth_failed")
     func keyMismatchNeedsRepetition() {
         var policy = LANLinkPolicy()

@@ -290,7 +290,12 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     private func streamEnded(generation: Int) {
         guard generation == self.generation, !isStopped else { return }
-        guard let (received, expected) = session.partialFrame else { return fail(.closedByDevice) }
+        guard let (received, expected) = session.partialFrame else {
+            // After a 3.4/3.5 handshake the device answered (its HMAC verified), the session
+            // was ours: a close then is not another client holding the device.
+            let handshook = version.negotiatesSessionKey && session.isEstablished
+            return fail(handshook ? .closedAfterHandshake : .closedByDevice)
+        }
         let hint = LANLinkPolicy.midFrameHint(received: received, expected: expected)
         logBadFrame(.truncated, detail: hint)
         fail(.closedMidFrame(received: received, expected: expected))

@@ -15,8 +15,10 @@ import TuyaCore
 ///   refuses connections or closes them before sending a byte (another client holds it); `authFailed` after
 ///   `keyMismatchesBeforeAuthFailed` key mismatches in a row with nothing good between
 ///   (one frame anyone can forge is counted, not believed); `offline` when connecting fails
-///   otherwise or a connection dies (closed mid-frame, with how far it got). A connection that drops is not news until the
-///   reconnect fails, so a device that closes idle connections does not flap.
+///   otherwise or a connection dies (closed mid-frame, with how far it got, or closed right
+///   after a 3.4/3.5 handshake the device answered: that session was ours, so not busy).
+///   A connection that drops is not news until the reconnect fails, so a device that
+///   closes idle connections does not flap.
 struct LANLinkPolicy: Sendable {
     struct Configuration: Hashable, Sendable {
         var heartbeatInterval: Duration = .seconds(10)
@@ -47,6 +49,10 @@ struct LANLinkPolicy: Sendable {
         /// The device closed the connection with no frame half-sent (before any byte, it
         /// means another client holds it).
         case closedByDevice
+        /// The device closed the connection with no frame half-sent, after its session-key
+        /// answer verified under the local key (3.4/3.5) and before any other message: it
+        /// gave us the session, so it is not held by another client.
+        case closedAfterHandshake
         /// The device closed the connection `received` bytes into a frame of `expected`
         /// (nil: its header was not in yet).
         case closedMidFrame(received: Int, expected: Int?)
@@ -67,6 +73,7 @@ struct LANLinkPolicy: Sendable {
 
     static let busyHint = "the device refuses connections: close the Tuya/Smart Life app or the other integration"
     static let keyMismatchHint = "local key mismatch"
+    static let closedAfterHandshakeHint = "the device closed the connection right after the session-key handshake"
 
     static func midFrameHint(received: Int, expected: Int?) -> String {
         let of = expected.map { "\(received) of \($0) bytes" } ?? "\(received) bytes, before the frame's length"
@@ -161,13 +168,17 @@ struct LANLinkPolicy: Sendable {
             if keyMismatchesInARow >= configuration.keyMismatchesBeforeAuthFailed {
                 actions += change(to: .authFailed, hint: "\(Self.keyMismatchHint): \(detail)")
             }
-        case .closedByDevice where answeredThisConnection:
+        case .closedByDevice where answeredThisConnection, .closedAfterHandshake where answeredThisConnection:
             // A drop after a working exchange is not news: the reconnect that follows decides.
             break
         case .closedByDevice where wasConnected:
             // Accepted and closed before answering: the firmware's way of saying another
             // client holds it.
             actions += change(to: .busy, hint: Self.busyHint)
+        case .closedAfterHandshake:
+            // The device answered the handshake with a valid HMAC, so the session was ours:
+            // whatever made it close, it is not another client holding it.
+            actions += change(to: .offline, hint: Self.closedAfterHandshakeHint)
         case .unreachable(let reason):
             actions += change(to: .offline, hint: reason)
         case .protocolError(let reason):

@@ -102,6 +102,7 @@ struct LANPairing: Sendable {
             switch failure {
             case .refused: return .busy
             case .closedByDevice: return .busy
+            case .closedAfterHandshake: return .notFound(reason: LANLinkPolicy.closedAfterHandshakeHint)
             case .closedMidFrame(let received, let expected):
                 return .notFound(
                     reason: "the device did not speak the protocol: "

@@ -51,21 +51,20 @@ public enum LAN55AAFrame {
             }
         }
 
-        func code(over bytes: ArraySlice<UInt8>) -> [UInt8] {
-            var out: [UInt8] = []
-            append(over: bytes, to: &out)
-            return out
-        }
-
-        /// Appends the checksum over `bytes` to `out` (`out` may be the frame itself).
-        func append(over bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        /// Appends the checksum over everything in `frame` so far. It is computed first and
+        /// appended after, so no view of the frame is alive while it grows: appending while
+        /// a slice of it is held copies the whole frame first (copy on write). The HMAC's
+        /// bytes are appended as raw memory, not element by element through its iterator.
+        func appendChecksum(to frame: inout [UInt8]) {
             switch self {
             case .crc32:
-                BigEndian.append(CRC32.checksum(bytes), to: &out)
+                let crc = CRC32.checksum(frame)
+                BigEndian.append(crc, to: &frame)
             case .hmac(let keyed):
                 var mac = keyed
-                bytes.withUnsafeBytes { mac.update(data: $0) }
-                out.append(contentsOf: mac.finalize())
+                frame.withUnsafeBytes { mac.update(data: $0) }
+                let code = mac.finalize()
+                code.withUnsafeBytes { frame.append(contentsOf: $0) }
             }
         }
 
@@ -96,7 +95,7 @@ public enum LAN55AAFrame {
         var frame = frameStart(
             sequence: sequence, command: command, retcode: retcode, payloadSize: payload.count, check: check)
         frame.append(contentsOf: payload)
-        check.append(over: frame[...], to: &frame)
+        check.appendChecksum(to: &frame)
         frame.append(contentsOf: suffix)
         return frame
     }
@@ -149,7 +148,7 @@ public enum LAN55AAFrame {
             }
             if let failure { throw failure }
         }
-        check.append(over: frame[...], to: &frame)
+        check.appendChecksum(to: &frame)
         frame.append(contentsOf: suffix)
         return frame
     }

@@ -76,9 +76,7 @@ public enum LAN6699Frame {
         let fromDevice = direction == .fromDevice
         var retcode: UInt32?
         let payload = try GCM.open(
-            ciphertext: bytes[(headerSize + nonceSize)..<(bytes.count - 4 - tagSize)],
-            tag: bytes[(bytes.count - 4 - tagSize)..<(bytes.count - 4)], key: key,
-            nonce: bytes[headerSize..<(headerSize + nonceSize)], authenticating: bytes[4..<headerSize],
+            combined: bytes[headerSize..<(bytes.count - 4)], key: key, authenticating: bytes[4..<headerSize],
             dropping: fromDevice ? 4 : 0,
             head: fromDevice ? { retcode = BigEndian.read($0, at: 0) } : nil)
         return LANFrame(

@@ -84,10 +84,13 @@ public struct LANMessageCodec: Sendable, Hashable {
                     throw .malformed("3.4 payload of \(frame.payload.count) bytes does not decrypt: \(error)")
                 }
             }
-            return message(from: frame, plaintext: plaintext[...])
+            return message(from: frame, plaintext: &plaintext)
         case .v3_5:
-            let frame = try LAN6699Frame.decode(bytes, direction: direction, key: key, maxSize: maxFrameSize)
-            return message(from: frame, plaintext: frame.payload[...])
+            var frame = try LAN6699Frame.decode(bytes, direction: direction, key: key, maxSize: maxFrameSize)
+            // The plaintext moves out of the frame, so the header comes off without a copy.
+            var plaintext: [UInt8] = []
+            swap(&plaintext, &frame.payload)
+            return message(from: frame, plaintext: &plaintext)
         }
     }
 
@@ -97,17 +100,17 @@ public struct LANMessageCodec: Sendable, Hashable {
         return message.header ?? LANVersionHeader(version: version)
     }
 
-    /// Splits a decrypted 3.4/3.5 payload into its header and body. Handshake payloads
-    /// are nonces and HMACs: they are never searched for a header.
-    private func message(from frame: LANFrame, plaintext: ArraySlice<UInt8>) -> LANMessage {
-        var body = plaintext
+    /// Splits a decrypted 3.4/3.5 payload into its header and body; the header is taken off
+    /// the plaintext where it lies, so the body is not copied again. Handshake payloads are
+    /// nonces and HMACs: they are never searched for a header.
+    private func message(from frame: LANFrame, plaintext: inout [UInt8]) -> LANMessage {
         var header: LANVersionHeader?
-        if !frame.command.isHandshake, let found = LANVersionHeader(body, version: version) {
+        if !frame.command.isHandshake, let found = LANVersionHeader(plaintext[...], version: version) {
             header = found
-            body = body.dropFirst(LANVersionHeader.size)
+            plaintext.removeSubrange(0..<LANVersionHeader.size)
         }
         return LANMessage(
-            command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: Array(body),
+            command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: plaintext,
             header: header)
     }
 
