@@ -58,10 +58,12 @@ public actor MQTTClient {
         let (signals, signalSink) = Mailbox.make(of: LinkSignal.self)
         loop = try NetworkLoop(configuration: configuration, clock: OffsetClock(clock), signals: signalSink)
         loop.start()
-        // The single consumer: hands signals to the actor one at a time, in the C thread's order.
+        // The single consumer: hands signals to the actor in the C thread's order, the first
+        // of a run from here and the rest of it on the actor (one hop per run, not per
+        // signal). Holds the client only while handing over, so dropping it still ends it.
         Task { [weak self] in
             for await signal in signals {
-                await self?.handle(signal)
+                await self?.handle(signal, thenBufferedFrom: signals)
             }
             await self?.networkThreadEnded()
         }
@@ -223,6 +225,11 @@ public actor MQTTClient {
     }
 
     // MARK: - Signals from the network thread
+
+    private func handle(_ signal: LinkSignal, thenBufferedFrom signals: Mailbox<LinkSignal>) {
+        handle(signal)
+        while let next = signals.nextIfBuffered() { handle(next) }
+    }
 
     private func handle(_ signal: LinkSignal) {
         switch signal {

@@ -60,6 +60,14 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
         self.consumer = consumer
     }
 
+    /// The next buffered element, without waiting: nil when none is buffered (or the mailbox
+    /// has ended). For a consumer that hops onto an actor once for a run of elements: it
+    /// awaits the first outside, then takes the rest here while isolated. Iterators and this
+    /// share one position, so nothing is read twice or skipped.
+    @inlinable public func nextIfBuffered() -> Element? {
+        if case .element(let element) = consumer.storage.take() { element } else { nil }
+    }
+
     @inlinable public func makeAsyncIterator() -> Iterator {
         Iterator(consumer: consumer)
     }

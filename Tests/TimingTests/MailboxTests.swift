@@ -36,6 +36,25 @@ struct MailboxTests {
         #expect(rest == Array(2..<10))
     }
 
+    @Test("nextIfBuffered takes what is buffered without waiting, in order with the iterators, and nil when empty")
+    func nextIfBuffered() async {
+        let (mailbox, continuation) = Mailbox.make(of: Int.self)
+        #expect(mailbox.nextIfBuffered() == nil)
+        for value in 0..<4 { continuation.yield(value) }
+        var iterator = mailbox.makeAsyncIterator()
+        let first = await iterator.next()
+        let rest = [mailbox.nextIfBuffered(), mailbox.nextIfBuffered(), mailbox.nextIfBuffered()]
+        #expect(first == 0)
+        #expect(rest == [1, 2, 3])
+        #expect(mailbox.nextIfBuffered() == nil)
+        continuation.yield(4)
+        continuation.finish()
+        let last = await iterator.next()
+        let end = await iterator.next()
+        #expect(last == 4)
+        #expect(end == nil)
+    }
+
     @Test("four producers on their own threads: every element arrives once, each producer's in its order")
     func concurrentProducers() async {
         let (mailbox, continuation) = Mailbox.make(of: (producer: Int, value: Int).self)

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Maintenance
 import TuyaCore
+import Timing
 
 /// Runs the pure `MaintenanceTracker` inside the daemon: registers every paired device with
 /// its profile's rules (and each one paired or removed later), feeds it the controller's
@@ -79,7 +80,7 @@ public actor MaintenanceService {
             group.addTask { [weak self] in
                 for await event in events {
                     guard let self else { return }
-                    await self.handle(event)
+                    await self.handle(event, thenBufferedFrom: events)
                 }
             }
             group.addTask { [weak self, clock, settings] in
@@ -231,6 +232,12 @@ public actor MaintenanceService {
             }
         }
         return update
+    }
+
+    /// One hop onto the service for a run of events, not one per event.
+    private func handle(_ event: ControllerEvent, thenBufferedFrom events: Mailbox<ControllerEvent>) async {
+        await handle(event)
+        while let next = events.nextIfBuffered() { await handle(next) }
     }
 
     private func handle(_ event: ControllerEvent) async {

@@ -1,4 +1,5 @@
 import Storage
+import Timing
 import Logging
 import TuyaController
 import TuyaCore
@@ -6,6 +7,11 @@ import TuyaCore
 extension BridgeServer {
     /// What the controller reports: values and availability published (in the order
     /// `RetainedPublishState` allows), faults, pairings and candidates announced.
+    func handle(_ event: ControllerEvent, thenBufferedFrom events: Mailbox<ControllerEvent>) async {
+        await handle(event)
+        while let next = events.nextIfBuffered() { await handle(next) }
+    }
+
     func handle(_ event: ControllerEvent) async {
         switch event {
         case .stateChanged(let id, let state):

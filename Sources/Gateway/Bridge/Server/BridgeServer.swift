@@ -155,13 +155,14 @@ public actor BridgeServer {
     public func start() async throws {
         publisher.outbox.start()
         let events = client.events
+        // Each consumer hops onto the server once for a run of events, not once per event.
         tasks.append(
             Task { [weak self] in
-                for await event in events { await self?.handle(event) }
+                for await event in events { await self?.handle(event, thenBufferedFrom: events) }
             })
         let controllerStream = controller.events()
         controllerEvents = Task { [weak self] in
-            for await event in controllerStream { await self?.handle(event) }
+            for await event in controllerStream { await self?.handle(event, thenBufferedFrom: controllerStream) }
         }
         savedStatesTask = publishSavedStates()
         tasks.append(healthLoop())
@@ -310,6 +311,11 @@ public actor BridgeServer {
     }
 
     // MARK: - Broker events
+
+    private func handle(_ event: MQTTEvent, thenBufferedFrom events: Mailbox<MQTTEvent>) async {
+        await handle(event)
+        while let next = events.nextIfBuffered() { await handle(next) }
+    }
 
     private func handle(_ event: MQTTEvent) async {
         switch event {
