@@ -23,11 +23,20 @@ struct BLEBenchmarks {
     struct Options {
         var samples = 2000
         var profiles = "devices"
+        /// Only the DP writes through the larger MTU (for a profiler).
+        var dpWriteOnly = false
     }
 
     let options: Options
 
     func run() async throws {
+        if options.dpWriteOnly {
+            let (samples, _, packets) = try await dpWrites(serverMTU: 247)
+            Self.report("ble.dpwrite.p50", samples[samples.count / 2])
+            Self.report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
+            print("BENCH ble.dpwrite.packets \(String(format: "%.1f", packets)) packets")
+            return
+        }
         let floor = try rawEcho(samples: options.samples * 5)
         Self.report("ble.floor.echo.p50", floor[floor.count / 2])
         Self.report("ble.floor.echo.p99", floor[floor.count * 99 / 100])
