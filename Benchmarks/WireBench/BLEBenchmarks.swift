@@ -23,11 +23,20 @@ struct BLEBenchmarks {
     struct Options {
         var samples = 2000
         var profiles = "devices"
+        /// Only the DP writes through the larger MTU (for a profiler).
+        var dpWriteOnly = false
     }
 
     let options: Options
 
     func run() async throws {
+        if options.dpWriteOnly {
+            let (samples, _, packets) = try await dpWrites(serverMTU: 247)
+            Self.report("ble.dpwrite.p50", samples[samples.count / 2])
+            Self.report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
+            print("BENCH ble.dpwrite.packets \(String(format: "%.1f", packets)) packets")
+            return
+        }
         let floor = try rawEcho(samples: options.samples * 5)
         Self.report("ble.floor.echo.p50", floor[floor.count / 2])
         Self.report("ble.floor.echo.p99", floor[floor.count * 99 / 100])
@@ -49,15 +58,30 @@ struct BLEBenchmarks {
             Self.report("ble.hop.\(name).p99", times[times.count * 99 / 100])
         }
 
-        let (samples, frames) = try await dpWrites()
+        // A device on older firmware first: it refuses the ATT MTU exchange, so every Tuya frame
+        // crosses in 20-byte packets (what every DP write took before the gateway offered 247).
+        let (legacy, legacyFrames, legacyPackets) = try await dpWrites(serverMTU: nil)
+        Self.report("ble.dpwrite.mtu23.p50", legacy[legacy.count / 2])
+        Self.report("ble.dpwrite.mtu23.p99", legacy[legacy.count * 99 / 100])
+        print("BENCH ble.dpwrite.mtu23.frames \(String(format: "%.1f", legacyFrames)) frames")
+        print("BENCH ble.dpwrite.mtu23.packets \(String(format: "%.1f", legacyPackets)) packets")
+
+        let (samples, frames, packets) = try await dpWrites(serverMTU: 247)
         Self.report("ble.dpwrite.p50", samples[samples.count / 2])
         Self.report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
         print("BENCH ble.dpwrite.frames \(String(format: "%.1f", frames)) frames")
+        print("BENCH ble.dpwrite.packets \(String(format: "%.1f", packets)) packets")
         print(
             "BENCH ble.dpwrite.p50.vs-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / floor[floor.count / 2])) x"
         )
         print(
             "BENCH ble.dpwrite.p99.vs-echo.ratio \(String(format: "%.2f", samples[samples.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
+        )
+        print(
+            "BENCH ble.dpwrite.mtu23.p50.vs-echo.ratio \(String(format: "%.2f", legacy[legacy.count / 2] / floor[floor.count / 2])) x"
+        )
+        print(
+            "BENCH ble.dpwrite.mtu23.p99.vs-echo.ratio \(String(format: "%.2f", legacy[legacy.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
         )
         print(
             "BENCH ble.dpwrite.p50.vs-channel-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / channel[channel.count / 2])) x"
@@ -132,9 +156,10 @@ struct BLEBenchmarks {
 
     // MARK: - The gateway
 
-    /// DP write → confirmed latencies in microseconds (sorted), and Tuya frames per write (the
-    /// device's received frames plus the reports it sent).
-    private func dpWrites() async throws -> ([Double], Double) {
+    /// DP write → confirmed latencies in microseconds (sorted), Tuya frames per write (the
+    /// device's received frames plus the reports it sent) and ATT packets per write (written
+    /// plus notified), against a peripheral offering `serverMTU` (nil: refusing the exchange).
+    private func dpWrites(serverMTU: UInt16?) async throws -> ([Double], Double, Double) {
         let library = ProfileLibrary.load(directories: [URL(fileURLWithPath: options.profiles)])
         guard var profile = library.profile(id: "ble-diffuser-dituo") else {
             throw BenchError("profile ble-diffuser-dituo not found in \(options.profiles)")
@@ -143,7 +168,7 @@ struct BLEBenchmarks {
         let identity = (uuid: "tuyabench0123456", key: "0123456789abcdef", devId: "bfbenchble0000001")
         let device = try SimulatedBLEDevice(
             identity: .init(uuid: identity.uuid, localKey: identity.key, devId: identity.devId, protocolVersion: 4),
-            profile: profile, seed: 1)
+            profile: profile, options: .init(serverMTU: serverMTU), seed: 1)
         let peripheral = SimulatedBLEPeripheral(device: device)
         let air = SimulatedBLEAir()
         let address = "DC:23:4D:BE:4C:01"
@@ -166,7 +191,10 @@ struct BLEBenchmarks {
         let after = await peripheral.statistics
         let frames =
             Double(after.framesReceived - before.framesReceived) + Double(after.reportsSent - before.reportsSent)
-        return (times, frames / Double(options.samples + warmup))
+        let packets =
+            Double(after.packetsReceived - before.packetsReceived) + Double(after.packetsSent - before.packetsSent)
+        let writes = Double(options.samples + warmup)
+        return (times, frames / writes, packets / writes)
     }
 
     /// DP write → confirmed latencies in microseconds, sorted: the diffuser's mist mode

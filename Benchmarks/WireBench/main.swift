@@ -5,7 +5,7 @@ import Foundation
 /// or youll-bench lan [--seconds N] [--body JSON]
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 /// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
-/// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] or youll-bench ble-bumble [--profiles DIR]
+/// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] [--dpwrite-only] or youll-bench ble-bumble [--profiles DIR]
 /// [--samples N] or youll-bench lan-link [--profiles DIR] [--samples N] [--python PYTHON]
 /// or youll-bench lan-sweep [--devices N] [--simulator YOULL_DEVICES] [--profiles DIR] or youll-bench links [--seconds N]
 /// or youll-bench session [--seconds IDLE_SECONDS]
@@ -45,6 +45,10 @@ while index < arguments.count {
         mqttOptions.samples = max(1, Int(arguments[index + 1]) ?? mqttOptions.samples)
         bleOptions.samples = max(100, Int(arguments[index + 1]) ?? bleOptions.samples)
         index += 2
+    case "--dpwrite-only":
+        // The BLE DP writes alone, for a profiler: no floor, no ladder.
+        bleOptions.dpWriteOnly = true
+        index += 1
     case "--daemon" where index + 1 < arguments.count:
         serveOptions.daemon = arguments[index + 1]
         loadOptions.daemon = arguments[index + 1]

@@ -19,6 +19,8 @@ struct SimulatedBLEDeviceTests {
         var reassembler = BLEReassembler()
         var iv = RandomIVSource(generator: SeededGenerator(seed: 7))
         var version: UInt8 = 3
+        /// The length of the packets it writes.
+        var packetLength = BLEFragmenter.defaultMTU
 
         init(localKey: String = Fixture.localKey) throws {
             keys = try BLEKeys(localKey: localKey)
@@ -31,7 +33,7 @@ struct SimulatedBLEDeviceTests {
             sn = forced ?? sn + 1
             let frame = try BLECommandFrame(sn: sn, ackSN: ackSN, command: command, data: data)
             let sealed = try BLEFrameCodec.encrypt(frame, flag: flag, keys: keys, ivSource: &iv)
-            return try BLEFragmenter(protocolVersion: version).packets(for: sealed)
+            return try BLEFragmenter(protocolVersion: version, mtu: packetLength).packets(for: sealed)
         }
 
         /// Feeds packets to the device; returns the frames it notified and whether it disconnected.

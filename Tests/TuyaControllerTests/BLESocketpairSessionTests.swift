@@ -33,12 +33,12 @@ struct BLESocketpairSessionTests {
         let link: BLEDeviceLink
         let events: Mailbox<ControllerEvent>
 
-        init(protocolVersion: UInt8) throws {
+        init(protocolVersion: UInt8, options: SimulatedBLEDevice.Options = .init()) throws {
             let profile = try #require(BLESocketpairSessionTests.library.profile(id: "ble-diffuser-dituo"))
             self.profile = profile
             let device = try SimulatedBLEDevice(
                 identity: .init(uuid: uuid, localKey: localKey, devId: devId, protocolVersion: protocolVersion),
-                profile: profile, seed: 7)
+                profile: profile, options: options, seed: 7)
             let peripheral = SimulatedBLEPeripheral(device: device)
             self.peripheral = peripheral
             let layout: TuyaGATTLayout = protocolVersion == 3 ? .a201 : .fd50

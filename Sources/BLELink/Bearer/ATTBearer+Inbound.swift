@@ -94,8 +94,7 @@ extension ATTBearer {
             guard let request = try? ATTExchangeMTURequest(bytes: pdu) else {
                 return await reply(ATTErrorResponse(request: opcode, handle: 0, error: .invalidPDU).encode())
             }
-            let agreed = max(Self.defaultMTU, min(preferredMTU, request.clientMTU))
-            shared.mtu = agreed
+            shared.mtu = Self.agreedMTU(preferredMTU, request.clientMTU)
             await reply(ATTExchangeMTUResponse(serverMTU: preferredMTU).encode())
         case _ where opcode.isResponse:
             receiveResponse(opcode, pdu)

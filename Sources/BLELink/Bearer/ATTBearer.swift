@@ -76,7 +76,8 @@ public actor ATTBearer {
     private var lastTransaction = 0
 
     /// Starts reading `channel` at once. `preferredMTU` is what this side offers in an MTU
-    /// exchange (23: Tuya devices use 20-byte writes anyway, TUYA.md §1.1).
+    /// exchange, in either direction (23 unless asked for more; `GATTTuyaTransport` asks for
+    /// 247, so a device whose firmware takes longer packets gets a Tuya frame in fewer writes).
     public init(
         channel: any ByteChannel, clock: any Clock<Duration> = ContinuousClock(),
         transactionTimeout: Duration = ATTBearer.defaultTransactionTimeout, preferredMTU: UInt16 = ATTBearer.defaultMTU
@@ -164,13 +165,27 @@ public actor ATTBearer {
         }
     }
 
-    /// Offers `preferredMTU` to the device; the smaller of the two (never below 23) is then in force.
+    /// Offers `preferredMTU` to the device; the smaller of the two (never below 23, Core spec
+    /// Vol 3 Part F §3.4.2) is then in force and returned. A device that refuses the exchange
+    /// with an Error Response (a server without it answers Request Not Supported) keeps the
+    /// link at 23. A lost link or a timeout still throws.
     @discardableResult
     public func exchangeMTU() async throws(ATTError) -> UInt16 {
-        let response = try await request(ATTExchangeMTURequest(clientMTU: preferredMTU))
-        let agreed = max(Self.defaultMTU, min(preferredMTU, response.serverMTU))
+        let serverMTU: UInt16
+        do {
+            serverMTU = try await request(ATTExchangeMTURequest(clientMTU: preferredMTU)).serverMTU
+        } catch .errorResponse(request: .exchangeMTURequest, _, _) {
+            return shared.mtu
+        }
+        let agreed = Self.agreedMTU(preferredMTU, serverMTU)
         shared.mtu = agreed
         return agreed
+    }
+
+    /// The ATT_MTU both sides use after an exchange: the smaller of the two offers, never below
+    /// the LE default of 23.
+    static func agreedMTU(_ ours: UInt16, _ theirs: UInt16) -> UInt16 {
+        max(defaultMTU, min(ours, theirs))
     }
 
     /// Closes the channel; everything waiting fails with `disconnected`.

@@ -34,14 +34,16 @@ public actor GATTClient {
 
     /// A client whose bearer hands it notifications directly: a notified value reaches
     /// `notifications` on the thread that read it, with no task in between.
-    private init(channel: any ByteChannel, clock: any Clock<Duration>, transactionTimeout: Duration) {
+    private init(
+        channel: any ByteChannel, clock: any Clock<Duration>, transactionTimeout: Duration, preferredMTU: UInt16
+    ) {
         let (stream, sink) = AsyncStream<[UInt8]>.makeStream()
         let filter = NotifyFilter()
         notifications = stream
         notificationSink = sink
         notifyFilter = filter
         bearer = ATTBearer(
-            channel: channel, clock: clock, transactionTimeout: transactionTimeout,
+            channel: channel, clock: clock, transactionTimeout: transactionTimeout, preferredMTU: preferredMTU,
             notificationSink: .init(
                 notify: { notification in
                     if filter.accepts(notification.handle) { sink.yield(notification.value) }
@@ -50,12 +52,13 @@ public actor GATTClient {
     }
 
     /// A client over `channel` (an `L2CAPChannel` or one end of `SocketChannel.pair()`), with
-    /// ATT's 30 s transaction timeout measured on `clock`.
+    /// ATT's 30 s transaction timeout measured on `clock`. `preferredMTU` is what
+    /// `exchangeMTU()` offers (and what the device is told when it asks first).
     public static func connect(
         over channel: any ByteChannel, clock: any Clock<Duration> = ContinuousClock(),
-        transactionTimeout: Duration = ATTBearer.defaultTransactionTimeout
+        transactionTimeout: Duration = ATTBearer.defaultTransactionTimeout, preferredMTU: UInt16 = ATTBearer.defaultMTU
     ) -> GATTClient {
-        GATTClient(channel: channel, clock: clock, transactionTimeout: transactionTimeout)
+        GATTClient(channel: channel, clock: clock, transactionTimeout: transactionTimeout, preferredMTU: preferredMTU)
     }
 
     /// PDUs the bearer dropped as garbage.
@@ -63,10 +66,16 @@ public actor GATTClient {
         get async { await bearer.ignoredPDUCount }
     }
 
-    /// Offers a larger ATT MTU; returns the one in force. Optional: Tuya packets fit the default 23.
+    /// Offers the client's preferred ATT MTU; returns the one in force: the smaller of the two
+    /// offers, or 23 when the device refuses the exchange. Without it every value is at most 20
+    /// bytes.
     public func exchangeMTU() async throws(GATTError) -> UInt16 {
         do { return try await bearer.exchangeMTU() } catch { throw .link(error) }
     }
+
+    /// The longest value a write or a notification carries now: ATT_MTU − 3 (20 until an MTU
+    /// exchange agrees on more).
+    public nonisolated var maximumValueLength: Int { Int(bearer.negotiatedMTU) - 3 }
 
     /// Finds the Tuya service and its write, notify and CCCD handles: primary service discovery,
     /// characteristic discovery within each Tuya service, then descriptor discovery after the
@@ -124,7 +133,7 @@ public actor GATTClient {
     /// A packet that cannot leave closes the link (`notifications` finishes).
     public nonisolated func enqueueWithoutResponse(_ bytes: [UInt8]) throws(GATTError) {
         guard let characteristic = notifyFilter.writeCharacteristic else { throw .notDiscovered }
-        let maximum = Int(bearer.negotiatedMTU) - 3
+        let maximum = maximumValueLength
         guard bytes.count <= maximum else { throw .valueTooLong(length: bytes.count, maximum: maximum) }
         guard characteristic.properties.contains(.writeWithoutResponse) else {
             throw .characteristicLacksProperty(characteristic.uuid, property: "write without response")

@@ -65,20 +65,33 @@ public struct SimulatedBLEDevice: Sendable {
         public var unixEpoch: Int64
         /// Fixes the srand of every device-info reply (test vectors); random when nil.
         public var fixedSrand: [UInt8]?
+        /// The ATT MTU its GATT server offers in an MTU exchange (247, as many Tuya modules);
+        /// nil: it refuses the exchange (Request Not Supported) and stays at 23.
+        public var serverMTU: UInt16?
+        /// The SDK build's `TUYA_BLE_DATA_MTU_MAX`: the longest packet its Tuya layer takes
+        /// (longer ones are dropped) and may send (20 to 244).
+        public var maximumPacketLength: Int
 
         public init(
             reportsWithTime: Bool = false, timeRequest: BLECommand? = .timeRequestString,
-            unixEpoch: Int64 = 1_700_000_000, fixedSrand: [UInt8]? = nil
+            unixEpoch: Int64 = 1_700_000_000, fixedSrand: [UInt8]? = nil, serverMTU: UInt16? = 247,
+            maximumPacketLength: Int = 244
         ) {
             self.reportsWithTime = reportsWithTime
             self.timeRequest = timeRequest
             self.unixEpoch = unixEpoch
             self.fixedSrand = fixedSrand
+            self.serverMTU = serverMTU
+            self.maximumPacketLength = max(BLEFragmenter.defaultMTU, maximumPacketLength)
         }
     }
 
     /// Counters a test reads to see what the device did with its input.
     public struct Statistics: Hashable, Sendable {
+        /// Packets (GATT writes) the gateway wrote to the Tuya characteristic, and packets
+        /// (notifications) the device sent.
+        public var packetsReceived = 0
+        public var packetsSent = 0
         /// Whole frames reassembled from the gateway's writes.
         public var framesReceived = 0
         /// Packets or frames dropped without an answer: broken fragmentation, a frame
@@ -119,6 +132,9 @@ public struct SimulatedBLEDevice: Sendable {
     private var pendingTimeRequest: UInt32?
     /// Reports sent and not yet acknowledged, by their sn.
     private var unacknowledged: Set<UInt32> = []
+    /// The length of the packets it sends: 20, or on protocol 4 what the gateway's device-info
+    /// request announced when its build takes that much (the SDK's `send_packet_data_len`).
+    public private(set) var sendPacketLength = BLEFragmenter.defaultMTU
 
     /// Throws when the local key is not 16 characters or the protocol version is not 3 or 4.
     public init(
@@ -165,6 +181,7 @@ public struct SimulatedBLEDevice: Sendable {
         pendingTimeRequest = nil
         unacknowledged = []
         receivedSNs = []
+        sendPacketLength = BLEFragmenter.defaultMTU
     }
 
     /// The central went away.
@@ -201,6 +218,13 @@ public struct SimulatedBLEDevice: Sendable {
     /// One packet the gateway wrote to the write characteristic.
     public mutating func receive(packet: [UInt8]) -> [Action] {
         guard isConnected else { return [] }
+        statistics.packetsReceived += 1
+        // The SDK's `trsmitr_recv_pkg_decode` refuses a packet above its build's limit.
+        guard packet.count <= options.maximumPacketLength else {
+            statistics.framesRejected += 1
+            reassembler.reset()
+            return []
+        }
         let whole: [UInt8]?
         do throws(WireError) {
             whole = try reassembler.receive(packet)
@@ -274,9 +298,17 @@ public struct SimulatedBLEDevice: Sendable {
     }
 
     private mutating func deviceInfo(_ frame: BLECommandFrame, flag: BLESecurityFlag) -> [Action] {
-        guard (try? BLEDeviceInfoRequest(bytes: frame.data)) != nil else {
+        guard let request = try? BLEDeviceInfoRequest(bytes: frame.data) else {
             statistics.framesRejected += 1
             return []
+        }
+        // The SDK's v4 handler: the announced length when it is 1...TUYA_BLE_DATA_MTU_MAX, else
+        // 20; v2 and v3 always send 20. (An empty body, as HTB sends, is taken here as 20.)
+        sendPacketLength = BLEFragmenter.defaultMTU
+        if identity.protocolVersion >= 4, let announced = request.mtu.map(Int.init),
+            (1...options.maximumPacketLength).contains(announced)
+        {
+            sendPacketLength = announced
         }
         let srand = options.fixedSrand ?? randomBytes(6)
         do throws(WireError) {
@@ -344,10 +376,13 @@ public struct SimulatedBLEDevice: Sendable {
         nextSendSN &+= 1
         guard let frame = try? BLECommandFrame(sn: sn, ackSN: ackSN, command: command, data: data),
             let encrypted = try? BLEFrameCodec.encrypt(frame, flag: flag, keys: keys, ivSource: &ivSource),
-            let packets = try? BLEFragmenter(protocolVersion: identity.protocolVersion).packets(for: encrypted)
+            let packets = try? BLEFragmenter(protocolVersion: identity.protocolVersion, mtu: sendPacketLength)
+                .packets(for: encrypted)
         else { return [] }
         if command.isReport { unacknowledged.insert(sn) }
-        return shape(packets).map { .notify($0) }
+        let shaped = shape(packets)
+        statistics.packetsSent += shaped.count
+        return shaped.map { .notify($0) }
     }
 
     mutating func randomBytes(_ count: Int) -> [UInt8] {

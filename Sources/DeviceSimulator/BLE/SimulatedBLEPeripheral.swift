@@ -21,7 +21,8 @@ public actor SimulatedBLEPeripheral {
     public func accept(_ channel: any ByteChannel, layout: TuyaGATTLayout = .a201) {
         let link = link
         let connection = Link.Connection()
-        let server = SimulatedGATTServer(channel: channel, layout: layout) { packet in
+        let serverMTU = link.state.withLock { $0.device.options.serverMTU }
+        let server = SimulatedGATTServer(channel: channel, layout: layout, serverMTU: serverMTU) { packet in
             link.received(packet, on: connection)
         }
         link.connect(connection, server: server)

@@ -8,7 +8,9 @@ import BLELink
 /// Handles are laid out like a real device's: the GAP service (0x1800) first, then the GATT
 /// service (0x1801) with a Service Changed characteristic and its own CCCD, then the Tuya
 /// service. The FD50 table ends with a third, read-only characteristic after the notify one, so
-/// a client must bound its descriptor search by the next declaration. MTU 23 throughout.
+/// a client must bound its descriptor search by the next declaration. The ATT MTU is 23 until
+/// the client exchanges MTUs: then the smaller of the two offers (never below 23), or 23 when
+/// the server refuses the exchange (`serverMTU` nil, as some firmware does).
 public struct SimulatedGATTDatabase: Sendable {
     /// One attribute: handle, type, value and what a client may do with it.
     public struct Attribute: Sendable, Hashable {
@@ -41,8 +43,11 @@ public struct SimulatedGATTDatabase: Sendable {
     public private(set) var notifyHandle: UInt16 = 0
     /// The notify characteristic's CCCD.
     public private(set) var configurationHandle: UInt16 = 0
-    /// ATT_MTU: this server offers 23, like the SDK's devices (TUYA.md §1.1).
-    public let mtu: UInt16 = 23
+    /// The ATT_MTU in force: 23 until an MTU exchange agrees on more.
+    public private(set) var mtu: UInt16 = 23
+    /// What this server offers in an MTU exchange (many Tuya modules take 247); nil: it answers
+    /// Request Not Supported and stays at 23.
+    public let serverMTU: UInt16?
 
     /// True once the client wrote 0x0001 to the notify characteristic's CCCD.
     public var notificationsEnabled: Bool {
@@ -50,8 +55,9 @@ public struct SimulatedGATTDatabase: Sendable {
             ?? false
     }
 
-    public init(layout: TuyaGATTLayout?) {
+    public init(layout: TuyaGATTLayout?, serverMTU: UInt16? = 23) {
         self.layout = layout
+        self.serverMTU = serverMTU
         addService(0x1800)
         addCharacteristic(BluetoothUUID(0x2A00), properties: .read, value: Array("TY".utf8), readable: true)
         addCharacteristic(BluetoothUUID(0x2A01), properties: .read, value: [0x00, 0x00], readable: true)
@@ -124,8 +130,10 @@ public struct SimulatedGATTDatabase: Sendable {
         do {
             switch opcode {
             case .exchangeMTURequest:
-                _ = try ATTExchangeMTURequest(bytes: pdu)
-                return Outcome(response: ATTExchangeMTUResponse(serverMTU: mtu).encode())
+                let request = try ATTExchangeMTURequest(bytes: pdu)
+                guard let serverMTU else { return Outcome(response: Self.error(opcode, 0, .requestNotSupported)) }
+                mtu = max(23, min(request.clientMTU, serverMTU))
+                return Outcome(response: ATTExchangeMTUResponse(serverMTU: serverMTU).encode())
             case .readByGroupTypeRequest:
                 return Outcome(response: readByGroupType(try ATTReadByGroupTypeRequest(bytes: pdu)))
             case .readByTypeRequest:
@@ -135,8 +143,9 @@ public struct SimulatedGATTDatabase: Sendable {
             case .writeRequest:
                 return write(try ATTWriteRequest(bytes: pdu))
             case .writeCommand:
+                // A PDU longer than the MTU is not ATT: a server ignores it.
                 let command = try ATTWriteCommand(bytes: pdu)
-                return command.handle == writeHandle ? Outcome(written: command.value) : Outcome()
+                return command.handle == writeHandle && pdu.count <= mtu ? Outcome(written: command.value) : Outcome()
             case _ where opcode.isCommand || !opcode.isRequest:
                 return Outcome()
             default:

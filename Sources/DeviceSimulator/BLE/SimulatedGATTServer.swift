@@ -27,12 +27,14 @@ public actor SimulatedGATTServer {
     public nonisolated let layout: TuyaGATTLayout?
     private nonisolated let core: Core
 
-    /// Starts serving `channel` at once.
+    /// Starts serving `channel` at once. `serverMTU` is what it offers in an MTU exchange (nil:
+    /// it refuses the exchange; see `SimulatedGATTDatabase`).
     public init(
-        channel: any ByteChannel, layout: TuyaGATTLayout?, onWrite: @escaping @Sendable ([UInt8]) -> Void = { _ in }
+        channel: any ByteChannel, layout: TuyaGATTLayout?, serverMTU: UInt16? = 23,
+        onWrite: @escaping @Sendable ([UInt8]) -> Void = { _ in }
     ) {
         self.layout = layout
-        let core = Core(channel: channel, layout: layout, onWrite: onWrite)
+        let core = Core(channel: channel, layout: layout, serverMTU: serverMTU, onWrite: onWrite)
         self.core = core
         if let immediate = core.immediate {
             immediate.deliver { event in
@@ -48,6 +50,9 @@ public actor SimulatedGATTServer {
 
     /// Whether the client has enabled notifications on the Tuya notify characteristic.
     public var notificationsEnabled: Bool { core.state.withLock { $0.database.notificationsEnabled } }
+
+    /// The ATT MTU in force on this link.
+    public var mtu: UInt16 { core.state.withLock { $0.database.mtu } }
 
     /// The attribute table, for tests that check handles.
     public var attributes: [SimulatedGATTDatabase.Attribute] { core.state.withLock { $0.database.attributes } }
@@ -108,10 +113,13 @@ extension SimulatedGATTServer {
         let state: Mutex<State>
         let onWrite: @Sendable ([UInt8]) -> Void
 
-        init(channel: any ByteChannel, layout: TuyaGATTLayout?, onWrite: @escaping @Sendable ([UInt8]) -> Void) {
+        init(
+            channel: any ByteChannel, layout: TuyaGATTLayout?, serverMTU: UInt16?,
+            onWrite: @escaping @Sendable ([UInt8]) -> Void
+        ) {
             self.channel = channel
             immediate = channel as? any ImmediateByteChannel
-            state = Mutex(State(database: SimulatedGATTDatabase(layout: layout)))
+            state = Mutex(State(database: SimulatedGATTDatabase(layout: layout, serverMTU: serverMTU)))
             self.onWrite = onWrite
         }
 

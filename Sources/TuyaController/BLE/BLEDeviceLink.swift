@@ -202,7 +202,7 @@ actor BLEDeviceLink: ProbedDeviceLink {
         let packets = transport.packets()
         linkUp = !isStopped
         if isStopped { await transport.disconnect() }
-        perform(session.connected(now: clock.now()))
+        perform(session.connected(now: clock.now(), maximumPacketLength: transport.maximumPacketLength))
         reschedule()
         for await packet in packets {
             guard !isStopped else { break }

@@ -14,6 +14,14 @@ import TuyaWire
 ///
 /// A request unanswered within `responseTimeout` ends the session (`fail`); broken
 /// packets and frames are reported (`problem`) and skipped, never fatal.
+///
+/// Packet size (protocol/TUYA.md §1.3): frames go out in 20-byte packets until the device has
+/// shown it takes more. On a link whose ATT MTU allows longer packets, the device-info request
+/// carries the app's packet length (the SDK's v4 handler sends its frames in packets of that
+/// length when its build allows it, else in 20-byte ones; v2/v3 ignore it and send 20), and
+/// the gateway's packets then grow to the longest packet the device has sent: the SDK sends
+/// packets no longer than the longest it accepts (`TUYA_BLE_DATA_MTU_MAX`) and drops longer
+/// ones, so a device that keeps to 20 bytes is written 20 bytes at a time.
 struct BLESession: Sendable {
     struct Credentials: Sendable, CustomStringConvertible, CustomReflectable {
         /// The 16-character device uuid the pair request carries.
@@ -77,6 +85,18 @@ struct BLESession: Sendable {
     private var pending: [UInt32: Pending] = [:]
     private var dpWriteSN: UInt32 = 0
     private var ivSource: any IVSource
+    /// The longest packet the link carries (ATT_MTU − 3), set at `connected`.
+    private var linkPacketLength = BLEFragmenter.defaultMTU
+    /// The longest packet the device has sent on this connection (20 before it sent any).
+    private var devicePacketLength = BLEFragmenter.defaultMTU
+
+    /// The app packet length the device-info request announces: what the link carries, at most
+    /// 243 (HTB announces `00 F3`; the SDK falls back to 20 when the number is above its
+    /// `TUYA_BLE_DATA_MTU_MAX`, which builds set to 243 or 244).
+    static let announcedPacketLengthLimit = 243
+
+    /// The length of the packets the gateway writes now.
+    var packetLength: Int { min(linkPacketLength, devicePacketLength) }
 
     init(
         credentials: Credentials, profile: DeviceProfile, configuration: Configuration = Configuration(),
@@ -98,7 +118,8 @@ struct BLESession: Sendable {
     // MARK: - Link events
 
     /// The transport connected and enabled notifications: start the handshake.
-    mutating func connected(now: Duration) -> [Action] {
+    /// `maximumPacketLength` is the longest packet the link carries (ATT_MTU − 3).
+    mutating func connected(now: Duration, maximumPacketLength: Int = BLEFragmenter.defaultMTU) -> [Action] {
         reset()
         do throws(WireError) {
             keys = try BLEKeys(localKey: credentials.localKey)
@@ -107,7 +128,12 @@ struct BLESession: Sendable {
             return [.fail(.wrongKey)]
         }
         phase = .awaitingDeviceInfo
-        return send(.deviceInfo, data: BLEDeviceInfoRequest().encoded, flag: .login, awaiting: true, now: now)
+        linkPacketLength = max(BLEFragmenter.defaultMTU, maximumPacketLength)
+        // At the default MTU the body stays empty, as HTB sends it (protocol/TUYA.md §1.6).
+        let announced = min(linkPacketLength, Self.announcedPacketLengthLimit)
+        let request =
+            announced > BLEFragmenter.defaultMTU ? BLEDeviceInfoRequest(mtu: UInt16(announced)) : BLEDeviceInfoRequest()
+        return send(.deviceInfo, data: request.encoded, flag: .login, awaiting: true, now: now)
     }
 
     /// The link dropped (either side).
@@ -166,6 +192,7 @@ struct BLESession: Sendable {
         guard let number = try? Varint(bytes: packet) else {
             return skipFrame(.garbledFrame(reason: "a notification without a packet number"))
         }
+        devicePacketLength = max(devicePacketLength, packet.count)
         if discarding {
             guard number.value == 0 else { return [] }
             discarding = false
@@ -333,6 +360,8 @@ struct BLESession: Sendable {
         pending = [:]
         dpWriteSN = 0
         protocolVersion = 2
+        linkPacketLength = BLEFragmenter.defaultMTU
+        devicePacketLength = BLEFragmenter.defaultMTU
     }
 
     // MARK: - Output
@@ -351,26 +380,11 @@ struct BLESession: Sendable {
         let sealFlag = flag == .login ? keys.loginFlag : keys.sessionFlag
         guard let frame = try? BLECommandFrame(sn: sn, ackSN: ackSN, command: command, data: data),
             let encrypted = try? BLEFrameCodec.encrypt(frame, flag: sealFlag, keys: keys, ivSource: &ivSource),
-            let packets = try? BLEFragmenter(protocolVersion: protocolVersion).packets(for: encrypted)
+            let packets = try? BLEFragmenter(protocolVersion: protocolVersion, mtu: packetLength).packets(
+                for: encrypted)
         else { return [.problem(.garbledFrame(reason: "cannot build \(command.name)"))] }
         lastSN = sn
         if awaiting { pending[sn] = Pending(command: command, deadline: now + configuration.responseTimeout) }
         return packets.map { .write($0) }
     }
-}
-
-extension BLECommand {
-    /// A readable name for errors and logs.
-    var name: String {
-        switch self {
-        case .deviceInfo: "device info (0x0000)"
-        case .pair: "pair (0x0001)"
-        case .dpWriteV3: "DP write (0x0002)"
-        case .query: "query (0x0003)"
-        case .dpWriteV4: "DP write (0x0027)"
-        default: description
-        }
-    }
-
-    var isV4Report: Bool { self == .dpReportV4 || self == .dpReportV4WithTime }
 }

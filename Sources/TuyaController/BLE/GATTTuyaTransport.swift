@@ -2,9 +2,10 @@ import BLELink
 import Synchronization
 
 /// `TuyaBLETransport` over BLELink's GATT client: each `connect()` opens a byte channel
-/// (an L2CAP LE socket to the device, or one end of a socketpair to a simulated one),
-/// finds the Tuya service and enables notifications; the client's notifications are the
-/// packets, and packets are queued on the client as Write Commands.
+/// (an L2CAP LE socket to the device, or one end of a socketpair to a simulated one), offers
+/// the device an ATT MTU of 247 (as BlueZ and phones do; a device that refuses or offers less
+/// sets the MTU, 23 at worst), finds the Tuya service and enables notifications; the client's
+/// notifications are the packets, and packets are queued on the client as Write Commands.
 public final class GATTTuyaTransport: TuyaBLETransport {
     /// Opens the channel of one connection.
     public typealias ChannelFactory = @Sendable () async throws -> any ByteChannel
@@ -14,12 +15,22 @@ public final class GATTTuyaTransport: TuyaBLETransport {
         var packets: AsyncStream<[UInt8]> = AsyncStream { $0.finish() }
     }
 
+    /// The ATT MTU offered to every device: 244-byte packets, the largest a Tuya SDK build
+    /// takes (its `TUYA_BLE_DATA_MTU_MAX` is 20 to 244), in the 251-byte LE data packet.
+    public static let preferredMTU: UInt16 = 247
+
     private let openChannel: ChannelFactory
     private let clock: any Clock<Duration>
+    private let preferredMTU: UInt16
     private let link = Mutex(Link())
 
-    public init(clock: any Clock<Duration> = ContinuousClock(), openChannel: @escaping ChannelFactory) {
+    /// `preferredMTU` is the ATT MTU offered to the device; 23 skips the exchange.
+    public init(
+        clock: any Clock<Duration> = ContinuousClock(), preferredMTU: UInt16 = GATTTuyaTransport.preferredMTU,
+        openChannel: @escaping ChannelFactory
+    ) {
         self.clock = clock
+        self.preferredMTU = preferredMTU
         self.openChannel = openChannel
     }
 
@@ -44,8 +55,11 @@ public final class GATTTuyaTransport: TuyaBLETransport {
     public func connect() async throws {
         await disconnect()
         let channel = try await openChannel()
-        let client = GATTClient.connect(over: channel, clock: clock)
+        let client = GATTClient.connect(over: channel, clock: clock, preferredMTU: preferredMTU)
         do {
+            // First, as BlueZ does: a device refusing it stays at 23 (`exchangeMTU` throws only
+            // for a lost link or a timeout, which end this connection like any other request).
+            if preferredMTU > ATTBearer.defaultMTU { _ = try await client.exchangeMTU() }
             _ = try await client.discoverTuyaService()
             try await client.enableNotifications()
         } catch {
@@ -66,6 +80,10 @@ public final class GATTTuyaTransport: TuyaBLETransport {
                 return
             }
         }
+    }
+
+    public var maximumPacketLength: Int {
+        link.withLock { $0.client?.maximumValueLength } ?? Int(ATTBearer.defaultMTU) - 3
     }
 
     public func packets() -> AsyncStream<[UInt8]> {

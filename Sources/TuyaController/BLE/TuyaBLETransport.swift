@@ -1,6 +1,6 @@
-/// One BLE link to one Tuya device as the session sees it: 20-byte packets written to the
-/// device's write characteristic (write without response) and packets it notifies
-/// (protocol/TUYA.md §1.1). The GATT client implements it over BlueZ; tests join it to a
+/// One BLE link to one Tuya device as the session sees it: packets of at most
+/// `maximumPacketLength` bytes (20 at BLE's default ATT MTU) written to the device's write
+/// characteristic (write without response) and packets it notifies (protocol/TUYA.md §1.1). The GATT client implements it over BlueZ; tests join it to a
 /// simulated device in memory.
 ///
 /// A transport is reused across connections: `connect()` again after the link dropped.
@@ -19,4 +19,13 @@ public protocol TuyaBLETransport: Sendable {
     func packets() -> AsyncStream<[UInt8]>
     /// Drops the link; the stream from `packets()` ends. Harmless when not connected.
     func disconnect() async
+    /// The longest packet the current link carries in one write or notification: ATT_MTU − 3
+    /// once `connect()` has agreed on an MTU with the device, else 20. What the device's own
+    /// Tuya layer takes may be less: the session learns that from the device (`BLESession`).
+    var maximumPacketLength: Int { get }
+}
+
+extension TuyaBLETransport {
+    /// A link at BLE's default ATT MTU of 23.
+    public var maximumPacketLength: Int { 20 }
 }
