@@ -29,7 +29,7 @@ extension BridgeServer {
                 raised ? "fault_raised" : "fault_cleared", device: id,
                 BridgeJSON.object(FaultsPayload(id: id.rawValue, friendlyName: name, faults: faults)))
         case .devicePaired, .deviceRemoved:
-            if case .deviceRemoved(let id) = event { forgetAnnounced(id) }
+            if case .deviceRemoved(let id) = event { retained.forget(id) }
             // Not waited for here: values and availability keep flowing meanwhile.
             Task { [weak self] in await self?.publishDevicesCoalesced() }
         case .candidateFound(let candidate):

@@ -98,7 +98,7 @@ public actor BridgeServer {
     /// The broker closed the connection and no reconnect has failed since: a takeover if it
     /// takes the bridge back at once.
     var closedByBroker = false
-    private var retained = RetainedPublishState()
+    var retained = RetainedPublishState()
     var counters = Counters()
     /// Why the last write the bridge depends on failed; nil once one succeeds again.
     var databaseProblem: String?
@@ -222,10 +222,6 @@ public actor BridgeServer {
     /// republish under way carries it, and it is sent again right after).
     func deviceChanged(_ id: DeviceID) -> Bool {
         retained.deviceChanged(id)
-    }
-
-    func forgetAnnounced(_ id: DeviceID) {
-        retained.forget(id)
     }
 
     // MARK: - Publishing
