@@ -356,14 +356,15 @@ public actor BridgeServer {
             refuse(incoming, payload: message.payload, reason: reason)
         case .admitted(let id):
             let payload = message.payload
-            requests[id] = Task { [weak self] in
-                await self?.serve(incoming, payload: payload)
-                await self?.requestFinished(id)
-            }
+            requests[id] = Task { [weak self] in await self?.serve(incoming, payload: payload, admitted: id) }
         }
     }
 
-    private func requestFinished(_ id: Int) {
+    /// Serves the request and counts it finished in the same turn on the server as its
+    /// answer was queued: a client that sends its next request on the answer never finds
+    /// the previous one still counted (it would be refused as one too many).
+    private func serve(_ incoming: BridgeTopics.Incoming, payload: [UInt8], admitted id: Int) async {
+        await serve(incoming, payload: payload)
         admission.finished(id)
         requests[id] = nil
     }
