@@ -32,13 +32,17 @@ public final class MosquittoSwarm: Sendable {
 
     /// Starts the loop thread; clients added before or after connect from then on.
     public func start() throws(SimulatorError) {
+        // Made before the thread, so a process out of descriptors hears why instead of the
+        // thread stopping it.
+        let readiness = try SwarmReadiness(wake: inbox.wakeReadDescriptor)
         let started = inbox.state.withLock { state -> Bool in
             guard state.phase == .idle else { return false }
             state.phase = .running
             return true
         }
         guard started else { return }
-        let context = Unmanaged.passRetained(SwarmThreadContext(engine: engine, inbox: inbox)).toOpaque()
+        let context = Unmanaged.passRetained(SwarmThreadContext(engine: engine, inbox: inbox, readiness: readiness))
+            .toOpaque()
         var handle = pthread_t()
         let code = pthread_create(&handle, nil, swarmThreadMain, context)
         guard code == 0 else {
@@ -129,10 +133,12 @@ public final class MosquittoSwarm: Sendable {
 private final class SwarmThreadContext {
     let engine: SwarmEngine
     let inbox: SwarmInbox
+    var readiness: SwarmReadiness
 
-    init(engine: SwarmEngine, inbox: SwarmInbox) {
+    init(engine: SwarmEngine, inbox: SwarmInbox, readiness: consuming SwarmReadiness) {
         self.engine = engine
         self.inbox = inbox
+        self.readiness = readiness
     }
 }
 
@@ -141,7 +147,7 @@ private final class SwarmThreadContext {
 private func swarmThreadMain(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
     guard let argument else { return nil }
     let context = Unmanaged<SwarmThreadContext>.fromOpaque(argument).takeRetainedValue()
-    context.engine.run(inbox: context.inbox)
+    context.engine.run(inbox: context.inbox, readiness: &context.readiness)
     context.inbox.state.withLock { state in
         for operation in state.operations { operation(context.engine) }
         state.operations.removeAll()

@@ -87,14 +87,8 @@ public final class SwarmEngine: @unchecked Sendable {
     /// set (`SwarmReadiness`), and the peers' deadlines and reconnects are scanned only when
     /// the earliest one is due, or after something changed them outside a client's own
     /// callbacks (an operation from the inbox), or once a second with the keep-alives.
-    func run(inbox: SwarmInbox) {
+    func run(inbox: SwarmInbox, readiness: inout SwarmReadiness) {
         isLooping = true
-        var readiness: SwarmReadiness
-        do {
-            readiness = try SwarmReadiness(wake: inbox.wakeReadDescriptor)
-        } catch {
-            fatalError("the device simulator cannot run its swarm: \(error)")
-        }
         var nextMisc = ContinuousClock.now + .seconds(1)
         var rescan = true
         while true {
