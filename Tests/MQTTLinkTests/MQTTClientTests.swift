@@ -23,15 +23,24 @@ struct MQTTClientTests {
         return try MQTTClient(configuration: configuration)
     }
 
+    /// A subscriber to `filter` (with a reader of its events) and a publisher, both connected.
+    private func pair(
+        _ broker: TestBroker, _ name: String, subscribedTo filter: String
+    ) async throws -> (subscriber: MQTTClient, publisher: MQTTClient, events: EventReader) {
+        let subscriber = try client(broker, "\(name)-sub")
+        let publisher = try client(broker, "\(name)-pub")
+        let events = EventReader(subscriber)
+        try await subscriber.connect()
+        try await publisher.connect()
+        try await subscriber.subscribe(filter, qos: .atLeastOnce)
+        return (subscriber, publisher, events)
+    }
+
     @Test("messages round-trip at QoS 0 and QoS 1 with their QoS and payload")
     func roundTrip() async throws {
         let broker = try TestBroker()
-        let subscriber = try client(broker, "sub")
-        let publisher = try client(broker, "pub")
-        var events = EventReader(subscriber)
-        try await subscriber.connect()
-        try await publisher.connect()
-        try await subscriber.subscribe("smart/device/out/#", qos: .atLeastOnce)
+        let (subscriber, publisher, reader) = try await pair(broker, "trip", subscribedTo: "smart/device/out/#")
+        var events = reader
 
         try await publisher.publish(topic: "smart/device/out/a", payload: [0, 1, 2], qos: .atMostOnce)
         let first = await events.message(on: "smart/device/out/a")
@@ -56,12 +65,8 @@ struct MQTTClientTests {
     @Test("a message bigger than the socket takes at once (8 MB) still leaves whole, and the next one after it")
     func messageBiggerThanTheSocketBuffer() async throws {
         let broker = try TestBroker()
-        let subscriber = try client(broker, "big-sub")
-        let publisher = try client(broker, "big-pub")
-        var events = EventReader(subscriber)
-        try await subscriber.connect()
-        try await publisher.connect()
-        try await subscriber.subscribe("big/#", qos: .atLeastOnce)
+        let (subscriber, publisher, reader) = try await pair(broker, "big", subscribedTo: "big/#")
+        var events = reader
         var big = [UInt8](repeating: 0x5A, count: 8 << 20)
         for index in stride(from: 0, to: big.count, by: 4099) { big[index] = UInt8(truncatingIfNeeded: index) }
         // `send` returns without waiting: only the network thread can write what the socket

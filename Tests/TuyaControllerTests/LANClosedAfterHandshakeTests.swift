@@ -41,6 +41,16 @@ struct LANClosedAfterHandshakeTests {
                 profile: profile, connector: TCPConnector(), clock: OffsetClock(clock),
                 unixTime: { Int64(Date().timeIntervalSince1970) }, hub: hub, logger: log.logger)
         }
+
+        /// Starts the link, runs `body`, and stops the link and `rogue` however it ended.
+        func running(against rogue: RogueLANPeer, _ body: () async throws -> Void) async throws {
+            await link.start()
+            var failure: (any Error)?
+            do { try await body() } catch { failure = error }
+            rogue.stop()
+            await link.stop()
+            if let failure { throw failure }
+        }
     }
 
     /// The device's correct answer to the gateway's START (`first`), made by the device side
@@ -63,8 +73,7 @@ struct LANClosedAfterHandshakeTests {
             return (answer, true)
         }
         let rig = try Rig(version: version, address: address)
-        await rig.link.start()
-        do {
+        try await rig.running(against: rogue) {
             try await rogue.expect(.accepted(1))
             let status = try await rig.announcements.first("offline") { $0.availability == .offline }
             #expect(status.hint == LANLinkPolicy.closedAfterHandshakeHint, "\(version): \(status)")
@@ -90,13 +99,7 @@ struct LANClosedAfterHandshakeTests {
             // A verified handshake and a clean close: no bad frame to log, and never the key.
             #expect(rig.log.lines.filter { $0.level == .warning }.isEmpty, "\(rig.log.lines.map(\.message))")
             #expect(!rig.log.lines.contains { $0.message.contains(Self.localKey) })
-        } catch {
-            rogue.stop()
-            await rig.link.stop()
-            throw error
         }
-        rogue.stop()
-        await rig.link.stop()
     }
 
     @Test("pairing a device that closes the connection right after the handshake is not busy, and says why")
@@ -114,18 +117,11 @@ struct LANClosedAfterHandshakeTests {
         let address = LANTestAddress.unique()
         let rogue = try RogueLANPeer(ip: address) { _ in ([], true) }
         let rig = try Rig(version: version, address: address)
-        await rig.link.start()
-        do {
+        try await rig.running(against: rogue) {
             try await rogue.expect(.accepted(1))
             let status = try await rig.announcements.first("busy") { $0.availability != .unknown }
             #expect(status.availability == .busy, "\(version): \(status)")
             #expect(status.hint == LANLinkPolicy.busyHint)
-        } catch {
-            rogue.stop()
-            await rig.link.stop()
-            throw error
         }
-        rogue.stop()
-        await rig.link.stop()
     }
 }
