@@ -41,50 +41,17 @@ enum GCM {
         frame.append(contentsOf: box.tag)
     }
 
-    static func open(
-        ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>, key: AESKey, nonce: ArraySlice<UInt8>,
-        authenticating aad: ArraySlice<UInt8>
-    ) throws(WireError) -> [UInt8] {
-        try open(ciphertext: ciphertext, tag: tag, key: key, nonce: nonce, authenticating: aad, dropping: 0)
-    }
-
-    /// Opens and returns the plaintext after its first `dropping` bytes (a device frame's
-    /// retcode is read from `head` first), copied once.
-    static func open(
-        ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>, key: AESKey, nonce: ArraySlice<UInt8>,
-        authenticating aad: ArraySlice<UInt8>, dropping: Int, head: ((UnsafeRawBufferPointer) -> Void)? = nil
-    ) throws(WireError) -> [UInt8] {
-        let box: AES.GCM.SealedBox
-        do {
-            box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-        } catch {
-            throw .authenticationFailed(what: "LAN 6699 AES-GCM tag")
-        }
-        return try open(box, key: key, authenticating: aad, dropping: dropping, head: head)
-    }
-
     /// Opens a 12-byte nonce, the ciphertext and the 16-byte tag lying together in that
     /// order (as in a 6699 frame): the sealed box is made from them in one copy rather than
-    /// assembled from three pieces.
+    /// assembled from three pieces. Returns the plaintext after its first `dropping` bytes (a
+    /// device frame's retcode is read from `head` first), copied once.
     static func open(
         combined: ArraySlice<UInt8>, key: AESKey, authenticating aad: ArraySlice<UInt8>, dropping: Int,
         head: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) throws(WireError) -> [UInt8] {
-        let box: AES.GCM.SealedBox
-        do {
-            box = try AES.GCM.SealedBox(combined: combined)
-        } catch {
-            throw .authenticationFailed(what: "LAN 6699 AES-GCM tag")
-        }
-        return try open(box, key: key, authenticating: aad, dropping: dropping, head: head)
-    }
-
-    private static func open(
-        _ box: AES.GCM.SealedBox, key: AESKey, authenticating aad: ArraySlice<UInt8>, dropping: Int,
-        head: ((UnsafeRawBufferPointer) -> Void)?
-    ) throws(WireError) -> [UInt8] {
         let plaintext: Data
         do {
+            let box = try AES.GCM.SealedBox(combined: combined)
             plaintext = try AES.GCM.open(box, using: key.symmetric, authenticating: aad)
         } catch {
             throw .authenticationFailed(what: "LAN 6699 AES-GCM tag")
