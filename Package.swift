@@ -12,12 +12,20 @@ let strict: [SwiftSetting] = [
 ]
 
 // The release daemon is what sits in a gateway's memory all day, so it is linked for a small
-// footprint (issue 15). scripts/install and scripts/bench build it with `--static-swift-stdlib`
-// (no relocation of the Swift runtime's and Foundation's shared libraries at start, nothing
-// needed from the toolchain at run time) and, where the C library can load them (glibc 2.36,
-// Debian 12), with relative relocations packed by lld (shipped with the toolchain) instead of
-// 150,000 RELA entries read and applied at start. The executable stays position-independent.
-// `youll-bench serve-load` measures the effect.
+// footprint (issue 15). scripts/install and scripts/bench build it with scripts/release-build:
+// `--static-swift-stdlib` (no relocation of the Swift runtime's and Foundation's shared
+// libraries at start, nothing needed from the toolchain at run time) and every function in a
+// section of its own. Where the C library can load them (glibc 2.36, Debian 12) it is linked by
+// lld (shipped with the toolchain):
+// - with relative relocations packed instead of 150,000 RELA entries read and applied at start
+//   (the executable stays position-independent);
+// - without the dynamic symbol table the static Swift runtime asks for (`-export-dynamic`):
+//   nothing looks the daemon's own symbols up at run time, and the loader touched 5 MB of it;
+// - with the functions the daemon runs placed together, in the order of daemon.order
+//   (scripts/profile-order writes it). The kernel maps the cached code around each page a
+//   process touches (64 KB, or a whole large folio), so the few functions that run, scattered
+//   through 33 MB of code, kept about 25 MB of it resident.
+// `youll-bench serve-load` measures the effect (`BENCH serve.load.rss`).
 #if canImport(Glibc)
     import Glibc
     let glibcLoadsPackedRelocations: Bool = {
@@ -31,11 +39,23 @@ let strict: [SwiftSetting] = [
 #else
     let glibcLoadsPackedRelocations = false
 #endif
+// scripts/profile-order links the daemon with its functions shuffled (YOULL_LINK_SHUFFLE=seed)
+// to tell the functions that run from their neighbours on the same page.
+let functionLayout: [String] =
+    if let seed = Context.environment["YOULL_LINK_SHUFFLE"], !seed.isEmpty {
+        ["--shuffle-sections=.text*=\(seed)"]
+    } else {
+        [
+            "--symbol-ordering-file=\(Context.packageDirectory)/Sources/youll-devices/daemon.order",
+            "--no-warn-symbol-ordering",
+        ]
+    }
 let releaseDaemonLinking: [LinkerSetting] =
     glibcLoadsPackedRelocations
     ? [
         .unsafeFlags(
-            ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+            ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"]
+                + functionLayout.flatMap { ["-Xlinker", $0] },
             .when(platforms: [.linux], configuration: .release))
     ] : []
 
@@ -160,6 +180,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            // Read by the release link (releaseDaemonLinking above), not compiled.
+            exclude: ["daemon.order"],
             swiftSettings: strict,
             linkerSettings: releaseDaemonLinking
         ),
