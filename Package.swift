@@ -20,7 +20,7 @@ let strict: [SwiftSetting] = [
 // - with relative relocations packed instead of 150,000 RELA entries read and applied at start
 //   (the executable stays position-independent);
 // - without the dynamic symbol table the static Swift runtime asks for (`-export-dynamic`):
-//   nothing looks the daemon's own symbols up at run time, and the loader touched 5 MB of it;
+//   nothing looks the daemon's own symbols up at run time, and 3.7 MB of it was resident;
 // - with the functions the daemon runs placed together, in the order of daemon.order
 //   (scripts/profile-order writes it). The kernel maps the cached code around each page a
 //   process touches (64 KB, or a whole large folio), so the few functions that run, scattered
