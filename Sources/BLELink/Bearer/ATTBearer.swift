@@ -183,8 +183,8 @@ public actor ATTBearer {
     }
 
     /// The ATT_MTU both sides use after an exchange: the smaller of the two offers, never below
-    /// the LE default of 23.
-    static func agreedMTU(_ ours: UInt16, _ theirs: UInt16) -> UInt16 {
+    /// the LE default of 23 (Vol 3 Part F §3.4.2); the simulated server applies it too.
+    public static func agreedMTU(_ ours: UInt16, _ theirs: UInt16) -> UInt16 {
         max(defaultMTU, min(ours, theirs))
     }
 

@@ -132,7 +132,7 @@ public struct SimulatedGATTDatabase: Sendable {
             case .exchangeMTURequest:
                 let request = try ATTExchangeMTURequest(bytes: pdu)
                 guard let serverMTU else { return Outcome(response: Self.error(opcode, 0, .requestNotSupported)) }
-                mtu = max(23, min(request.clientMTU, serverMTU))
+                mtu = ATTBearer.agreedMTU(request.clientMTU, serverMTU)
                 return Outcome(response: ATTExchangeMTUResponse(serverMTU: serverMTU).encode())
             case .readByGroupTypeRequest:
                 return Outcome(response: readByGroupType(try ATTReadByGroupTypeRequest(bytes: pdu)))

@@ -1,7 +1,7 @@
 /// One BLE link to one Tuya device as the session sees it: packets of at most
 /// `maximumPacketLength` bytes (20 at BLE's default ATT MTU) written to the device's write
-/// characteristic (write without response) and packets it notifies (protocol/TUYA.md §1.1). The GATT client implements it over BlueZ; tests join it to a
-/// simulated device in memory.
+/// characteristic (write without response) and packets it notifies (protocol/TUYA.md §1.1).
+/// The GATT client implements it over BlueZ; tests join it to a simulated device in memory.
 ///
 /// A transport is reused across connections: `connect()` again after the link dropped.
 public protocol TuyaBLETransport: Sendable {
