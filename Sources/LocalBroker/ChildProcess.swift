@@ -117,11 +117,43 @@ public struct ChildProcess: Sendable {
         await offPool(named: "wait for pid \(pid)") { waitForExit() }
     }
 
+    /// How a bounded wait for the child ended.
+    public enum BoundedExit: Sendable, Equatable {
+        /// It exited: its exit status, nil when a signal ended it.
+        case exited(status: Int32?)
+        /// It was still running when the wait ended.
+        case stillRunning
+    }
+
+    /// `exitStatus()` for at most `limit`: a child that should stop on a signal and does not
+    /// (a hung daemon) is reported instead of holding its caller for ever. Looks every 10 ms,
+    /// on a thread of its own.
+    public func exit(within limit: Duration) async -> BoundedExit {
+        await offPool(named: "wait for pid \(pid)") {
+            let deadline = ContinuousClock.now + limit
+            var status: Int32 = 0
+            while true {
+                switch waitpid(pid, &status, WNOHANG) {
+                case pid: return .exited(status: Self.decode(status))
+                case -1 where errno != EINTR: return .exited(status: nil)
+                default: break
+                }
+                if ContinuousClock.now >= deadline { return .stillRunning }
+                _ = poll(nil, 0, 10)
+            }
+        }
+    }
+
     /// Waits for the child and returns its exit status, or nil when a signal ended it.
     public func waitForExit() -> Int32? {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
+        return Self.decode(status)
+    }
+
+    /// The exit status in a `waitpid` status, nil when a signal ended the child.
+    private static func decode(_ status: Int32) -> Int32? {
+        status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
     }
 }
 

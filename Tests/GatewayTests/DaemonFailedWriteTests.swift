@@ -15,15 +15,15 @@ import YoullTestSupport
 struct DaemonFailedWriteTests {
     static let timeout = Duration.seconds(30)
 
-    /// Another connection takes the write lock and keeps it until the returned semaphore is
-    /// signalled: every write of the daemon's fails after its busy timeout.
-    static func lockDatabase(in state: URL) async throws -> DispatchSemaphore {
+    /// Another connection takes the write lock and keeps it until the returned lock is
+    /// released: every write of the daemon's fails after its busy timeout.
+    static func lockDatabase(in state: URL) async throws -> HeldWriteLock {
         var configuration = Configuration()
         // The daemon may be writing at that moment: wait for it rather than fail.
         configuration.busyMode = .timeout(10)
         let blocker = try DatabaseQueue(
             path: state.appendingPathComponent("state.sqlite").path, configuration: configuration)
-        let release = DispatchSemaphore(value: 0)
+        let lock = HeldWriteLock()
         // A thread of its own holds the lock (never one of the cooperative pool's), and this
         // task waits for it without blocking a pool thread while the daemon finishes a write.
         try await withCheckedThrowingContinuation { (locked: CheckedContinuation<Void, any Error>) in
@@ -31,7 +31,7 @@ struct DaemonFailedWriteTests {
                 do {
                     try blocker.inTransaction(.exclusive) { _ in
                         locked.resume()
-                        release.wait()
+                        lock.wait()
                         return .rollback
                     }
                 } catch {
@@ -39,10 +39,27 @@ struct DaemonFailedWriteTests {
                 }
             }.start()
         }
-        return release
+        return lock
     }
 
     struct LockFailed: Error { var reason: String }
+
+    /// The write lock another connection holds, until `release()` (the first call counts).
+    final class HeldWriteLock: Sendable {
+        private let semaphore = DispatchSemaphore(value: 0)
+        private let released = Mutex(false)
+
+        /// On the holding thread: blocks until released.
+        fileprivate func wait() { semaphore.wait() }
+
+        func release() {
+            let first = released.withLock { released in
+                defer { released = true }
+                return !released
+            }
+            if first { semaphore.signal() }
+        }
+    }
 
     @Test(
         "when a reminder marked done or snoozed cannot be saved, the answer is an error and health is degraded, until a save succeeds"
@@ -67,7 +84,9 @@ struct DaemonFailedWriteTests {
             var snooze = refill
             snooze["for"] = .integer(3600)
 
-            let release = try await Self.lockDatabase(in: state)
+            let lock = try await Self.lockDatabase(in: state)
+            // On every path: a lock left held would fail the daemon's writes past the test.
+            defer { lock.release() }
             for (verb, payload) in [("maintenance/done", refill), ("maintenance/snooze", snooze)] {
                 do {
                     _ = try await daemon.client.request(verb, payload, timeout: Self.timeout)
@@ -80,7 +99,7 @@ struct DaemonFailedWriteTests {
             #expect(degraded.objectValue?["healthy"] == .bool(false))
             #expect(degraded.objectValue?["database"]?.stringValue?.hasPrefix("degraded: ") == true)
 
-            release.signal()
+            lock.release()
             _ = try await daemon.client.request("maintenance/snooze", snooze, timeout: Self.timeout)
             let healthy = try await daemon.client.request("health_check", timeout: Self.timeout)
             #expect(healthy.objectValue?["database"]?.stringValue == "ok")
@@ -105,7 +124,8 @@ struct DaemonFailedWriteTests {
             _ = try await daemon.client.set(
                 device: "lamp", payload: ["brightness": .integer(30)], timeout: Self.timeout)
 
-            let release = try await Self.lockDatabase(in: state)
+            let lock = try await Self.lockDatabase(in: state)
+            defer { lock.release() }
             do {
                 _ = try await daemon.client.set(
                     device: "lamp", payload: ["brightness": .integer(60)], timeout: Self.timeout)
@@ -117,7 +137,7 @@ struct DaemonFailedWriteTests {
             #expect(degraded.objectValue?["healthy"] == .bool(false))
             #expect(degraded.objectValue?["database"]?.stringValue?.hasPrefix("degraded: ") == true)
 
-            release.signal()
+            lock.release()
             _ = try await daemon.client.set(
                 device: "lamp", payload: ["brightness": .integer(70)], timeout: Self.timeout)
             let healthy = try await daemon.client.request("health_check", timeout: Self.timeout)

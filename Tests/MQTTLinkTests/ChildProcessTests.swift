@@ -1,6 +1,7 @@
 import Foundation
 import LocalBroker
 import Testing
+import YoullTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -25,6 +26,27 @@ struct ChildProcessTests {
             return child.waitForExit()
         }.value
         #expect(status == nil, "ended by SIGTERM, not by exiting")
+    }
+
+    @Test(
+        "a bounded wait gives the exit status of a child that exits, and says still running of one that does not stop on SIGTERM, which a kill then ends"
+    )
+    func boundedWait() async throws {
+        let quick = try ChildProcess.spawn("/bin/sh", ["-c", "exit 4"])
+        #expect(await quick.exit(within: .seconds(30)) == .exited(status: 4))
+
+        // A signal ignored before exec stays ignored: once the child is sleep, SIGTERM does nothing.
+        let stubborn = try ChildProcess.spawn("/bin/sh", ["-c", "trap '' TERM; exec /bin/sleep 60"])
+        try await withDeadline(10, "the child to become sleep") {
+            while (try? String(contentsOfFile: "/proc/\(stubborn.pid)/comm", encoding: .utf8)) != "sleep\n" {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        stubborn.signal(SIGTERM)
+        #expect(await stubborn.exit(within: .milliseconds(300)) == .stillRunning)
+        #expect(stubborn.isRunning)
+        stubborn.signal(SIGKILL)
+        #expect(await stubborn.exit(within: .seconds(30)) == .exited(status: nil))
     }
 
     @Test("run collects stdout, stderr and the exit status, with the environment given")

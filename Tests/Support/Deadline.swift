@@ -83,3 +83,42 @@ private final class DeadlineGate: Sendable {
         waiter?.resume()
     }
 }
+
+extension Task where Success: Sendable, Failure == any Error {
+    /// The task's result, or `DeadlineExceeded` if it has not finished within `timeout` of
+    /// real time. Unlike `withDeadline`, which waits for its body to honour cancellation,
+    /// this returns at the deadline whatever the task does: for a task that may be hung in
+    /// code that never looks at cancellation (a daemon's shutdown). The task is cancelled then.
+    public func value(within timeout: Duration, _ what: String) async throws -> Success {
+        let gate = FirstResult<Result<Success, any Error>>()
+        let (seconds, attoseconds) = timeout.components
+        let result = await withCheckedContinuation { continuation in
+            gate.arm(continuation)
+            Task<Void, Never> { gate.offer(await Result(catching: { try await self.value })) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+                gate.offer(.failure(DeadlineExceeded(what: what)))
+            }
+        }
+        if case .failure(let error) = result, error is DeadlineExceeded { cancel() }
+        return try result.get()
+    }
+}
+
+/// Resumes one waiter with the first of the values offered to it.
+private final class FirstResult<Value: Sendable>: Sendable {
+    private let state = Mutex<(done: Bool, waiter: CheckedContinuation<Value, Never>?)>((false, nil))
+
+    func arm(_ continuation: CheckedContinuation<Value, Never>) {
+        state.withLock { $0.waiter = continuation }
+    }
+
+    func offer(_ value: Value) {
+        let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
+            if state.done { return nil }
+            state.done = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: value)
+    }
+}

@@ -22,7 +22,8 @@ public final class ManualClock: Clock, Sendable {
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
         var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        var deadlineWaiters: [(dueBy: Instant, continuation: CheckedContinuation<Void, Never>)] = []
+        var deadlineWaiters: [(matches: @Sendable (Instant) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
+            []
     }
 
     private let state = Mutex(State())
@@ -88,10 +89,21 @@ public final class ManualClock: Clock, Sendable {
     /// time to a particular timer (a reconnect's backoff) waits for that timer, not for any
     /// (a handshake's timeout armed meanwhile would not do).
     public func waitForSleeper(dueBy deadline: Instant) async {
+        await waitForSleeper { $0 <= deadline }
+    }
+
+    /// Returns once a task sleeps on this clock until exactly `deadline`: a test waits for
+    /// the one timer it means to fire (a pairing deadline), not for one of the timers the
+    /// code under test arms and cancels on its way there (a link's answer timeout).
+    public func waitForSleeper(dueAt deadline: Instant) async {
+        await waitForSleeper { $0 == deadline }
+    }
+
+    private func waitForSleeper(where matches: @escaping @Sendable (Instant) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
-                if state.sleepers.values.contains(where: { $0.deadline <= deadline }) { return true }
-                state.deadlineWaiters.append((deadline, continuation))
+                if state.sleepers.values.contains(where: { matches($0.deadline) }) { return true }
+                state.deadlineWaiters.append((matches, continuation))
                 return false
             }
             if ready { continuation.resume() }
@@ -102,11 +114,10 @@ public final class ManualClock: Clock, Sendable {
         let count = state.sleepers.count
         var ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
         state.sleeperWaiters.removeAll { $0.count <= count }
-        let earliest = state.sleepers.values.map(\.deadline).min()
-        if let earliest {
-            ready += state.deadlineWaiters.filter { earliest <= $0.dueBy }.map(\.continuation)
-            state.deadlineWaiters.removeAll { earliest <= $0.dueBy }
-        }
+        let deadlines = state.sleepers.values.map(\.deadline)
+        let matched = state.deadlineWaiters.filter { waiter in deadlines.contains(where: waiter.matches) }
+        ready += matched.map(\.continuation)
+        state.deadlineWaiters.removeAll { waiter in deadlines.contains(where: waiter.matches) }
         return ready
     }
 }

@@ -71,7 +71,10 @@ public func withRunningDaemon<T>(
         outcome = .failure(error)
     }
     await group.triggerGracefulShutdown()
-    let stopped = await Result(catching: { try await run.value })
+    // Bounded: a shutdown that hangs fails the test, naming it, instead of holding the run.
+    let stopped = await Result(catching: {
+        try await run.value(within: .seconds(60), "the daemon's graceful shutdown")
+    })
     await client.close()
     let value = try outcome.get()
     try stopped.get()

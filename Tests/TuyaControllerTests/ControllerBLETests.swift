@@ -116,7 +116,7 @@ struct ControllerBLETests {
         // A device silently drops frames it cannot decrypt: device info goes unanswered
         // until the session's 60 s response timeout, which names the key.
         let attempt = Task { try await rig.pair(key: "fedcba9876543210") }
-        await rig.clock.waitForSleepers(2)
+        await rig.clock.waitForSleeper(dueAt: rig.clock.now.advanced(by: .seconds(60)))
         rig.clock.advance(by: .seconds(60))
         #expect(try await attempt.value == .wrongKey)
         #expect(await rig.controller.devices().isEmpty)
@@ -185,7 +185,11 @@ struct ControllerBLETests {
         _ = try await rig.pair()
         let id = DeviceID(Self.devId)!
         let attempt = Task { try await rig.controller.rekey(id, localKey: "fedcba9876543210") }
-        await rig.clock.waitForSleepers(2)
+        // The pairing deadline (armed once the old link has stopped), then the new session's
+        // response timeout: not any two timers, since the old link's may still be armed.
+        let start = rig.clock.now
+        await rig.clock.waitForSleeper(dueAt: start.advanced(by: .seconds(75)))
+        await rig.clock.waitForSleeper(dueAt: start.advanced(by: .seconds(60)))
         rig.clock.advance(by: .seconds(60))
         #expect(try await attempt.value == .wrongKey)
         #expect(await rig.store.loadDevices().first?.localKey == (try AESKey(localKey: Self.localKey)))

@@ -19,8 +19,10 @@ struct ControllerRekeyTests {
         try await rig.controller.rename(id, to: "study")
         rig.device.setMuted(true)
         async let outcome = rig.controller.rekey(id, localKey: "fedcba9876543210")
-        // The pairing deadline is the only timer left once the old link has stopped.
-        await rig.clock.waitForSleepers(1)
+        // The pairing deadline, 15 s from now: not just any timer, since the old link may
+        // arm its answer timeout (5 s) before the rekey stops it, and moving the clock then
+        // would leave the deadline, armed after the move, 15 s away for ever (CI hung so).
+        await rig.clock.waitForSleeper(dueAt: rig.clock.now.advanced(by: .seconds(15)))
         rig.clock.advance(by: .seconds(15))
         #expect(try await outcome == .noAnswer)
         #expect(await rig.controller.devices().map(\.name) == ["study"])

@@ -131,13 +131,27 @@ final class DaemonRig {
         return CLIRunner.Result(status: output.status ?? -1, stdout: output.stdout, stderr: output.stderr)
     }
 
-    /// SIGTERM, and the exit status (nil when a signal ended it).
+    /// SIGTERM, and the exit status (nil when a signal ended it). A daemon still running
+    /// `stopLimit` later is hung, as `systemctl stop` would find it: recorded as an issue
+    /// with the end of its log, then killed, so the test fails instead of waiting for ever.
     func stopDaemon() async -> Int32? {
         guard let daemon else { return nil }
-        daemon.signal(SIGTERM)
         self.daemon = nil
-        return await daemon.exitStatus()
+        daemon.signal(SIGTERM)
+        switch await daemon.exit(within: Self.stopLimit) {
+        case .exited(let status):
+            return status
+        case .stillRunning:
+            Issue.record(
+                "the daemon did not stop within \(Self.stopLimit) of SIGTERM; its log ends:\n\(log.suffix(3000))")
+            daemon.kill()
+            return nil
+        }
     }
+
+    /// Longer than the daemon's own shutdown allows itself (5 s for requests under way, then
+    /// each service's last writes and publishes), with room for a loaded machine.
+    static let stopLimit = Duration.seconds(60)
 
     func killDaemon() {
         daemon?.kill()
@@ -194,11 +208,7 @@ final class DaemonRig {
     }
 
     func shutdown() async {
-        if let daemon {
-            daemon.signal(SIGTERM)
-            _ = await daemon.exitStatus()
-        }
-        daemon = nil
+        _ = await stopDaemon()
         await observer.close()
         broker.stop()
         try? FileManager.default.removeItem(at: directory)
