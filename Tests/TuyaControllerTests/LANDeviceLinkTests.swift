@@ -73,6 +73,14 @@ struct LANDeviceLinkTests {
             await clock.waitForSleepers(1)
             clock.advance(by: duration)
         }
+
+        /// Advances the clock past the first reconnect's backoff (1 s at most), once that
+        /// timer is armed: not merely any timer (a command's confirmation timeout may be
+        /// armed first, and moving the clock then leaves the backoff a second away for ever).
+        func advancePastFirstBackoff() async {
+            await clock.waitForSleeper(dueBy: clock.now.advanced(by: .seconds(1)))
+            clock.advance(by: .seconds(1))
+        }
     }
 
     @Test(
@@ -103,7 +111,7 @@ struct LANDeviceLinkTests {
         let busy = try await rig.waitFor("busy") { $0.availability == .busy }
         #expect(busy.hint?.contains("Tuya/Smart Life app") == true)
         rig.device.update { $0.refuse = false }
-        await rig.advance(.seconds(1))
+        await rig.advancePastFirstBackoff()
         try await rig.waitFor("online again") { $0.availability == .online }
         await rig.link.stop()
     }
@@ -152,7 +160,7 @@ struct LANDeviceLinkTests {
         let link = rig.link
         let command = Task { try await link.send([Fixtures.dp(1): .bool(true)]) }
         rig.device.update { $0.refuse = false }
-        await rig.advance(.seconds(1))
+        await rig.advancePastFirstBackoff()
         _ = try await withDeadline(10, "the confirmation") { try await command.value }
         #expect(rig.device.dps["1"] == .bool(true))
         await rig.link.stop()
