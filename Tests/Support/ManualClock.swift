@@ -1,9 +1,23 @@
+import Dispatch
 import Synchronization
+
+// The benchmarks link this module too, in builds where Testing is not there.
+#if canImport(Testing)
+    import Testing
+#endif
 
 /// A clock that moves only when a test calls `advance(by:)`, so deadlines, frame gaps and
 /// query intervals are tested without waiting for real time.
 public final class ManualClock: Clock, Sendable {
-    public init() {}
+    /// How long a test waits for the code under test to arm a timer before it is told so:
+    /// a timer that never comes is reported (an issue naming the wait and the timers armed)
+    /// instead of hanging the run. Real time, as a guard only: no test waits this long
+    /// unless something is wrong.
+    let armingGuard: Duration
+
+    public init(armingGuard: Duration = .seconds(60)) {
+        self.armingGuard = armingGuard
+    }
 
     public struct Instant: InstantProtocol {
         public var offset: Duration
@@ -21,9 +35,14 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        var deadlineWaiters: [(matches: @Sendable (Instant) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
-            []
+        /// Tests waiting for timers to be armed, by id.
+        var waiters: [Int: Waiter] = [:]
+    }
+
+    /// A test waiting until the sleepers satisfy `isReady`.
+    private struct Waiter {
+        var isReady: @Sendable ([Instant]) -> Bool
+        var continuation: CheckedContinuation<Bool, Never>
     }
 
     private let state = Mutex(State())
@@ -40,13 +59,13 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, ready) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                let (resumeNow, ready) = state.withLock { state -> (Bool, [CheckedContinuation<Bool, Never>]) in
                     if Task.isCancelled { return (true, []) }
                     if deadline <= state.now { return (true, []) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
                     return (false, Self.takeReadyWaiters(&state))
                 }
-                for waiter in ready { waiter.resume() }
+                for waiter in ready { waiter.resume(returning: true) }
                 if resumeNow {
                     if Task.isCancelled {
                         continuation.resume(throwing: CancellationError())
@@ -75,49 +94,63 @@ public final class ManualClock: Clock, Sendable {
     /// Returns once at least `count` tasks are asleep on this clock, so a test advances
     /// time only after the code under test has armed its timer.
     public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.sleeperWaiters.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        await waitUntil("\(count) timers armed") { $0.count >= count }
     }
 
     /// Returns once a task sleeps on this clock until `dueBy` or earlier: a test that moves
     /// time to a particular timer (a reconnect's backoff) waits for that timer, not for any
     /// (a handshake's timeout armed meanwhile would not do).
     public func waitForSleeper(dueBy deadline: Instant) async {
-        await waitForSleeper { $0 <= deadline }
+        await waitUntil("a timer due by \(deadline.offset)") { $0.contains { $0 <= deadline } }
     }
 
     /// Returns once a task sleeps on this clock until exactly `deadline`: a test waits for
     /// the one timer it means to fire (a pairing deadline), not for one of the timers the
     /// code under test arms and cancels on its way there (a link's answer timeout).
     public func waitForSleeper(dueAt deadline: Instant) async {
-        await waitForSleeper { $0 == deadline }
+        await waitUntil("a timer due at \(deadline.offset)") { $0.contains { $0 == deadline } }
     }
 
-    private func waitForSleeper(where matches: @escaping @Sendable (Instant) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    private func waitUntil(_ what: String, _ isReady: @escaping @Sendable ([Instant]) -> Bool) async {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let armed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let ready = state.withLock { state -> Bool in
-                if state.sleepers.values.contains(where: { matches($0.deadline) }) { return true }
-                state.deadlineWaiters.append((matches, continuation))
+                if isReady(state.sleepers.values.map(\.deadline)) { return true }
+                state.waiters[id] = Waiter(isReady: isReady, continuation: continuation)
                 return false
             }
-            if ready { continuation.resume() }
+            if ready {
+                continuation.resume(returning: true)
+                return
+            }
+            let (seconds, attoseconds) = armingGuard.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+                let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+                waiter?.continuation.resume(returning: false)
+            }
         }
+        guard !armed else { return }
+        let (now, deadlines) = state.withLock { state in
+            (state.now.offset, state.sleepers.values.map(\.deadline.offset).sorted())
+        }
+        let message =
+            "waited \(armingGuard) of real time for \(what) on the manual clock; none came (now \(now), armed: \(deadlines))"
+        #if canImport(Testing)
+            // Recorded here, in the test's task, so the issue is the test's.
+            Issue.record(Comment(rawValue: message))
+        #else
+            print("ManualClock: \(message)")
+        #endif
     }
 
-    private static func takeReadyWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        let count = state.sleepers.count
-        var ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
-        state.sleeperWaiters.removeAll { $0.count <= count }
+    private static func takeReadyWaiters(_ state: inout State) -> [CheckedContinuation<Bool, Never>] {
         let deadlines = state.sleepers.values.map(\.deadline)
-        let matched = state.deadlineWaiters.filter { waiter in deadlines.contains(where: waiter.matches) }
-        ready += matched.map(\.continuation)
-        state.deadlineWaiters.removeAll { waiter in deadlines.contains(where: waiter.matches) }
-        return ready
+        let ready = state.waiters.filter { $0.value.isReady(deadlines) }
+        for id in ready.keys { state.waiters[id] = nil }
+        return ready.values.map(\.continuation)
     }
 }
