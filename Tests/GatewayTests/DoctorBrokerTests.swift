@@ -75,16 +75,20 @@ struct DoctorBrokerTests {
         let broker = try await LocalBroker.started(
             credentials: .init(username: "ada", password: "pw-1234"), extraConfiguration: ["acl_file \(acl)"])
         let clock = ManualClock()
+        // The echo's wait is on the manual clock; connecting and the SUBACK are waited for in
+        // real time, as generously as the other tests here (the whole suite runs beside it on
+        // two cores, and 5 s once ran out before mosquitto's SUBACK in CI's run).
         let probe = BrokerProbe(
-            gateway: configuration(port: broker.port, username: "ada", password: "pw-1234"), clock: clock)
+            gateway: configuration(port: broker.port, username: "ada", password: "pw-1234"), timeout: .seconds(30),
+            clock: clock)
         async let observed = probe.observe()
         await clock.waitForSleepers()
-        clock.advance(by: .seconds(5))
+        clock.advance(by: .seconds(30))
         let observation = await observed
         #expect(
             observation
                 == BrokerObservation(
-                    connection: .connected, roundTrip: .noEcho(.seconds(5)), bridgeState: .nothingRetained))
+                    connection: .connected, roundTrip: .noEcho(.seconds(30)), bridgeState: .nothingRetained))
         let checks = DoctorCheck.broker(observation, broker: broker.url, user: "ada", baseTopic: "youll")
         #expect(checks.map(\.status) == [.ok, .warn, .warn])
         #expect(checks[1].fix == "allow this user readwrite on youll/# in the broker's ACL")
@@ -118,7 +122,8 @@ struct DoctorBrokerTests {
     @Test("a closed port is 'connection refused'")
     func closedPort() async throws {
         let port = try LocalBroker.freeLoopbackPort()
-        let observation = await BrokerProbe(gateway: configuration(port: port)).observe()
+        // Refused at once; the bound only matters on a machine too loaded to say so in 5 s.
+        let observation = await BrokerProbe(gateway: configuration(port: port), timeout: .seconds(30)).observe()
         #expect(observation.connection == .failed(.connectionRefused(host: "127.0.0.1", port: port)))
     }
 }
