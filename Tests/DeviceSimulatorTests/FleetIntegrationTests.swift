@@ -34,7 +34,7 @@ struct FleetIntegrationTests {
         let light = fleet.identities[0]
         await gateway.send(
             try Fixture.command(["20": .bool(true), "22": .integer(640)], key: light.localKey), to: light.devId)
-        let answers = try #require(await gateway.markedDevices(atLeast: 1, timeout: .seconds(5)))
+        let answers = try #require(await gateway.markedDevices(atLeast: 1, timeout: .seconds(30)))
         #expect(answers == [light.devId])
         let messages = try #require(await gateway.messages(from: light.devId))
         #expect(messages.last?.dps == ["20": .bool(true), "22": .integer(640)])
@@ -84,7 +84,7 @@ struct FleetIntegrationTests {
         let (away, present) = (fleet.identities[0], fleet.identities[1])
 
         await fleet.goOffline(away.devId)
-        let left = await fleet.swarm.waitUntil(timeout: .seconds(5)) { engine in engine.isConnected(0) ? nil : true }
+        let left = await fleet.swarm.waitUntil(timeout: .seconds(30)) { engine in engine.isConnected(0) ? nil : true }
         #expect(left == true)
         // Both queries leave on one connection in order: once the present device has
         // answered, the broker has already routed the first one, to nobody.
@@ -105,7 +105,7 @@ struct FleetIntegrationTests {
         let fleet = try await startFleet(broker, lights: 3, diffusers: 3)
         defer { fleet.stop() }
         broker.stop()
-        let dropped = await fleet.swarm.waitUntil(timeout: .seconds(5)) { engine in
+        let dropped = await fleet.swarm.waitUntil(timeout: .seconds(30)) { engine in
             engine.connectedCount == 0 ? true : nil
         }
         #expect(dropped == true)
@@ -117,7 +117,7 @@ struct FleetIntegrationTests {
             let first = try #require(identity.profile.dataPoints.first).id.intValue
             await gateway.send(try Fixture.query([first], key: identity.localKey), to: identity.devId)
         }
-        let answered = await gateway.markedDevices(atLeast: 6, timeout: .seconds(5))
+        let answered = await gateway.markedDevices(atLeast: 6, timeout: .seconds(30))
         #expect(answered == Set(fleet.identities.map(\.devId)))
     }
 

@@ -41,7 +41,7 @@ struct BrokerAvailabilityTests {
 
             await rig.fleet.comeOnline(identity.devId)
             _ = try await events.availability(.online, of: device.id)
-            _ = try await events.first(within: 5, "the re-applied state") { event in
+            _ = try await events.first(within: 30, "the re-applied state") { event in
                 guard case .stateChanged(device.id, .light(let light)) = event else { return false }
                 return light.power == false && light.countdown == 600
             }

@@ -94,7 +94,7 @@ struct LANFleetTests {
             let rogue = try LANTestSocket.connect(to: entry.ip, port: 6668)
             try rogue.send(Array("GET / HTTP/1.1\r\nHost: bulb\r\n\r\n".utf8) + [UInt8](repeating: 0xFF, count: 200))
             #expect(try rogue.receive() == nil, "the device hangs up on garbage")
-            #expect(await fleet.waitUntil(entry.devId, timeout: .seconds(5)) { !$0.isConnected })
+            #expect(await fleet.waitUntil(entry.devId, timeout: .seconds(30)) { !$0.isConnected })
             let client = try LANTestClient(ip: entry.ip, port: 6668, version: .v3_3, localKey: entry.localKey)
             try client.send(.query(version: .v3_3, devId: entry.devId, timestamp: 1))
             #expect(try client.next().command == .dpQuery)
