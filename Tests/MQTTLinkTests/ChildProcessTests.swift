@@ -35,15 +35,31 @@ struct ChildProcessTests {
         let quick = try ChildProcess.spawn("/bin/sh", ["-c", "exit 4"])
         #expect(await quick.exit(within: .seconds(30)) == .exited(status: 4))
 
-        // A signal ignored before exec stays ignored: once the child is sleep, SIGTERM does nothing.
-        let stubborn = try ChildProcess.spawn("/bin/sh", ["-c", "trap '' TERM; exec /bin/sleep 60"])
-        try await withDeadline(10, "the child to become sleep") {
-            while (try? String(contentsOfFile: "/proc/\(stubborn.pid)/comm", encoding: .utf8)) != "sleep\n" {
-                try await Task.sleep(for: .milliseconds(5))
+        // A signal ignored before exec stays ignored. The child says, through a FIFO, once
+        // its trap is set; opening the FIFO to read returns when the child opens it to write.
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("youll-fifo-\(UUID().uuidString)").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let stubborn = try ChildProcess.spawn("/bin/sh", ["-c", "trap '' TERM; echo ready > '\(fifo)'; exec sleep 60"])
+        let ready = Task<String?, any Error> {
+            await withCheckedContinuation { continuation in
+                // Blocking open and reads (until the child closes its end), on a thread of their own.
+                Thread {
+                    let fd = open(fifo, O_RDONLY)
+                    var bytes: [UInt8] = []
+                    var buffer = [UInt8](repeating: 0, count: 64)
+                    while fd >= 0, case let count = read(fd, &buffer, buffer.count), count > 0 {
+                        bytes += buffer[..<count]
+                    }
+                    if fd >= 0 { close(fd) }
+                    continuation.resume(returning: fd < 0 ? nil : String(decoding: bytes, as: UTF8.self))
+                }.start()
             }
         }
+        #expect(try await ready.value(within: .seconds(30), "the child's trap") == "ready\n")
         stubborn.signal(SIGTERM)
-        #expect(await stubborn.exit(within: .milliseconds(300)) == .stillRunning)
+        // SIGTERM is ignored, so no wait is needed to see it still running: a zero bound looks once.
+        #expect(await stubborn.exit(within: .zero) == .stillRunning)
         #expect(stubborn.isRunning)
         stubborn.signal(SIGKILL)
         #expect(await stubborn.exit(within: .seconds(30)) == .exited(status: nil))

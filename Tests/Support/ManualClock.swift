@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 // The benchmarks link this module too, in builds where Testing is not there.
@@ -11,12 +10,14 @@ import Synchronization
 public final class ManualClock: Clock, Sendable {
     /// How long a test waits for the code under test to arm a timer before it is told so:
     /// a timer that never comes is reported (an issue naming the wait and the timers armed)
-    /// instead of hanging the run. Real time, as a guard only: no test waits this long
-    /// unless something is wrong.
+    /// instead of hanging the run. Real time (`guardClock`), as a guard only: no test waits
+    /// this long unless something is wrong.
     let armingGuard: Duration
+    let guardClock: any Clock<Duration>
 
-    public init(armingGuard: Duration = .seconds(60)) {
+    public init(armingGuard: Duration = .seconds(60), guardClock: any Clock<Duration> = ContinuousClock()) {
         self.armingGuard = armingGuard
+        self.guardClock = guardClock
     }
 
     public struct Instant: InstantProtocol {
@@ -39,10 +40,17 @@ public final class ManualClock: Clock, Sendable {
         var waiters: [Int: Waiter] = [:]
     }
 
-    /// A test waiting until the sleepers satisfy `isReady`.
+    /// A test waiting until the sleepers satisfy `isReady`, and the guard that gives up on it.
     private struct Waiter {
         var isReady: @Sendable ([Instant]) -> Bool
         var continuation: CheckedContinuation<Bool, Never>
+        var guardTask: Task<Void, Never>?
+
+        /// Ends the wait: `armed`, or given up by the guard.
+        func end(armed: Bool) {
+            guardTask?.cancel()
+            continuation.resume(returning: armed)
+        }
     }
 
     private let state = Mutex(State())
@@ -59,13 +67,13 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, ready) = state.withLock { state -> (Bool, [CheckedContinuation<Bool, Never>]) in
+                let (resumeNow, ready) = state.withLock { state -> (Bool, [Waiter]) in
                     if Task.isCancelled { return (true, []) }
                     if deadline <= state.now { return (true, []) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
                     return (false, Self.takeReadyWaiters(&state))
                 }
-                for waiter in ready { waiter.resume(returning: true) }
+                for waiter in ready { waiter.end(armed: true) }
                 if resumeNow {
                     if Task.isCancelled {
                         continuation.resume(throwing: CancellationError())
@@ -126,19 +134,25 @@ public final class ManualClock: Clock, Sendable {
                 continuation.resume(returning: true)
                 return
             }
-            let (seconds, attoseconds) = armingGuard.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
-                let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-                waiter?.continuation.resume(returning: false)
+            let (guardClock, limit) = (guardClock, armingGuard)
+            let guardTask = Task { [self] in
+                do { try await guardClock.sleep(for: limit, tolerance: nil) } catch { return }
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.end(armed: false)
             }
+            // Kept with the waiter, so a wait that ends in time cancels its guard.
+            let ended = state.withLock { state -> Bool in
+                guard state.waiters[id] != nil else { return true }
+                state.waiters[id]?.guardTask = guardTask
+                return false
+            }
+            if ended { guardTask.cancel() }
         }
         guard !armed else { return }
         let (now, deadlines) = state.withLock { state in
             (state.now.offset, state.sleepers.values.map(\.deadline.offset).sorted())
         }
         let message =
-            "waited \(armingGuard) of real time for \(what) on the manual clock; none came (now \(now), armed: \(deadlines))"
+            "gave up after \(armingGuard) waiting for \(what) on the manual clock (now \(now), armed: \(deadlines))"
         #if canImport(Testing)
             // Recorded here, in the test's task, so the issue is the test's.
             Issue.record(Comment(rawValue: message))
@@ -147,10 +161,10 @@ public final class ManualClock: Clock, Sendable {
         #endif
     }
 
-    private static func takeReadyWaiters(_ state: inout State) -> [CheckedContinuation<Bool, Never>] {
+    private static func takeReadyWaiters(_ state: inout State) -> [Waiter] {
         let deadlines = state.sleepers.values.map(\.deadline)
         let ready = state.waiters.filter { $0.value.isReady(deadlines) }
         for id in ready.keys { state.waiters[id] = nil }
-        return ready.values.map(\.continuation)
+        return Array(ready.values)
     }
 }

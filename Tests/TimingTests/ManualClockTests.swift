@@ -1,4 +1,5 @@
 import Testing
+import Timing
 import YoullTestSupport
 
 /// The test rig's manual clock: its waits for timers end when the timer is armed, and a
@@ -8,27 +9,35 @@ struct ManualClockTests {
     @Test("a wait for a timer ends once it is armed, armed before or after the wait began")
     func armedTimerEndsTheWait() async throws {
         let clock = ManualClock()
-        let early = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(1)), tolerance: nil) }
+        let timers = OffsetClock(clock)
+        let early = Task { try await timers.sleepUntil(.seconds(1)) }
         await clock.waitForSleeper(dueAt: clock.now.advanced(by: .seconds(1)))
         async let waited: Void = clock.waitForSleeper(dueAt: clock.now.advanced(by: .seconds(15)))
-        let late = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(15)), tolerance: nil) }
+        let late = Task { try await timers.sleepUntil(.seconds(15)) }
         await waited
         clock.advance(by: .seconds(15))
         try await early.value
         try await late.value
     }
 
-    @Test("a wait for a timer that is never armed ends with an issue naming it and the timers that are")
+    @Test(
+        "a wait for a timer that is never armed ends, once the guard's time has passed, with an issue naming it and the timers that are"
+    )
     func unarmedTimerIsReported() async throws {
-        let clock = ManualClock(armingGuard: .milliseconds(50))
-        // Another timer, armed now or soon: listed if it is armed by the time the guard runs out.
-        let other = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(5)), tolerance: nil) }
+        // The guard's time passes on a clock of its own, moved by the test.
+        let guardClock = ManualClock()
+        let clock = ManualClock(armingGuard: .seconds(60), guardClock: guardClock)
+        let other = Task { try await OffsetClock(clock).sleepUntil(.seconds(5)) }
+        await clock.waitForSleepers(1)
         await withKnownIssue {
-            await clock.waitForSleeper(dueAt: clock.now.advanced(by: .seconds(15)))
+            async let waited: Void = clock.waitForSleeper(dueAt: clock.now.advanced(by: .seconds(15)))
+            await guardClock.waitForSleepers(1)
+            guardClock.advance(by: .seconds(60))
+            await waited
         } matching: { issue in
             let text = String(describing: issue)
-            return text.contains("waited 0.05 seconds of real time for a timer due at 15.0 seconds")
-                && (text.contains("armed: [5.0 seconds]") || text.contains("armed: []"))
+            return text.contains("gave up after 60.0 seconds waiting for a timer due at 15.0 seconds")
+                && text.contains("armed: [5.0 seconds]")
         }
         other.cancel()
         await #expect(throws: CancellationError.self) { try await other.value }
