@@ -18,9 +18,8 @@ struct LANDeviceLinkTests {
     struct Rig {
         /// How long a wait for the link may take in real time. The link runs on NIO's shared
         /// event loops, where every LAN test of the process queues its work (the simulated
-        /// fleets, the 500-device test among them): in the busy first minute of a full run,
-        /// 10 s ran out in `.ci/run` on an otherwise idle machine. Each wait ends as soon as
-        /// its event comes.
+        /// fleets, the 500-device test among them): in the busy first minute of a full run on
+        /// a loaded machine, 10 s ran out. Each wait ends as soon as its event comes.
         static let realTimeLimit: Double = 30
 
         let clock = ManualClock()
