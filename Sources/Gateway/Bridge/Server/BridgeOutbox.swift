@@ -3,19 +3,27 @@ import Synchronization
 import MQTTLink
 import Timing
 
-/// The bridge's one path to the broker: messages are published one after another, QoS 1,
-/// in the order they were sent here. Each is handed to the client as soon as it comes
-/// (libmosquitto keeps their order) and up to `window` wait for their PUBACK at once, so
-/// a burst of answers does not wait one broker round trip per message. A publish that
-/// fails (not connected) is dropped: the retained topics are republished in full after
-/// the next connection.
+/// The bridge's one path to the broker: messages are published one after another, at QoS 0
+/// as zigbee2mqtt publishes them, in the order they were sent here. Each is handed to the
+/// client as soon as it comes (libmosquitto keeps their order: with one QoS for all, none
+/// waits behind a full QoS 1 in-flight window while a later one overtakes it), and up to
+/// `window` may be waiting to be written at once.
+///
+/// Why not QoS 1: every confirmed command publishes two messages here (its answer and the
+/// device's state), and their PUBACKs cost the broker two more packets and the gateway two
+/// more reads and callbacks per command: about 15 % of the CPU of a command through the
+/// daemon (`scripts/bench`'s serve-load). What QoS 1 would add is a resend after the
+/// connection to the broker, on the same machine, drops with a message in flight; but
+/// every retained topic is republished in full after each connection, so only answers and
+/// events sent in that moment are lost (events are kept in the database's log as well). A
+/// publish that fails (not connected) is dropped for the same reason.
 final class BridgeOutbox: Sendable {
     private enum Job: Sendable {
         case message(topic: String, payload: [UInt8], retain: Bool)
         case barrier(CheckedContinuation<Void, Never>)
     }
 
-    /// Messages handed to the client and not yet acknowledged, at most.
+    /// Messages handed to the client and not yet written, at most.
     static let window = 256
 
     private let client: MQTTClient
@@ -36,7 +44,7 @@ final class BridgeOutbox: Sendable {
         let logger = logger
         worker.set(
             Task {
-                // Handed over, not yet acknowledged, oldest first (from index `head` on).
+                // Handed over, not yet written, oldest first (from index `head` on).
                 var inFlight: [(topic: String, receipt: PublishReceipt)] = []
                 var head = 0
                 func settleOldest() async {
@@ -56,7 +64,7 @@ final class BridgeOutbox: Sendable {
                     switch job {
                     case .message(let topic, let payload, let retain):
                         let receipt = await client.send(
-                            topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
+                            topic: topic, payload: payload, qos: .atMostOnce, retain: retain)
                         inFlight.append((topic, receipt))
                         while head < inFlight.count,
                             inFlight[head].receipt.isDone || inFlight.count - head > Self.window

@@ -1,0 +1,69 @@
+import DeviceSimulator
+import Foundation
+import Gateway
+import LocalBroker
+import MQTTLink
+import Testing
+import TuyaCore
+import TuyaWire
+import YoullTestSupport
+
+/// The QoS of what the bridge publishes, through the whole daemon on a real mosquitto: as
+/// zigbee2mqtt does, at QoS 0. A subscriber asking for QoS 1 gets the lower of the two, so
+/// what it receives says what the bridge sent.
+@Suite("The bridge's QoS through the daemon", .serialized, .timeLimit(.minutes(2)))
+struct DaemonBridgeQoSTests {
+    static let timeout = Duration.seconds(20)
+
+    @Test(
+        "a confirmed /set's answer and the device's new state reach a QoS 1 subscriber at QoS 0, as does everything live the bridge sends"
+    )
+    func commandTrafficIsQoS0() async throws {
+        let broker = try await LocalBroker.started()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-qos-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let fleet = try SimulatorFleet(
+            options: .init(lights: 1, diffusers: 0, seed: 27), library: Repository.shippedProfiles,
+            broker: SwarmConfiguration(brokerURL: broker.url))
+        try await fleet.start()
+        defer { fleet.stop() }
+        #expect(await fleet.waitUntilConnected(timeout: Self.timeout))
+        let identity = try #require(fleet.identities.first)
+
+        try await withRunningDaemon(broker: broker, state: state) { daemon in
+            try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "lamp")
+            let watcher = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: broker.port))
+            defer { Task { await watcher.close() } }
+            let events = watcher.events
+            try await watcher.connect()
+            try await watcher.subscribe("youll/#", qos: .atLeastOnce)
+
+            _ = try await daemon.client.set(
+                device: "lamp", payload: ["state": .string("ON"), "brightness": .integer(40)], timeout: Self.timeout)
+            // Live messages up to both the answer and the state it confirmed.
+            let received = try await withDeadline(Self.timeout, "the answer and the new state") {
+                var seen: [MQTTMessage] = []
+                var (answered, confirmed) = (false, false)
+                for await case .message(let message) in events where !message.retain {
+                    seen.append(message)
+                    answered = answered || message.topic == "youll/bridge/response/device/set"
+                    confirmed =
+                        confirmed
+                        || message.topic == "youll/lamp"
+                            && (try? CompactJSON.decode(message.payload))?.objectValue?["brightness"] == .integer(40)
+                    if answered && confirmed { return seen }
+                }
+                throw DeadlineExceeded(what: "the watcher's events ended")
+            }
+            let answer = try #require(received.first { $0.topic == "youll/bridge/response/device/set" })
+            let live = try #require(received.last { $0.topic == "youll/lamp" })
+            #expect(answer.qos == .atMostOnce)
+            #expect(live.qos == .atMostOnce)
+            // Everything else the bridge sent meanwhile is QoS 0 as well, so libmosquitto sends
+            // its messages in the order they were handed over: none waits behind a full QoS 1
+            // window while a later one overtakes it.
+            let fromBridge = received.filter { $0.topic != "youll/lamp/set" }
+            #expect(fromBridge.allSatisfy { $0.qos == .atMostOnce }, "\(fromBridge.map { ($0.topic, $0.qos) })")
+        }
+    }
+}
