@@ -1,6 +1,7 @@
 import Gateway
 import Testing
 import TuyaCore
+import TuyaWire
 
 /// Pure: `/set` payloads to typed commands, typed state to the published JSON.
 @Suite("bridge payloads")
@@ -108,6 +109,50 @@ struct BridgePayloadTests {
         let on = DeviceState.light(LightState(power: true))
         #expect(try parse(#"{"state":"toggle"}"#, current: on) == .light(LightCommand(power: false)))
         #expect(error(#"{"state":"TOGGLE"}"#)?.field == "state")
+    }
+
+    @Test(
+        "the bridge reads the current state only for a TOGGLE or a colour: every other payload parses the same whatever that state is"
+    )
+    func currentStateOnlyWhenNeeded() throws {
+        let lights = [
+            #"{"state":"ON"}"#, #"{"state":false,"brightness":40}"#, #"{"color_temp":2700}"#,
+            #"{"scene":"night","countdown":60}"#, #"{"effect":"reading","transition":1}"#,
+            #"{"state":"toggle"}"#, #"{"state":"Toggle","brightness":10}"#, #"{"color":{"h":120,"s":50}}"#,
+            #"{"color":{"h":120,"s":50,"brightness":70}}"#, ##"{"color":"#800000"}"##,
+        ]
+        let diffusers = [
+            #"{"state":"ON","mist":true}"#, #"{"mist_mode":"large","led_brightness":20}"#, #"{"timer":"1"}"#,
+            #"{"led":"TOGGLE"}"#, #"{"mist":"toggle"}"#, ##"{"led_color":"#00ff00"}"##,
+        ]
+        let lightStates: [DeviceState?] = [
+            .light(LightState(power: true, mode: "colour", brightness: 30)), .light(LightState(power: false)),
+        ]
+        let diffuserStates: [DeviceState?] = [
+            .diffuser(DiffuserState(power: true, mist: true, ledPower: true)),
+            .diffuser(DiffuserState(power: false, mist: false, ledPower: false)),
+        ]
+        var needing: [String] = []
+        for (category, payloads, states) in [
+            (DeviceCategory.light, lights, lightStates), (.diffuser, diffusers, diffuserStates),
+        ] {
+            for text in payloads {
+                let object = try #require(try CompactJSON.decode(Array(text.utf8)).objectValue)
+                let outcomes = states.map { state in Result { try parse(text, category, current: state) } }
+                let differs = outcomes.contains { "\($0)" != "\(outcomes[0])" }
+                if DeviceSetPayload.needsCurrentState(object) {
+                    needing.append(text)
+                } else {
+                    #expect(!differs, "\(text) depends on the current state")
+                }
+            }
+        }
+        #expect(
+            needing == [
+                #"{"state":"toggle"}"#, #"{"state":"Toggle","brightness":10}"#, #"{"color":{"h":120,"s":50}}"#,
+                #"{"color":{"h":120,"s":50,"brightness":70}}"#, ##"{"color":"#800000"}"##, #"{"led":"TOGGLE"}"#,
+                #"{"mist":"toggle"}"#,
+            ])
     }
 
     @Test("a diffuser payload sets mist, mode, LED and timer")

@@ -51,6 +51,18 @@ public enum DeviceSetPayload {
         return try parse(object, category: category, current: current)
     }
 
+    /// Whether parsing `object` reads the device's current state: a `TOGGLE` (any case) in
+    /// any field, or a `color` (a light's colour without a brightness keeps the brightness
+    /// it has now). Every other command parses the same whatever that state is, so the
+    /// bridge asks the controller for it only when this says so.
+    public static func needsCurrentState(_ object: [String: JSONValue]) -> Bool {
+        object.contains { key, value in
+            if key == "color" { return true }
+            guard case .string(let text) = value, text.utf8.count == 6 else { return false }
+            return text.uppercased() == "TOGGLE"
+        }
+    }
+
     public static func parse(
         _ object: [String: JSONValue], category: DeviceCategory, current: DeviceState? = nil
     ) throws(BridgePayloadError) -> DeviceCommand {

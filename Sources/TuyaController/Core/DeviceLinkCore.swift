@@ -185,19 +185,23 @@ struct DeviceLinkCore: Sendable {
         reported.merge(values) { _, newer in newer }
         reportedSinceLink.merge(values) { _, newer in newer }
         let pendingBefore = queue.pending
-        var actions = translate(queue.receiveReport(values, now: now), now: now)
+        // Mapped once: the tickets this report confirms and the announcement read the same values.
+        let state = confirmedState
+        var actions = translate(queue.receiveReport(values, now: now), now: now, confirmed: state)
         if needsReconcile {
             needsReconcile = false
             let plan = Reconciliation.plan(reported: reportedSinceLink, desired: desired)
                 .filter { id, value in sentSinceLink[id] != value }
-            if !plan.isEmpty { actions += translate(queue.enqueueUntracked(plan, now: now), now: now) }
+            if !plan.isEmpty {
+                actions += translate(queue.enqueueUntracked(plan, now: now), now: now, confirmed: state)
+            }
         } else if followsAnswer || isAfterLastWrite(emittedAt),
             Reconciliation.adopt(values, into: &desired, pending: pendingBefore)
         {
             actions.append(.desiredChanged(desired))
         }
         for id in unconfirmedSince.keys where reported[id] == desired[id] { unconfirmedSince[id] = nil }
-        actions += announcer.events(for: confirmedState).map { .announce($0) }
+        actions += announcer.events(for: state).map { .announce($0) }
         return actions
     }
 
@@ -243,7 +247,10 @@ struct DeviceLinkCore: Sendable {
         queue.cancelAll().map { .complete($0, .failure(.stopped)) }
     }
 
-    private mutating func translate(_ actions: [CommandQueue.Action], now: Duration) -> [Action] {
+    /// `confirmed` is `confirmedState` when the caller has it already.
+    private mutating func translate(
+        _ actions: [CommandQueue.Action], now: Duration, confirmed: DeviceState? = nil
+    ) -> [Action] {
         actions.map { action in
             switch action {
             case .send(let values):
@@ -252,7 +259,7 @@ struct DeviceLinkCore: Sendable {
                 reportsSinceWrite = 0
                 return .transmit(values)
             case .confirmed(let ticket):
-                return .complete(ticket, .success(confirmedState))
+                return .complete(ticket, .success(confirmed ?? confirmedState))
             case .timedOut(let ticket, let pending):
                 return .complete(ticket, .failure(.confirmationTimeout(device: device.id, pending: pending)))
             }

@@ -68,7 +68,10 @@ extension BridgeServer {
             throw BridgeFailure(message: "payload: expected a JSON object such as {\"state\":\"ON\"}")
         }
         object["transaction"] = nil
-        let current = await controller.pendingState(of: device.id)
+        // Read only when the command depends on it: it is a hop to the controller and a
+        // mapping of every data point, for each of the gateway's busiest requests.
+        let current =
+            DeviceSetPayload.needsCurrentState(object) ? await controller.pendingState(of: device.id) : nil
         do throws(BridgePayloadError) {
             return try DeviceSetPayload.parse(object, category: device.category, current: current)
         } catch {

@@ -8,13 +8,14 @@ import TuyaCore
 import TuyaWire
 import YoullTestSupport
 
-/// The QoS of what the bridge publishes, through the whole daemon on a real mosquitto: as
-/// zigbee2mqtt does, at QoS 0. A subscriber asking for QoS 1 gets the lower of the two, so
-/// what it receives says what the bridge sent.
-@Suite("The bridge's QoS through the daemon", .serialized, .timeLimit(.minutes(2)))
-struct DaemonBridgeQoSTests {
+/// `<name>/set` through the whole daemon on a real mosquitto and a simulated light: what the
+/// bridge publishes for it, and the commands that read the light's current state.
+@Suite("A device's /set through the daemon", .serialized, .timeLimit(.minutes(2)))
+struct DaemonSetTests {
     static let timeout = Duration.seconds(20)
 
+    /// As zigbee2mqtt does, at QoS 0. A subscriber asking for QoS 1 gets the lower of the
+    /// two, so what it receives says what the bridge sent.
     @Test(
         "a confirmed /set's answer and the device's new state reach a QoS 1 subscriber at QoS 0, as does everything live the bridge sends"
     )
@@ -64,6 +65,37 @@ struct DaemonBridgeQoSTests {
             // window while a later one overtakes it.
             let fromBridge = received.filter { $0.topic != "youll/lamp/set" }
             #expect(fromBridge.allSatisfy { $0.qos == .atMostOnce }, "\(fromBridge.map { ($0.topic, $0.qos) })")
+        }
+    }
+
+    @Test(
+        "TOGGLE flips the power the light reports, both ways, and a colour without a brightness keeps the brightness it has"
+    )
+    func commandsThatReadTheCurrentState() async throws {
+        let broker = try await LocalBroker.started()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-toggle-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let fleet = try SimulatorFleet(
+            options: .init(lights: 1, diffusers: 0, seed: 28), library: Repository.shippedProfiles,
+            broker: SwarmConfiguration(brokerURL: broker.url))
+        try await fleet.start()
+        defer { fleet.stop() }
+        #expect(await fleet.waitUntilConnected(timeout: Self.timeout))
+        let identity = try #require(fleet.identities.first)
+
+        try await withRunningDaemon(broker: broker, state: state) { daemon in
+            try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "lamp")
+            func set(_ payload: [String: JSONValue]) async throws -> [String: JSONValue] {
+                let answer = try await daemon.client.set(device: "lamp", payload: payload, timeout: Self.timeout)
+                return try #require(answer.objectValue?["state"]?.objectValue, "\(answer)")
+            }
+            let on = try await set(["state": .string("ON"), "brightness": .integer(40)])
+            #expect(on["state"] == .string("ON"))
+            #expect(try await set(["state": .string("TOGGLE")])["state"] == .string("OFF"))
+            #expect(try await set(["state": .string("toggle")])["state"] == .string("ON"))
+            let coloured = try await set(["color": .object(["h": .integer(120), "s": .integer(50)])])
+            #expect(coloured["brightness"] == on["brightness"], "\(coloured)")
+            #expect(coloured["brightness"] == .integer(40))
         }
     }
 }
