@@ -16,20 +16,18 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 public func withDeadline<T: Sendable>(
     _ seconds: Double = 10, _ what: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    let gate = DeadlineGate()
+    let gate = FirstResult<Void>()
     return try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    if gate.arm(continuation) {
-                        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { gate.release() }
-                    } else {
-                        continuation.resume()
-                    }
+                    // Cancelled before it got here: the gate has its value and resumes it at once.
+                    gate.arm(continuation)
+                    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { gate.offer(()) }
                 }
             } onCancel: {
-                gate.release()
+                gate.offer(())
             }
             return nil
         }
@@ -60,30 +58,6 @@ extension AsyncSequence where Self: Sendable, Element: Sendable, Failure == Neve
     }
 }
 
-/// The deadline's timer state, shared between the timer, the cancel handler and the waiter.
-private final class DeadlineGate: Sendable {
-    /// done: cancelled or fired, resume at once; waiter: the armed continuation.
-    private let state = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-
-    /// Keeps `continuation` to resume later; false when the gate was already released.
-    func arm(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
-        state.withLock { state in
-            if state.done { return false }
-            state.waiter = continuation
-            return true
-        }
-    }
-
-    func release() {
-        let waiter = state.withLock { state in
-            state.done = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-}
-
 extension Task where Success: Sendable, Failure == any Error {
     /// The task's result, or `DeadlineExceeded` if it has not finished within `timeout` of
     /// real time. Unlike `withDeadline`, which waits for its body to honour cancellation,
@@ -104,18 +78,23 @@ extension Task where Success: Sendable, Failure == any Error {
     }
 }
 
-/// Resumes one waiter with the first of the values offered to it.
+/// Resumes one waiter with the first of the values offered to it, whichever comes first:
+/// the waiter (then it waits) or the value (then the waiter is resumed as it arrives).
 private final class FirstResult<Value: Sendable>: Sendable {
-    private let state = Mutex<(done: Bool, waiter: CheckedContinuation<Value, Never>?)>((false, nil))
+    private let state = Mutex<(offered: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
 
     func arm(_ continuation: CheckedContinuation<Value, Never>) {
-        state.withLock { $0.waiter = continuation }
+        let offered = state.withLock { state -> Value? in
+            if state.offered == nil { state.waiter = continuation }
+            return state.offered
+        }
+        if let offered { continuation.resume(returning: offered) }
     }
 
     func offer(_ value: Value) {
         let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
-            if state.done { return nil }
-            state.done = true
+            guard state.offered == nil else { return nil }
+            state.offered = value
             defer { state.waiter = nil }
             return state.waiter
         }
