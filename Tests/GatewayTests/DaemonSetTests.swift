@@ -14,25 +14,31 @@ import YoullTestSupport
 struct DaemonSetTests {
     static let timeout = Duration.seconds(20)
 
+    /// A real broker, one simulated light and the daemon, with the light paired as "lamp".
+    static func withLamp(seed: UInt64, _ body: (RunningDaemon, LocalBroker) async throws -> Void) async throws {
+        let broker = try await LocalBroker.started()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-set-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let fleet = try SimulatorFleet(
+            options: .init(lights: 1, diffusers: 0, seed: seed), library: Repository.shippedProfiles,
+            broker: SwarmConfiguration(brokerURL: broker.url))
+        try await fleet.start()
+        defer { fleet.stop() }
+        #expect(await fleet.waitUntilConnected(timeout: timeout))
+        let identity = try #require(fleet.identities.first)
+        try await withRunningDaemon(broker: broker, state: state) { daemon in
+            try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "lamp")
+            try await body(daemon, broker)
+        }
+    }
+
     /// As zigbee2mqtt does, at QoS 0. A subscriber asking for QoS 1 gets the lower of the
     /// two, so what it receives says what the bridge sent.
     @Test(
         "a confirmed /set's answer and the device's new state reach a QoS 1 subscriber at QoS 0, as does everything live the bridge sends"
     )
     func commandTrafficIsQoS0() async throws {
-        let broker = try await LocalBroker.started()
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-qos-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: state) }
-        let fleet = try SimulatorFleet(
-            options: .init(lights: 1, diffusers: 0, seed: 27), library: Repository.shippedProfiles,
-            broker: SwarmConfiguration(brokerURL: broker.url))
-        try await fleet.start()
-        defer { fleet.stop() }
-        #expect(await fleet.waitUntilConnected(timeout: Self.timeout))
-        let identity = try #require(fleet.identities.first)
-
-        try await withRunningDaemon(broker: broker, state: state) { daemon in
-            try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "lamp")
+        try await Self.withLamp(seed: 27) { daemon, broker in
             let watcher = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: broker.port))
             defer { Task { await watcher.close() } }
             let events = watcher.events
@@ -72,19 +78,7 @@ struct DaemonSetTests {
         "TOGGLE flips the power the light reports, both ways, and a colour without a brightness keeps the brightness it has"
     )
     func commandsThatReadTheCurrentState() async throws {
-        let broker = try await LocalBroker.started()
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-toggle-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: state) }
-        let fleet = try SimulatorFleet(
-            options: .init(lights: 1, diffusers: 0, seed: 28), library: Repository.shippedProfiles,
-            broker: SwarmConfiguration(brokerURL: broker.url))
-        try await fleet.start()
-        defer { fleet.stop() }
-        #expect(await fleet.waitUntilConnected(timeout: Self.timeout))
-        let identity = try #require(fleet.identities.first)
-
-        try await withRunningDaemon(broker: broker, state: state) { daemon in
-            try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "lamp")
+        try await Self.withLamp(seed: 28) { daemon, _ in
             func set(_ payload: [String: JSONValue]) async throws -> [String: JSONValue] {
                 let answer = try await daemon.client.set(device: "lamp", payload: payload, timeout: Self.timeout)
                 return try #require(answer.objectValue?["state"]?.objectValue, "\(answer)")
