@@ -11,12 +11,12 @@ import Timing
 ///
 /// Why not QoS 1: every confirmed command publishes two messages here (its answer and the
 /// device's state), and their PUBACKs cost the broker two more packets and the gateway two
-/// more reads and callbacks per command: about 15 % of the CPU of a command through the
-/// daemon (`scripts/bench`'s serve-load). What QoS 1 would add is a resend after the
-/// connection to the broker, on the same machine, drops with a message in flight; but
-/// every retained topic is republished in full after each connection, so only answers and
-/// events sent in that moment are lost (events are kept in the database's log as well). A
-/// publish that fails (not connected) is dropped for the same reason.
+/// more reads and callbacks per command: about a tenth of the CPU a command costs the
+/// daemon and the broker (`scripts/bench`'s serve-load). What QoS 1 would add is a resend
+/// after the connection to the broker, on the same machine, drops with a message in
+/// flight; but every retained topic is republished in full after each connection, so only
+/// answers and events sent in that moment are lost (events are kept in the database's log
+/// as well). A publish that fails (not connected) is dropped for the same reason.
 final class BridgeOutbox: Sendable {
     private enum Job: Sendable {
         case message(topic: String, payload: [UInt8], retain: Bool)
