@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 // The benchmarks link this module too, in builds where Testing is not there.
@@ -10,14 +11,34 @@ import Synchronization
 public final class ManualClock: Clock, Sendable {
     /// How long a test waits for the code under test to arm a timer before it is told so:
     /// a timer that never comes is reported (an issue naming the wait and the timers armed)
-    /// instead of hanging the run. Real time (`guardClock`), as a guard only: no test waits
-    /// this long unless something is wrong.
+    /// instead of hanging the run. Real time, as a guard only: no test waits this long
+    /// unless something is wrong.
     let armingGuard: Duration
-    let guardClock: any Clock<Duration>
+    let guardTimer: GuardTimer
 
-    public init(armingGuard: Duration = .seconds(60), guardClock: any Clock<Duration> = ContinuousClock()) {
+    public init(armingGuard: Duration = .seconds(60), guardTimer: GuardTimer = .dispatch) {
         self.armingGuard = armingGuard
-        self.guardClock = guardClock
+        self.guardTimer = guardTimer
+    }
+
+    /// What ends a wait that has gone on for `armingGuard`: an event, not a sleeping task.
+    /// `arm(delay, fire)` calls `fire` once `delay` has passed and returns what cancels it.
+    public struct GuardTimer: Sendable {
+        let arm: @Sendable (Duration, @escaping @Sendable () -> Void) -> @Sendable () -> Void
+
+        public init(arm: @escaping @Sendable (Duration, @escaping @Sendable () -> Void) -> @Sendable () -> Void) {
+            self.arm = arm
+        }
+
+        /// A Dispatch timer on real time.
+        public static let dispatch = GuardTimer { delay, fire in
+            let (seconds, attoseconds) = delay.components
+            let cancelled = CancelFlag()
+            DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+                if !cancelled.isSet { fire() }
+            }
+            return { cancelled.set() }
+        }
     }
 
     public struct Instant: InstantProtocol {
@@ -40,15 +61,16 @@ public final class ManualClock: Clock, Sendable {
         var waiters: [Int: Waiter] = [:]
     }
 
-    /// A test waiting until the sleepers satisfy `isReady`, and the guard that gives up on it.
+    /// A test waiting until the sleepers satisfy `isReady`, and what cancels the guard that
+    /// gives up on it.
     private struct Waiter {
         var isReady: @Sendable ([Instant]) -> Bool
         var continuation: CheckedContinuation<Bool, Never>
-        var guardTask: Task<Void, Never>?
+        var cancelGuard: (@Sendable () -> Void)?
 
         /// Ends the wait: `armed`, or given up by the guard.
         func end(armed: Bool) {
-            guardTask?.cancel()
+            cancelGuard?()
             continuation.resume(returning: armed)
         }
     }
@@ -134,18 +156,16 @@ public final class ManualClock: Clock, Sendable {
                 continuation.resume(returning: true)
                 return
             }
-            let (guardClock, limit) = (guardClock, armingGuard)
-            let guardTask = Task { [self] in
-                do { try await guardClock.sleep(for: limit, tolerance: nil) } catch { return }
-                state.withLock { $0.waiters.removeValue(forKey: id) }?.end(armed: false)
+            let cancelGuard = guardTimer.arm(armingGuard) { [weak self] in
+                self?.state.withLock { $0.waiters.removeValue(forKey: id) }?.end(armed: false)
             }
             // Kept with the waiter, so a wait that ends in time cancels its guard.
             let ended = state.withLock { state -> Bool in
                 guard state.waiters[id] != nil else { return true }
-                state.waiters[id]?.guardTask = guardTask
+                state.waiters[id]?.cancelGuard = cancelGuard
                 return false
             }
-            if ended { guardTask.cancel() }
+            if ended { cancelGuard() }
         }
         guard !armed else { return }
         let (now, deadlines) = state.withLock { state in
@@ -167,4 +187,13 @@ public final class ManualClock: Clock, Sendable {
         for id in ready.keys { state.waiters[id] = nil }
         return Array(ready.values)
     }
+}
+
+/// Set once, read by the timer that may fire after it.
+private final class CancelFlag: Sendable {
+    private let flag = Mutex(false)
+
+    var isSet: Bool { flag.withLock { $0 } }
+
+    func set() { flag.withLock { $0 = true } }
 }
