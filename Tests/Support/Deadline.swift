@@ -24,7 +24,7 @@ public func withDeadline<T: Sendable>(
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     // Cancelled before it got here: the gate has its value and resumes it at once.
                     gate.arm(continuation)
-                    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { gate.offer(()) }
+                    _ = GuardTimer.dispatch.arm(.seconds(seconds)) { gate.offer(()) }
                 }
             } onCancel: {
                 gate.offer(())
@@ -58,6 +58,36 @@ extension AsyncSequence where Self: Sendable, Element: Sendable, Failure == Neve
     }
 }
 
+/// The rig's one real-time timer: `arm(delay, fire)` calls `fire` once `delay` has passed
+/// and returns what cancels it. An event, not a sleeping task: waits are bounded by it, and
+/// no test waits for it unless something is wrong. A test of a guard injects its own.
+public struct GuardTimer: Sendable {
+    let arm: @Sendable (Duration, @escaping @Sendable () -> Void) -> @Sendable () -> Void
+
+    public init(arm: @escaping @Sendable (Duration, @escaping @Sendable () -> Void) -> @Sendable () -> Void) {
+        self.arm = arm
+    }
+
+    /// A Dispatch timer on real time.
+    public static let dispatch = GuardTimer { delay, fire in
+        let (seconds, attoseconds) = delay.components
+        let flag = CancelFlag()
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+            if !flag.isSet { fire() }
+        }
+        return { flag.set() }
+    }
+}
+
+/// Set once, read by the timer that may fire after it.
+private final class CancelFlag: Sendable {
+    private let flag = Mutex(false)
+
+    var isSet: Bool { flag.withLock { $0 } }
+
+    func set() { flag.withLock { $0 = true } }
+}
+
 extension Task where Success: Sendable, Failure == any Error {
     /// The task's result, or `DeadlineExceeded` if it has not finished within `timeout` of
     /// real time. Unlike `withDeadline`, which waits for its body to honour cancellation,
@@ -65,13 +95,10 @@ extension Task where Success: Sendable, Failure == any Error {
     /// code that never looks at cancellation (a daemon's shutdown). The task is cancelled then.
     public func value(within timeout: Duration, _ what: String) async throws -> Success {
         let gate = FirstResult<Result<Success, any Error>>()
-        let (seconds, attoseconds) = timeout.components
         let result = await withCheckedContinuation { continuation in
             gate.arm(continuation)
             Task<Void, Never> { gate.offer(await Result(catching: { try await self.value })) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
-                gate.offer(.failure(DeadlineExceeded(what: what)))
-            }
+            _ = GuardTimer.dispatch.arm(timeout) { gate.offer(.failure(DeadlineExceeded(what: what))) }
         }
         if case .failure(let error) = result, error is DeadlineExceeded { cancel() }
         return try result.get()

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 // The benchmarks link this module too, in builds where Testing is not there.
@@ -11,34 +10,14 @@ import Synchronization
 public final class ManualClock: Clock, Sendable {
     /// How long a test waits for the code under test to arm a timer before it is told so:
     /// a timer that never comes is reported (an issue naming the wait and the timers armed)
-    /// instead of hanging the run. Real time, as a guard only: no test waits this long
-    /// unless something is wrong.
+    /// instead of hanging the run. Real time (`guardTimer`, an event, not a sleeping task), as
+    /// a guard only: no test waits this long unless something is wrong.
     let armingGuard: Duration
     let guardTimer: GuardTimer
 
     public init(armingGuard: Duration = .seconds(60), guardTimer: GuardTimer = .dispatch) {
         self.armingGuard = armingGuard
         self.guardTimer = guardTimer
-    }
-
-    /// What ends a wait that has gone on for `armingGuard`: an event, not a sleeping task.
-    /// `arm(delay, fire)` calls `fire` once `delay` has passed and returns what cancels it.
-    public struct GuardTimer: Sendable {
-        let arm: @Sendable (Duration, @escaping @Sendable () -> Void) -> @Sendable () -> Void
-
-        public init(arm: @escaping @Sendable (Duration, @escaping @Sendable () -> Void) -> @Sendable () -> Void) {
-            self.arm = arm
-        }
-
-        /// A Dispatch timer on real time.
-        public static let dispatch = GuardTimer { delay, fire in
-            let (seconds, attoseconds) = delay.components
-            let cancelled = CancelFlag()
-            DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
-                if !cancelled.isSet { fire() }
-            }
-            return { cancelled.set() }
-        }
     }
 
     public struct Instant: InstantProtocol {
@@ -187,13 +166,4 @@ public final class ManualClock: Clock, Sendable {
         for id in ready.keys { state.waiters[id] = nil }
         return Array(ready.values)
     }
-}
-
-/// Set once, read by the timer that may fire after it.
-private final class CancelFlag: Sendable {
-    private let flag = Mutex(false)
-
-    var isSet: Bool { flag.withLock { $0 } }
-
-    func set() { flag.withLock { $0 = true } }
 }
