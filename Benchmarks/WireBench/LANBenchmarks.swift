@@ -40,5 +40,6 @@ struct LANBenchmarks {
                     blackHole(try LANDataPoints.dps(in: message.payload))
                 }, "frames/s")
         }
+        try LANCryptoFloor(seconds: options.seconds, bodySize: body.count).run()
     }
 }
