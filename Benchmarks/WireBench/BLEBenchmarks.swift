@@ -40,6 +40,13 @@ struct BLEBenchmarks {
         let floor = try rawEcho(samples: options.samples * 5)
         Self.report("ble.floor.echo.p50", floor[floor.count / 2])
         Self.report("ble.floor.echo.p99", floor[floor.count * 99 / 100])
+        var pinnedFloors: [(EchoPlacement, [Double])] = []
+        for placement in EchoPlacement.allCases where placement.cpus != nil {
+            let times = try rawEcho(samples: options.samples * 5, placement: placement)
+            Self.report("ble.floor.echo.\(placement.rawValue).p50", times[times.count / 2])
+            Self.report("ble.floor.echo.\(placement.rawValue).p99", times[times.count * 99 / 100])
+            pinnedFloors.append((placement, times))
+        }
 
         // The same echo through BLELink's `SocketChannel` (its reader thread, async `receive()`)
         // at both ends: what one packet round trip costs through the async API.
@@ -83,6 +90,11 @@ struct BLEBenchmarks {
         print(
             "BENCH ble.dpwrite.mtu23.p99.vs-echo.ratio \(String(format: "%.2f", legacy[legacy.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
         )
+        for (placement, times) in pinnedFloors {
+            print(
+                "BENCH ble.dpwrite.p50.vs-echo-\(placement.rawValue).ratio \(String(format: "%.2f", samples[samples.count / 2] / times[times.count / 2])) x"
+            )
+        }
         print(
             "BENCH ble.dpwrite.p50.vs-channel-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / channel[channel.count / 2])) x"
         )
@@ -95,18 +107,21 @@ struct BLEBenchmarks {
     // MARK: - The floor
 
     /// Round trips of a 20-byte packet, in microseconds, sorted.
-    private func rawEcho(samples: Int) throws -> [Double] {
+    private func rawEcho(samples: Int, placement: EchoPlacement? = nil) throws -> [Double] {
         var descriptors: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &descriptors) == 0 else {
             throw BenchError("socketpair: errno \(errno)")
         }
         let (near, far) = (descriptors[0], descriptors[1])
+        let cpus = placement?.cpus
         let echo = Thread {
-            var buffer = [UInt8](repeating: 0, count: 64)
-            while true {
-                let count = read(far, &buffer, buffer.count)
-                guard count > 0 else { return }
-                _ = write(far, buffer, count)
+            pinned(to: cpus?.1) {
+                var buffer = [UInt8](repeating: 0, count: 64)
+                while true {
+                    let count = read(far, &buffer, buffer.count)
+                    guard count > 0 else { return }
+                    _ = write(far, buffer, count)
+                }
             }
         }
         echo.start()
@@ -119,11 +134,14 @@ struct BLEBenchmarks {
         let clock = ContinuousClock()
         var times: [Double] = []
         times.reserveCapacity(samples)
-        for index in 0..<(samples + 200) {
-            let start = clock.now
-            guard write(near, packet, packet.count) == packet.count, read(near, &buffer, buffer.count) == packet.count
-            else { throw BenchError("raw echo failed: errno \(errno)") }
-            if index >= 200 { times.append(Self.microseconds(start.duration(to: clock.now))) }
+        try pinned(to: cpus?.0) {
+            for index in 0..<(samples + 200) {
+                let start = clock.now
+                guard write(near, packet, packet.count) == packet.count,
+                    read(near, &buffer, buffer.count) == packet.count
+                else { throw BenchError("raw echo failed: errno \(errno)") }
+                if index >= 200 { times.append(Self.microseconds(start.duration(to: clock.now))) }
+            }
         }
         return times.sorted()
     }

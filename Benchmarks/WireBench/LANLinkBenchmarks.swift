@@ -31,6 +31,13 @@ struct LANLinkBenchmarks {
         let floor = try tcpEcho(samples: samples * 5)
         report("lan.floor.tcp-echo.p50", floor[floor.count / 2])
         report("lan.floor.tcp-echo.p99", floor[floor.count * 99 / 100])
+        var pinnedFloors: [(EchoPlacement, [Double])] = []
+        for placement in EchoPlacement.allCases where placement.cpus != nil {
+            let times = try tcpEcho(samples: samples * 5, placement: placement)
+            report("lan.floor.tcp-echo.\(placement.rawValue).p50", times[times.count / 2])
+            report("lan.floor.tcp-echo.\(placement.rawValue).p99", times[times.count * 99 / 100])
+            pinnedFloors.append((placement, times))
+        }
         let streamEcho = try await LANHops.streamEcho(samples: samples * 5)
         report("lan.hop.stream-echo.p50", streamEcho[streamEcho.count / 2])
         report("lan.hop.stream-echo.p99", streamEcho[streamEcho.count * 99 / 100])
@@ -46,6 +53,11 @@ struct LANLinkBenchmarks {
             print(
                 "BENCH \(name).dpwrite.p50.vs-tcp-echo.ratio \(String(format: "%.2f", times[times.count / 2] / floor[floor.count / 2])) x"
             )
+            for (placement, pinnedFloor) in pinnedFloors {
+                print(
+                    "BENCH \(name).dpwrite.p50.vs-tcp-echo-\(placement.rawValue).ratio \(String(format: "%.2f", times[times.count / 2] / pinnedFloor[pinnedFloor.count / 2])) x"
+                )
+            }
             print(
                 "BENCH \(name).dpwrite.p99.vs-tcp-echo.ratio \(String(format: "%.2f", times[times.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
             )
@@ -149,7 +161,7 @@ struct LANLinkBenchmarks {
     }
 
     /// Round trips of 64 bytes over one loopback TCP connection, in microseconds, sorted.
-    private func tcpEcho(samples: Int) throws -> [Double] {
+    private func tcpEcho(samples: Int, placement: EchoPlacement? = nil) throws -> [Double] {
         var (listener, address) = try LANHops.loopbackListener()
         defer { close(listener) }
         let length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -166,21 +178,26 @@ struct LANLinkBenchmarks {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         }
         let size = 64
+        let cpus = placement?.cpus
         let echo = Thread {
-            var buffer = [UInt8](repeating: 0, count: size)
-            while Self.exchange(server, &buffer, size, echo: true) {}
-            close(server)
+            pinned(to: cpus?.1) {
+                var buffer = [UInt8](repeating: 0, count: size)
+                while Self.exchange(server, &buffer, size, echo: true) {}
+                close(server)
+            }
         }
         echo.start()
         var buffer = [UInt8](repeating: 7, count: size)
         var times: [Double] = []
         times.reserveCapacity(samples)
         let clock = ContinuousClock()
-        for index in 0..<(samples + 100) {
-            let started = clock.now
-            guard Self.exchange(client, &buffer, size, echo: false) else { throw BenchError("echo broke") }
-            let elapsed = started.duration(to: clock.now)
-            if index >= 100 { times.append(Double(elapsed.components.attoseconds) / 1e12) }
+        try pinned(to: cpus?.0) {
+            for index in 0..<(samples + 100) {
+                let started = clock.now
+                guard Self.exchange(client, &buffer, size, echo: false) else { throw BenchError("echo broke") }
+                let elapsed = started.duration(to: clock.now)
+                if index >= 100 { times.append(Double(elapsed.components.attoseconds) / 1e12) }
+            }
         }
         shutdown(client, Int32(SHUT_RDWR))
         return times.sorted()
