@@ -72,6 +72,57 @@ struct SocketChannelTests {
         await b.close()
     }
 
+    @Test(
+        "four threads sending at once, past a full socket: every PDU arrives once, each thread's in its order",
+        .timeLimit(.minutes(1)))
+    func concurrentSenders() async throws {
+        let (a, b) = try SocketChannel.pair()
+        let senders = 4
+        let count = 2_000
+        // Real threads, so sends overlap in their system calls; two of them wait for each PDU
+        // to leave, two queue without waiting, as the bearer does. Nothing is read until the two
+        // that queue are done, so the socket fills while they send.
+        let queued = DispatchGroup()
+        let threads = (0..<senders).map { sender in
+            if sender % 2 == 0 { queued.enter() }
+            return Thread {
+                defer { if sender % 2 == 0 { queued.leave() } }
+                for index in 0..<count {
+                    let pdu = [UInt8(sender), UInt8(index & 0xFF), UInt8(index >> 8)] + Array(repeating: 9, count: 17)
+                    if sender % 2 == 0 {
+                        try? a.enqueue(pdu)
+                    } else {
+                        let sent = DispatchSemaphore(value: 0)
+                        Task {
+                            try? await a.send(pdu)
+                            sent.signal()
+                        }
+                        sent.wait()
+                    }
+                }
+            }
+        }
+        for thread in threads { thread.start() }
+        await withCheckedContinuation { done in queued.notify(queue: .global()) { done.resume() } }
+        var next = [Int](repeating: 0, count: senders)
+        for _ in 0..<(senders * count) {
+            guard let pdu = try await b.receive(), pdu.count == 20 else {
+                Issue.record("the channel ended or a PDU lost its boundaries")
+                break
+            }
+            let sender = Int(pdu[0])
+            let index = Int(pdu[1]) | Int(pdu[2]) << 8
+            guard index == next[sender] else {
+                Issue.record("sender \(sender): PDU \(index) arrived where \(next[sender]) was due")
+                break
+            }
+            next[sender] += 1
+        }
+        #expect(next == [Int](repeating: count, count: senders))
+        await a.close()
+        await b.close()
+    }
+
     @Test("cancelling a task blocked in receive ends it with CancellationError")
     func cancellation() async throws {
         let (a, b) = try SocketChannel.pair()

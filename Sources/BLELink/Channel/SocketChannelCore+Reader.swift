@@ -27,9 +27,10 @@ extension SocketChannelCore {
                 guard state.end == nil else { return nil }
                 state.wakePending = false
                 defer { state.handover.removeAll() }
+                // A send in its system call elsewhere wakes this thread when it returns.
                 return Step(
                     handler: state.handler, handover: state.handover, read: !state.readPaused,
-                    write: !state.sends.isEmpty)
+                    write: !state.sends.isEmpty && !state.transmitting)
             }
             guard let step else { break }
             if let handler = step.handler {
@@ -116,16 +117,19 @@ extension SocketChannelCore {
     /// The channel ended: nothing can wake this thread any more, the descriptor is closed, and a
     /// handler gets what was handed over but not yet delivered, then the end.
     private func finish() {
-        let (handler, handover, end) = state.withLock { state -> (Handler?, [[UInt8]], End) in
+        let (handler, handover, end, closeNow) = state.withLock { state -> (Handler?, [[UInt8]], End, Bool) in
             state.readerRunning = false
+            // A send still in its system call closes the descriptor when it returns, so the
+            // number is not reused under it.
+            state.closeAfterTransmit = state.transmitting
             defer {
                 state.handler = nil
                 state.handover.removeAll()
             }
-            return (state.handler, state.handover, state.end ?? .closed)
+            return (state.handler, state.handover, state.end ?? .closed, !state.transmitting)
         }
         closeWakePipe()
-        Glibc.close(descriptor)
+        if closeNow { Glibc.close(descriptor) }
         guard let handler else { return }
         for pdu in handover { handler(.pdu(pdu)) }
         handler(.end(end.error))

@@ -32,6 +32,11 @@ final class SocketChannelCore: Sendable {
         var readPaused = false
         var readerRunning = true
         var wakePending = false
+        /// A send is in its system call, outside the lock: later PDUs queue behind it, the reader
+        /// thread does not flush until it returns, and the descriptor stays open.
+        var transmitting = false
+        /// The reader thread stopped during such a send: the send closes the descriptor.
+        var closeAfterTransmit = false
 
         var readEnd: ReadEnd? { end.map { ReadEnd(error: $0.error) } }
 
@@ -136,45 +141,82 @@ final class SocketChannelCore: Sendable {
     }
 
     /// True when the PDU left at once; false when it was queued with `continuation`.
+    ///
+    /// The system call runs outside the lock, with the socket claimed (`transmitting`): a send
+    /// wakes the peer, and a woken peer may take the CPU from the sender at once. Holding the
+    /// lock through the call left the reader thread (handed the peer's answer) and other
+    /// senders spinning on a lock whose holder was not running.
     private func submit(
         _ pdu: [UInt8], continuation: CheckedContinuation<Void, any Error>?
     ) throws(ByteChannelError) -> Bool {
-        try state.withLock { state throws(ByteChannelError) -> Bool in
+        let claimed = try state.withLock { state throws(ByteChannelError) -> Bool in
             if let end = state.end { throw Self.sendError(after: end) }
-            if state.sends.isEmpty {
-                switch transmit(pdu) {
-                case .sent:
-                    return true
-                case .failed(let error): throw error
-                case .wouldBlock: break
-                }
+            if state.sends.isEmpty, !state.transmitting {
+                state.transmitting = true
+                return true
             }
             state.sends.append((pdu, continuation))
-            wake(&state)
+            if !state.transmitting { wake(&state) }
             return false
         }
-    }
-
-    /// On the reader thread, once `poll` says the socket has room: sends what is queued, in order.
-    func flushSends() {
-        state.withLock { state in
-            guard state.end == nil else { return }
-            while let first = state.sends.first {
-                switch transmit(first.pdu) {
-                case .wouldBlock:
-                    return
-                case .sent:
-                    state.sends.removeFirst()
-                    first.continuation?.resume()
-                case .failed(let error):
-                    state.sends.removeFirst()
-                    guard let continuation = first.continuation else {
-                        endLocked(&state, .failed(error))
-                        return
-                    }
-                    continuation.resume(throwing: error)
+        guard claimed else { return false }
+        let result = transmit(pdu)
+        let (outcome, close) = state.withLock { state -> (Result<Bool, ByteChannelError>, Bool) in
+            state.transmitting = false
+            var outcome = Result<Bool, ByteChannelError>.success(true)
+            switch result {
+            case .sent: break
+            case .failed(let error): outcome = .failure(error)
+            case .wouldBlock:
+                if let end = state.end {
+                    outcome = .failure(Self.sendError(after: end))
+                } else {
+                    state.sends.insert((pdu, continuation), at: 0)
+                    outcome = .success(false)
                 }
             }
+            // What queued behind this send goes out from the reader thread.
+            if !state.sends.isEmpty { wake(&state) }
+            return (outcome, state.closeAfterTransmit)
+        }
+        if close { Glibc.close(descriptor) }
+        return try outcome.get()
+    }
+
+    /// On the reader thread, once `poll` says the socket has room: sends what is queued, in
+    /// order, each system call outside the lock as in `submit`.
+    func flushSends() {
+        while true {
+            let next = state.withLock { state -> (pdu: [UInt8], continuation: CheckedContinuation<Void, any Error>?)? in
+                guard state.end == nil, !state.transmitting, !state.sends.isEmpty else { return nil }
+                state.transmitting = true
+                return state.sends.removeFirst()
+            }
+            guard let next else { return }
+            let result = transmit(next.pdu)
+            let more = state.withLock { state -> Bool in
+                state.transmitting = false
+                switch result {
+                case .sent:
+                    next.continuation?.resume()
+                    return true
+                case .wouldBlock:
+                    guard let end = state.end else {
+                        state.sends.insert(next, at: 0)
+                        return false
+                    }
+                    next.continuation?.resume(throwing: Self.sendError(after: end))
+                    return false
+                case .failed(let error):
+                    guard let continuation = next.continuation else {
+                        endLocked(&state, .failed(error))
+                        return false
+                    }
+                    continuation.resume(throwing: error)
+                    return true
+                }
+            }
+            if !more { return }
         }
     }
 
