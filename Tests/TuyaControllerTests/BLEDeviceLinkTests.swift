@@ -172,14 +172,17 @@ struct BLEDeviceLinkTests {
         let link = rig.link
         let writes = try rig.writes(DiffuserCommand(power: true))
         let outcome = Task { try await link.send(writes) }
-        await rig.clock.waitForSleepers()
+        // The link keeps a timer armed for a wake it no longer needs (it fires, finds nothing
+        // due and re-arms), so the test waits for the timers it means: the confirmation
+        // deadline, the response timeout, the reconnect's backoff.
+        await rig.clock.waitForSleeper(dueAt: rig.clock.now.advanced(by: .seconds(15)))
         rig.clock.advance(by: .seconds(15))
         await #expect(throws: ControllerError.confirmationTimeout(device: DeviceID(Self.devId)!, pending: [Self.power]))
         {
             _ = try await outcome.value
         }
         let events = rig.hub.subscribe()
-        await rig.clock.waitForSleepers()
+        await rig.clock.waitForSleeper(dueAt: rig.clock.now.advanced(by: .seconds(45)))
         rig.clock.advance(by: .seconds(45))
         let status = try await Rig.waitFor(events, "offline after the response timeout") { $0.availability == .offline }
         #expect(status.hint?.contains("no answer to DP write (0x0002)") == true)
@@ -189,7 +192,7 @@ struct BLEDeviceLinkTests {
             device.misbehaviour.isSilent = false
             return []
         }
-        await rig.clock.waitForSleepers()
+        await rig.clock.waitForSleeper(dueBy: rig.clock.now.advanced(by: .seconds(1)))
         rig.clock.advance(by: .seconds(1))
         try await Rig.waitFor(events, "online again") { $0.availability == .online }
         try await Rig.waitForState(events, "power reported") { BLEDeviceLinkTests.power(of: $0) == true }

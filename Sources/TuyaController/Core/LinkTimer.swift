@@ -5,14 +5,16 @@ struct LinkTimer {
     private var task: Task<Void, Never>?
     private var wake: Duration?
 
-    /// Arms for `wake` unless already armed for it or for an earlier time; nil disarms.
+    /// Arms for `wake` unless already armed for it or for an earlier time.
     ///
-    /// A timer armed earlier than needed is kept: it fires, the link's tick finds nothing
-    /// due yet (every core checks the time) and re-arms for the real wake. Replacing it
-    /// instead would cost a task per change, and a cancelled sleep still holds its
-    /// dispatch timer until its deadline: a command moves the wake to its confirmation
-    /// deadline and its report moves it back, so 1,000 devices under load left thousands
-    /// of cancelled sleeps behind.
+    /// A timer armed earlier than needed is kept, and so is one no longer needed at all (nil):
+    /// it fires, the link's tick finds nothing due yet (every core checks the time) and
+    /// re-arms for the real wake, if any. Replacing it instead would cost a task per change,
+    /// and a cancelled sleep still holds its dispatch timer until its deadline: a command
+    /// moves the wake to its confirmation deadline and its report moves it back (or clears
+    /// it), so 1,000 devices under load left thousands of cancelled sleeps behind, and every
+    /// command woke two pool threads, one to start a sleep and one to cancel it. `cancel()`
+    /// ends the timer when the link stops.
     mutating func arm(for wake: Duration?, clock: OffsetClock, fire: @escaping @Sendable () async -> Void) {
         guard Self.replaces(armed: task == nil ? nil : self.wake, with: wake) else { return }
         task?.cancel()
@@ -29,10 +31,10 @@ struct LinkTimer {
     }
 
     /// Whether a timer armed for `armed` (nil: none) must be replaced to wake at `wake`
-    /// (nil: never): only by an earlier wake, or to disarm.
+    /// (nil: never): only by an earlier wake.
     static func replaces(armed: Duration?, with wake: Duration?) -> Bool {
-        guard let armed else { return wake != nil }
-        guard let wake else { return true }
+        guard let wake else { return false }
+        guard let armed else { return true }
         return wake < armed
     }
 
