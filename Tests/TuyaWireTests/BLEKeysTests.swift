@@ -35,8 +35,17 @@ struct BLEKeysTests {
         #expect(throws: WireError.self) { try keys.establishSession(srand: [1, 2, 3]) }
         try keys.establishSession(srand: BLEVectors.srand)
         #expect(keys.hasSession)
+        let first = try keys.key(for: .session)
         keys.endSession()
         #expect(!keys.hasSession)
+        // The keys are derived once per session: none outlives its session, and a new srand
+        // (the next connection) gives a new one.
+        guard case .invalidKey = bleError({ () throws(WireError) in try keys.key(for: .session) }) else {
+            Issue.record("a session key after the session ended")
+            return
+        }
+        try keys.establishSession(srand: [9, 8, 7, 6, 5, 4])
+        #expect(try keys.key(for: .session) != first)
     }
 
     @Test("flags without key material are refused: sec_key flags without a sec_key, and flags 0 to 3")

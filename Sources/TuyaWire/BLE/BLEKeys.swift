@@ -14,12 +14,24 @@ public struct BLEKeys: Sendable, CustomStringConvertible {
     private let secKey: [UInt8]?
     /// The device's srand once the device-info reply arrived.
     public private(set) var srand: [UInt8]?
+    /// The keys derived so far, each once: the login keys at `init`, the session keys when
+    /// the srand arrives (every frame is sealed with one, and deriving it is an MD5).
+    private let loginKey: AESKey
+    private let secKeyLoginKey: AESKey?
+    private var sessionKey: AESKey?
+    private var secKeySessionKey: AESKey?
 
     /// `localKey` is the 16-character Tuya local key; `secKey` the optional 16-character
     /// cloud `sec_key`.
     public init(localKey: String, secKey: String? = nil) throws(WireError) {
-        self.localKey = try Self.asciiKey(localKey, name: "local key")
-        self.secKey = try secKey.map { (key) throws(WireError) in try Self.asciiKey(key, name: "sec_key") }
+        let localKey = try Self.asciiKey(localKey, name: "local key")
+        let secKey = try secKey.map { (key) throws(WireError) in try Self.asciiKey(key, name: "sec_key") }
+        self.localKey = localKey
+        self.secKey = secKey
+        loginKey = try AESKey(bytes: MD5Digest.hash(Array(localKey[0..<6])))
+        secKeyLoginKey = try secKey.map { (secKey) throws(WireError) in
+            try AESKey(bytes: MD5Digest.hash(localKey + secKey))
+        }
     }
 
     public var hasSecKey: Bool { secKey != nil }
@@ -34,21 +46,38 @@ public struct BLEKeys: Sendable, CustomStringConvertible {
     public mutating func establishSession(srand: [UInt8]) throws(WireError) {
         guard srand.count == 6 else { throw .invalidKey("srand must be 6 bytes, got \(srand.count)") }
         self.srand = srand
+        sessionKey = try AESKey(bytes: MD5Digest.hash(Array(localKey[0..<6]) + srand))
+        secKeySessionKey = try secKey.map { (secKey) throws(WireError) in
+            try AESKey(bytes: MD5Digest.hash(localKey + secKey + srand))
+        }
     }
 
-    public mutating func endSession() { srand = nil }
+    public mutating func endSession() {
+        srand = nil
+        sessionKey = nil
+        secKeySessionKey = nil
+    }
 
     /// The key a frame with `flag` is encrypted with.
     public func key(for flag: BLESecurityFlag) throws(WireError) -> AESKey {
         switch flag {
         case .login:
-            return try AESKey(bytes: MD5Digest.hash(Array(localKey[0..<6])))
+            return loginKey
         case .session:
-            return try AESKey(bytes: MD5Digest.hash(Array(localKey[0..<6]) + requireSrand(flag)))
+            _ = try requireSrand(flag)
+            guard let sessionKey else { throw .invalidKey("no session key for flag \(flag.rawValue)") }
+            return sessionKey
         case .secKeyLogin:
-            return try AESKey(bytes: MD5Digest.hash(localKey + requireSecKey(flag)))
+            _ = try requireSecKey(flag)
+            guard let secKeyLoginKey else { throw .invalidKey("no sec_key login key for flag \(flag.rawValue)") }
+            return secKeyLoginKey
         case .secKeySession:
-            return try AESKey(bytes: MD5Digest.hash(localKey + requireSecKey(flag) + requireSrand(flag)))
+            _ = try requireSecKey(flag)
+            _ = try requireSrand(flag)
+            guard let secKeySessionKey else {
+                throw .invalidKey("no sec_key session key for flag \(flag.rawValue)")
+            }
+            return secKeySessionKey
         case .none, .key1, .key2, .key3:
             throw .invalidKey("no key for security flag \(flag.rawValue) (needs the factory auth key)")
         }

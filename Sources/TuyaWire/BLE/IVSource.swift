@@ -16,10 +16,11 @@ public struct RandomIVSource<Generator: RandomNumberGenerator & Sendable>: IVSou
 
     public mutating func nextIV() -> [UInt8] {
         if Generator.self == SystemRandomNumberGenerator.self {
-            // Two 64-bit draws: each draw from the system generator is a `getrandom` system call,
-            // and one per byte made these 16 calls the largest cost of a BLE DP write (issue 17).
-            let words = (generator.next(), generator.next())
-            return withUnsafeBytes(of: words) { Array($0) }
+            // The process's pool of the system's random bytes (`SystemRandomPool`, as LAN nonces):
+            // each draw from the system generator is a `getrandom` system call, one per byte made
+            // 16 calls the largest cost of a BLE DP write (issue 17), and two 64-bit draws still
+            // cost two calls per frame.
+            return SystemRandomPool.shared.bytes(16)
         }
         return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
