@@ -18,13 +18,15 @@ final class SocketChannelCore: Sendable {
     }
 
     typealias Handler = @Sendable (ByteChannelEvent) -> Void
+    /// A PDU to send and who waits for it: nil for `enqueue`.
+    typealias Send = (pdu: [UInt8], continuation: CheckedContinuation<Void, any Error>?)
 
     struct State: ReadQueueState {
         /// The write end of the wake pipe (see `wake`).
         let wakeWrite: Int32
         var reads = ReadQueue<[UInt8]>()
-        /// Sends waiting for room in the socket, in order; nil continuation for `enqueue`.
-        var sends: [(pdu: [UInt8], continuation: CheckedContinuation<Void, any Error>?)] = []
+        /// Sends waiting for room in the socket, in order.
+        var sends: [Send] = []
         var end: End?
         var handler: Handler?
         /// PDUs read before `deliver(to:)`, for the reader thread to hand over first.
@@ -161,33 +163,25 @@ final class SocketChannelCore: Sendable {
         }
         guard claimed else { return false }
         let result = transmit(pdu)
-        let (outcome, close) = state.withLock { state -> (Result<Bool, ByteChannelError>, Bool) in
-            state.transmitting = false
-            var outcome = Result<Bool, ByteChannelError>.success(true)
-            switch result {
-            case .sent: break
-            case .failed(let error): outcome = .failure(error)
-            case .wouldBlock:
-                if let end = state.end {
-                    outcome = .failure(Self.sendError(after: end))
-                } else {
-                    state.sends.insert((pdu, continuation), at: 0)
-                    outcome = .success(false)
-                }
-            }
+        let (settled, close) = state.withLock { state -> (Settled, Bool) in
+            let settled = settle(result, of: (pdu, continuation), in: &state)
             // What queued behind this send goes out from the reader thread.
             if !state.sends.isEmpty { wake(&state) }
-            return (outcome, state.closeAfterTransmit)
+            return (settled, state.closeAfterTransmit)
         }
         if close { Glibc.close(descriptor) }
-        return try outcome.get()
+        switch settled {
+        case .sent: return true
+        case .queued: return false
+        case .refused(let error): throw error
+        }
     }
 
     /// On the reader thread, once `poll` says the socket has room: sends what is queued, in
     /// order, each system call outside the lock as in `submit`.
     func flushSends() {
         while true {
-            let next = state.withLock { state -> (pdu: [UInt8], continuation: CheckedContinuation<Void, any Error>?)? in
+            let next = state.withLock { state -> Send? in
                 guard state.end == nil, !state.transmitting, !state.sends.isEmpty else { return nil }
                 state.transmitting = true
                 return state.sends.removeFirst()
@@ -195,19 +189,14 @@ final class SocketChannelCore: Sendable {
             guard let next else { return }
             let result = transmit(next.pdu)
             let more = state.withLock { state -> Bool in
-                state.transmitting = false
-                switch result {
+                switch settle(result, of: next, in: &state) {
                 case .sent:
                     next.continuation?.resume()
                     return true
-                case .wouldBlock:
-                    guard let end = state.end else {
-                        state.sends.insert(next, at: 0)
-                        return false
-                    }
-                    next.continuation?.resume(throwing: Self.sendError(after: end))
+                case .queued:
                     return false
-                case .failed(let error):
+                case .refused(let error):
+                    // A PDU nobody waits for (`enqueue`) that cannot be sent ends the channel.
                     guard let continuation = next.continuation else {
                         endLocked(&state, .failed(error))
                         return false
@@ -217,6 +206,31 @@ final class SocketChannelCore: Sendable {
                 }
             }
             if !more { return }
+        }
+    }
+
+    /// What became of a PDU sent with the socket claimed.
+    private enum Settled {
+        case sent
+        /// The socket was full: the PDU is back at the head of the queue.
+        case queued
+        case refused(ByteChannelError)
+    }
+
+    /// Releases the claim on the socket and settles the PDU sent under it, in the one lock
+    /// section, so no other send can go out between a full socket and the PDU's return to
+    /// the head of the queue.
+    private func settle(_ result: Transmitted, of send: Send, in state: inout State) -> Settled {
+        state.transmitting = false
+        switch result {
+        case .sent:
+            return .sent
+        case .failed(let error):
+            return .refused(error)
+        case .wouldBlock:
+            if let end = state.end { return .refused(Self.sendError(after: end)) }
+            state.sends.insert(send, at: 0)
+            return .queued
         }
     }
 
