@@ -58,45 +58,27 @@ public struct BLEKeys: Sendable, CustomStringConvertible {
         secKeySessionKey = nil
     }
 
-    /// The key a frame with `flag` is encrypted with.
+    /// The key a frame with `flag` is encrypted with. A session key exists once the srand
+    /// has arrived, a sec_key one when there is a sec_key: a key missing says which is missing.
     public func key(for flag: BLESecurityFlag) throws(WireError) -> AESKey {
+        let key: AESKey?
         switch flag {
-        case .login:
-            return loginKey
-        case .session:
-            _ = try requireSrand(flag)
-            guard let sessionKey else { throw .invalidKey("no session key for flag \(flag.rawValue)") }
-            return sessionKey
-        case .secKeyLogin:
-            _ = try requireSecKey(flag)
-            guard let secKeyLoginKey else { throw .invalidKey("no sec_key login key for flag \(flag.rawValue)") }
-            return secKeyLoginKey
-        case .secKeySession:
-            _ = try requireSecKey(flag)
-            _ = try requireSrand(flag)
-            guard let secKeySessionKey else {
-                throw .invalidKey("no sec_key session key for flag \(flag.rawValue)")
-            }
-            return secKeySessionKey
+        case .login: key = loginKey
+        case .session: key = sessionKey
+        case .secKeyLogin: key = secKeyLoginKey
+        case .secKeySession: key = secKeySessionKey
         case .none, .key1, .key2, .key3:
             throw .invalidKey("no key for security flag \(flag.rawValue) (needs the factory auth key)")
         }
+        if let key { return key }
+        guard secKey != nil || !flag.needsSecKey else {
+            throw .invalidKey("flag \(flag.rawValue) needs the cloud sec_key")
+        }
+        throw .invalidKey("flag \(flag.rawValue) needs the srand of the device-info reply first")
     }
 
     public var description: String {
         "BLEKeys(<redacted>, secKey: \(hasSecKey), session: \(hasSession))"
-    }
-
-    private func requireSrand(_ flag: BLESecurityFlag) throws(WireError) -> [UInt8] {
-        guard let srand else {
-            throw .invalidKey("flag \(flag.rawValue) needs the srand of the device-info reply first")
-        }
-        return srand
-    }
-
-    private func requireSecKey(_ flag: BLESecurityFlag) throws(WireError) -> [UInt8] {
-        guard let secKey else { throw .invalidKey("flag \(flag.rawValue) needs the cloud sec_key") }
-        return secKey
     }
 
     private static func asciiKey(_ key: String, name: String) throws(WireError) -> [UInt8] {
@@ -106,4 +88,9 @@ public struct BLEKeys: Sendable, CustomStringConvertible {
         }
         return bytes
     }
+}
+
+extension BLESecurityFlag {
+    /// Flags 14 and 15, whose keys are derived from the cloud's sec_key.
+    fileprivate var needsSecKey: Bool { self == .secKeyLogin || self == .secKeySession }
 }
