@@ -7,13 +7,15 @@ import Synchronization
 #endif
 
 /// The operating system's random bytes, read in blocks for the whole process: what LAN
-/// sessions draw their nonces from when they were given the system generator.
+/// sessions draw their nonces from (`LANRandom`) and BLE frames their IVs (`RandomIVSource`)
+/// when they were given the system generator.
 ///
 /// `SystemRandomNumberGenerator` makes one `getrandom` system call per 8 bytes, so two per
-/// 12-byte 3.5 frame nonce, which were a quarter of the time to encode a 3.5 frame. The
-/// pool reads 1 KiB at a time (`getentropy`, 256 bytes per call) and hands each byte out
-/// once, under a lock: one pool for the process rather than one per session, because a
-/// session is a value, and two copies of a pool inside one would hand out the same nonces.
+/// 12-byte 3.5 frame nonce (a quarter of the time to encode a 3.5 frame) and two per BLE
+/// frame IV. The pool reads 1 KiB at a time (`getentropy`, 256 bytes per call) and hands
+/// each byte out once, under a lock: one pool for the process rather than one per session,
+/// because a session is a value, and two copies of a pool inside one would hand out the
+/// same nonces.
 /// (A process that forked without exec would share the unread bytes; none of ours does.)
 final class SystemRandomPool: Sendable {
     static let shared = SystemRandomPool()
