@@ -40,13 +40,7 @@ struct BLEBenchmarks {
         let floor = try rawEcho(samples: options.samples * 5)
         Self.report("ble.floor.echo.p50", floor[floor.count / 2])
         Self.report("ble.floor.echo.p99", floor[floor.count * 99 / 100])
-        var pinnedFloors: [(EchoPlacement, [Double])] = []
-        for placement in EchoPlacement.allCases where placement.cpus != nil {
-            let times = try rawEcho(samples: options.samples * 5, placement: placement)
-            Self.report("ble.floor.echo.\(placement.rawValue).p50", times[times.count / 2])
-            Self.report("ble.floor.echo.\(placement.rawValue).p99", times[times.count * 99 / 100])
-            pinnedFloors.append((placement, times))
-        }
+        let pinned = try pinnedFloors("ble.floor.echo") { try rawEcho(samples: options.samples * 5, placement: $0) }
 
         // The same echo through BLELink's `SocketChannel` (its reader thread, async `receive()`)
         // at both ends: what one packet round trip costs through the async API.
@@ -90,11 +84,7 @@ struct BLEBenchmarks {
         print(
             "BENCH ble.dpwrite.mtu23.p99.vs-echo.ratio \(String(format: "%.2f", legacy[legacy.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
         )
-        for (placement, times) in pinnedFloors {
-            print(
-                "BENCH ble.dpwrite.p50.vs-echo-\(placement.rawValue).ratio \(String(format: "%.2f", samples[samples.count / 2] / times[times.count / 2])) x"
-            )
-        }
+        reportRatios("ble.dpwrite.p50.vs-echo", of: samples, to: pinned)
         print(
             "BENCH ble.dpwrite.p50.vs-channel-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / channel[channel.count / 2])) x"
         )

@@ -31,13 +31,7 @@ struct LANLinkBenchmarks {
         let floor = try tcpEcho(samples: samples * 5)
         report("lan.floor.tcp-echo.p50", floor[floor.count / 2])
         report("lan.floor.tcp-echo.p99", floor[floor.count * 99 / 100])
-        var pinnedFloors: [(EchoPlacement, [Double])] = []
-        for placement in EchoPlacement.allCases where placement.cpus != nil {
-            let times = try tcpEcho(samples: samples * 5, placement: placement)
-            report("lan.floor.tcp-echo.\(placement.rawValue).p50", times[times.count / 2])
-            report("lan.floor.tcp-echo.\(placement.rawValue).p99", times[times.count * 99 / 100])
-            pinnedFloors.append((placement, times))
-        }
+        let pinned = try pinnedFloors("lan.floor.tcp-echo") { try tcpEcho(samples: samples * 5, placement: $0) }
         let streamEcho = try await LANHops.streamEcho(samples: samples * 5)
         report("lan.hop.stream-echo.p50", streamEcho[streamEcho.count / 2])
         report("lan.hop.stream-echo.p99", streamEcho[streamEcho.count * 99 / 100])
@@ -53,11 +47,7 @@ struct LANLinkBenchmarks {
             print(
                 "BENCH \(name).dpwrite.p50.vs-tcp-echo.ratio \(String(format: "%.2f", times[times.count / 2] / floor[floor.count / 2])) x"
             )
-            for (placement, pinnedFloor) in pinnedFloors {
-                print(
-                    "BENCH \(name).dpwrite.p50.vs-tcp-echo-\(placement.rawValue).ratio \(String(format: "%.2f", times[times.count / 2] / pinnedFloor[pinnedFloor.count / 2])) x"
-                )
-            }
+            reportRatios("\(name).dpwrite.p50.vs-tcp-echo", of: times, to: pinned)
             print(
                 "BENCH \(name).dpwrite.p99.vs-tcp-echo.ratio \(String(format: "%.2f", times[times.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
             )

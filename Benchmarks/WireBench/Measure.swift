@@ -61,6 +61,28 @@ enum EchoPlacement: String, CaseIterable {
     }
 }
 
+/// The echo floor measured pinned each way this machine allows, each reported as
+/// `<name>.<placement>.p50` and `.p99` in microseconds; `measure` returns sorted round trips.
+func pinnedFloors(_ name: String, _ measure: (EchoPlacement) throws -> [Double]) rethrows -> [(
+    EchoPlacement, [Double]
+)] {
+    try EchoPlacement.allCases.filter { $0.cpus != nil }.map { placement in
+        let times = try measure(placement)
+        for (percentile, index) in [("p50", times.count / 2), ("p99", times.count * 99 / 100)] {
+            print("BENCH \(name).\(placement.rawValue).\(percentile) \(String(format: "%.1f", times[index])) us")
+        }
+        return (placement, times)
+    }
+}
+
+/// `<name>-<placement>.ratio` for each pinned floor: the p50 of `times` over the floor's.
+func reportRatios(_ name: String, of times: [Double], to floors: [(EchoPlacement, [Double])]) {
+    for (placement, floor) in floors {
+        let ratio = times[times.count / 2] / floor[floor.count / 2]
+        print("BENCH \(name)-\(placement.rawValue).ratio \(String(format: "%.2f", ratio)) x")
+    }
+}
+
 /// glibc's `sched_getaffinity` and `sched_setaffinity` (pid 0: the calling thread), looked up
 /// at run time: Swift's Glibc module declares them only under _GNU_SOURCE.
 private typealias AffinityCall = @convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32
