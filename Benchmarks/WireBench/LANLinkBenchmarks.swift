@@ -26,8 +26,19 @@ struct LANLinkBenchmarks {
     var samples = 1000
     var profiles = "devices"
     var python: String?
+    /// Only the DP writes through the controller (for a profiler): no floor, no hops, no peer.
+    var dpWriteOnly = false
 
     func run() async throws {
+        if dpWriteOnly {
+            for version in [LANProtocolVersion.v3_3, .v3_4, .v3_5] {
+                let name = "lan" + version.rawValue.replacingOccurrences(of: ".", with: "")
+                let times = try await dpWrites(version: version, hops: false).0
+                report("\(name).dpwrite.p50", times[times.count / 2])
+                report("\(name).dpwrite.p99", times[times.count * 99 / 100])
+            }
+            return
+        }
         let floor = try tcpEcho(samples: samples * 5)
         report("lan.floor.tcp-echo.p50", floor[floor.count / 2])
         report("lan.floor.tcp-echo.p99", floor[floor.count * 99 / 100])
@@ -77,7 +88,9 @@ struct LANLinkBenchmarks {
     /// Writes that each change the bulb's brightness, confirmed, in microseconds, sorted.
     /// With them, the same round trip without the controller (`LANHops.session`), measured
     /// once the controller has let the bulb go.
-    private func dpWrites(version: LANProtocolVersion) async throws -> ([Double], [Double], [Double], Peer?) {
+    private func dpWrites(
+        version: LANProtocolVersion, hops: Bool = true
+    ) async throws -> ([Double], [Double], [Double], Peer?) {
         var library = ProfileLibrary.load(directories: [URL(fileURLWithPath: profiles)])
         guard var profile = library.profile(id: "rgbcct-bulb-v2") else {
             throw BenchError("the profile rgbcct-bulb-v2 is not in \(profiles)")
@@ -114,9 +127,9 @@ struct LANLinkBenchmarks {
         let hop: [Double]
         let loopHop: [Double]
         do {
-            hop = try await LANHops.session(identity, samples: samples)
-            loopHop = try await LANHops.loopSession(identity, samples: samples)
-            peer = try await tinytuyaSetValue(identity, profile: profile)
+            hop = hops ? try await LANHops.session(identity, samples: samples) : []
+            loopHop = hops ? try await LANHops.loopSession(identity, samples: samples) : []
+            peer = hops ? try await tinytuyaSetValue(identity, profile: profile) : nil
         } catch {
             await fleet.stop()
             throw error

@@ -6,7 +6,7 @@ import Foundation
 /// or youll-bench mqtt [--floor MQTT_FLOOR] [--simulator YOULL_DEVICES] [--profiles DIR] [--samples N]
 /// or youll-bench serve [--daemon YOULL_DEVICES] [--floor MQTT_FLOOR] [--profiles DIR] [--starts N]
 /// [--idle-seconds S] or youll-bench ble [--profiles DIR] [--samples N] [--dpwrite-only] or youll-bench ble-bumble [--profiles DIR]
-/// [--samples N] or youll-bench lan-link [--profiles DIR] [--samples N] [--python PYTHON]
+/// [--samples N] or youll-bench lan-link [--profiles DIR] [--samples N] [--python PYTHON] [--dpwrite-only]
 /// or youll-bench lan-sweep [--devices N] [--simulator YOULL_DEVICES] [--profiles DIR] or youll-bench links [--seconds N]
 /// or youll-bench session [--seconds IDLE_SECONDS]
 /// or youll-bench serve-load [--daemon YOULL_DEVICES] [--profiles DIR] [--load-seconds S] [--concurrency 16,48,120]
@@ -46,7 +46,7 @@ while index < arguments.count {
         bleOptions.samples = max(100, Int(arguments[index + 1]) ?? bleOptions.samples)
         index += 2
     case "--dpwrite-only":
-        // The BLE DP writes alone, for a profiler: no floor, no ladder.
+        // The BLE or LAN DP writes alone, for a profiler: no floor, no ladder, no hops.
         bleOptions.dpWriteOnly = true
         index += 1
     case "--daemon" where index + 1 < arguments.count:
@@ -116,8 +116,10 @@ case "serve-load":
     }
 case "lan-link":
     do {
-        try await LANLinkBenchmarks(samples: bleOptions.samples / 2, profiles: mqttOptions.profiles, python: python)
-            .run()
+        try await LANLinkBenchmarks(
+            samples: bleOptions.samples / 2, profiles: mqttOptions.profiles, python: python,
+            dpWriteOnly: bleOptions.dpWriteOnly
+        ).run()
     } catch {
         FileHandle.standardError.write(Data("youll-bench: lan-link: \(error)\n".utf8))
         exit(1)

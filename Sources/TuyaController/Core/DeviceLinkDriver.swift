@@ -25,6 +25,8 @@ protocol DeviceLinkDriver: Actor {
     func refresh()
     /// Drops the link; waiting commands fail with `stopped`.
     func stop() async
+    /// Runs `work` on the link without waiting for it (see the extension's default).
+    nonisolated func post(_ work: @escaping @Sendable (isolated Self) -> Void) async
     /// The device as persisted (key, desired and confirmed values), for a rekey that keeps them.
     func stored() -> StoredDevice?
 }
@@ -48,15 +50,13 @@ extension DeviceLinkDriver {
     /// Writes the DPs in one frame (after the frame gap, connecting first when the
     /// transport needs it) and returns the state the device confirms, or throws
     /// `confirmationTimeout` naming the DPs still pending.
-    func send(_ writes: DataPoints) async throws -> DeviceState {
-        guard !isStopped else { throw ControllerError.stopped }
-        let (ticket, actions) = core.send(writes, now: clock.now())
-        return try await withCheckedThrowingContinuation { continuation in
-            driver.waiters[ticket] = continuation
-            perform(actions)
-            commandQueued()
-            reschedule()
+    nonisolated func send(_ writes: DataPoints) async throws -> DeviceState {
+        let answer = CommandAnswer()
+        await post { link in
+            guard !link.isStopped else { return answer.settle(.failure(ControllerError.stopped)) }
+            link.enqueue(writes, answer: answer)
         }
+        return try await answer.value
     }
 
     /// The controller's `send` in one visit to the link (no hop back and forth to read the
@@ -64,26 +64,59 @@ extension DeviceLinkDriver {
     /// reported, then sends it. With `failFastWhenOffline`, a device that stopped answering
     /// (not a broker outage) gets the writes as its desired state, and the caller hears at
     /// once that it is offline rather than after a confirmation timeout.
-    func send(
+    ///
+    /// The caller waits off the link's executor: the link settles the answer and the caller
+    /// goes on where it was, with no hop back through the link (`CommandAnswer`).
+    nonisolated func send(
         _ command: DeviceCommand, mapper: DataPointMapper, failFastWhenOffline: Bool
     ) async throws -> DeviceState {
+        let answer = CommandAnswer()
+        await post { link in
+            link.accept(command, mapper: mapper, failFastWhenOffline: failFastWhenOffline, answer: answer)
+        }
+        return try await answer.value
+    }
+
+    /// Runs `work` on the link. Default actors are entered by the caller's task (on its
+    /// thread when the actor is free); `LANDeviceLink` hands the work to its event loop.
+    nonisolated func post(_ work: @escaping @Sendable (isolated Self) -> Void) async {
+        await run(work)
+    }
+
+    private func run(_ work: @Sendable (isolated Self) -> Void) {
+        work(self)
+    }
+
+    private func accept(
+        _ command: DeviceCommand, mapper: DataPointMapper, failFastWhenOffline: Bool, answer: CommandAnswer
+    ) {
         let writes: DataPoints
         do throws(MappingError) {
             writes = try mapper.writes(for: command, current: reported)
         } catch {
-            throw ControllerError.invalidCommand(device: device.id, reason: error.description)
+            return answer.settle(
+                .failure(ControllerError.invalidCommand(device: device.id, reason: error.description)))
         }
+        guard !isStopped else { return answer.settle(.failure(ControllerError.stopped)) }
         let status = status
-        if failFastWhenOffline, status.availability == .offline, status.hint != AvailabilityTracker.brokerLostHint,
-            !isStopped
-        {
+        if failFastWhenOffline, status.availability == .offline, status.hint != AvailabilityTracker.brokerLostHint {
             let (_, actions) = core.send(writes, now: clock.now())
             perform(actions)
             commandQueued()
             reschedule()
-            throw ControllerError.offline(device: device.id, lastSeen: status.lastSeen, hint: status.hint)
+            return answer.settle(
+                .failure(ControllerError.offline(device: device.id, lastSeen: status.lastSeen, hint: status.hint)))
         }
-        return try await send(writes)
+        enqueue(writes, answer: answer)
+    }
+
+    /// Queues the writes; the core's `.complete` for their ticket settles `answer`.
+    private func enqueue(_ writes: DataPoints, answer: CommandAnswer) {
+        let (ticket, actions) = core.send(writes, now: clock.now())
+        driver.waiters[ticket] = answer
+        perform(actions)
+        commandQueued()
+        reschedule()
     }
 
     /// Keeps the one timer task sleeping until the earliest wake the core or the transport asks for.
@@ -108,7 +141,7 @@ extension DeviceLinkDriver {
             case .transmit(let values):
                 transmit(values)
             case .complete(let ticket, let result):
-                driver.waiters.removeValue(forKey: ticket)?.resume(with: result.mapError { $0 as any Error })
+                driver.waiters.removeValue(forKey: ticket)?.settle(result.mapError { $0 as any Error })
             case .announce(let event):
                 driver.listeners.hub.publish(event)
             case .desiredChanged(let desired):
@@ -120,7 +153,7 @@ extension DeviceLinkDriver {
     /// Fails every waiting caller with `stopped` (the link is stopping).
     func failWaiters() {
         perform(core.stop())
-        for waiter in driver.waiters.values { waiter.resume(throwing: ControllerError.stopped) }
+        for waiter in driver.waiters.values { waiter.settle(.failure(ControllerError.stopped)) }
         driver.waiters = [:]
     }
 }

@@ -7,7 +7,7 @@ import TuyaCore
 /// commands, where news goes, the clock, whether the link is stopped, and its one timer.
 struct LinkDriverState {
     /// Callers of `send` waiting for their ticket.
-    var waiters: [CommandQueue.Ticket: CheckedContinuation<DeviceState, any Error>] = [:]
+    var waiters: [CommandQueue.Ticket: CommandAnswer] = [:]
     /// Replaced in one step when pairing hands a link to the registry (`adopt`).
     var listeners: LinkListeners
     let clock: OffsetClock

@@ -114,6 +114,14 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     var transportWake: Duration? { policy.nextWake }
 
+    /// A command is handed to the event loop, and the caller's task stays where it is.
+    /// Entering the actor instead moves the task onto the loop's thread; its answer then
+    /// resumed it on the pool, from where it hopped back onto the loop and off again to
+    /// return: two more wake-ups of a thread per command.
+    nonisolated func post(_ work: @escaping @Sendable (isolated LANDeviceLink) -> Void) async {
+        loop.execute { self.assumeIsolated { work($0) } }
+    }
+
     func transportTick(now: Duration) {
         perform(policy.tick(now: now))
     }

@@ -154,8 +154,20 @@ public actor TuyaController: TuyaControllerProtocol {
 
     /// Validates the command against the device's profile, writes all its fields in one
     /// frame and returns the state the device confirms.
+    ///
+    /// Only the lookup runs on the controller's actor: the caller waits for the device's
+    /// answer where it called from, not on the controller, which it would otherwise have to
+    /// hop back onto (a wake-up of the pool per command) just to return.
     @discardableResult
-    public func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
+    public nonisolated func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
+        let route = try await route(to: id)
+        return try await route.link.send(
+            command, mapper: route.mapper, failFastWhenOffline: route.failFastWhenOffline)
+    }
+
+    private func route(
+        to id: DeviceID
+    ) throws -> (link: any DeviceLinkDriver, mapper: DataPointMapper, failFastWhenOffline: Bool) {
         guard running else { throw ControllerError.stopped }
         guard let link = registry.link(id), let device = registry.device(id),
             let profile = library.profile(id: device.profileID)
@@ -163,8 +175,7 @@ public actor TuyaController: TuyaControllerProtocol {
         // A device that stopped answering is said at once rather than after a confirmation
         // timeout; the link still keeps the command as the desired state, so a device back soon
         // gets it. (While the broker itself is down a command waits for it: that is brief.)
-        return try await link.send(
-            command, mapper: DataPointMapper(profile: profile), failFastWhenOffline: device.transport != .ble)
+        return (link, DataPointMapper(profile: profile), device.transport != .ble)
     }
 
     public nonisolated func events() -> Mailbox<ControllerEvent> { hub.subscribe() }
