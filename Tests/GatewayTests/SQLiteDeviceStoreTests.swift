@@ -39,4 +39,30 @@ struct SQLiteDeviceStoreTests {
         try await reopened.remove(id)
         #expect(try await reopened.loadDevices().isEmpty)
     }
+
+    @Test(
+        "the daemon's store takes a desired state from a link's thread without waiting, and it is on disk once the queue is flushed; a store that waits for each commit says it cannot"
+    )
+    func queuesDesiredStates() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let id = try #require(DeviceID("bf0123456789abcdefghij"))
+        let device = TuyaDevice(
+            id: id, name: "desk lamp", profileID: "rgbcct-bulb-v2", category: .light, transport: .lan)
+        let first: DataPoints = [DataPointID(20)!: .bool(true)]
+        let last: DataPoints = [DataPointID(20)!: .bool(false), DataPointID(22)!: .value(500)]
+        do {
+            let database = try GatewayDatabase.open(directory: directory)
+            let waiting = SQLiteDeviceStore(database: database)
+            try await waiting.save(StoredDevice(device: device, localKey: try AESKey(localKey: "0123456789abcdef")))
+            #expect(!waiting.queueDesired(first, for: id))
+            let queueing = SQLiteDeviceStore(database: database, queuesDesiredStates: true)
+            #expect(queueing.queueDesired(first, for: id))
+            #expect(queueing.queueDesired(last, for: id))
+            await database.flushQueuedStates()
+            try database.close()
+        }
+        let reopened = SQLiteDeviceStore(database: try GatewayDatabase.open(directory: directory))
+        #expect(try await reopened.loadDevices().first?.desired == last)
+    }
 }

@@ -41,6 +41,13 @@ public struct SQLiteDeviceStore: DeviceStore {
         if let failure = await database.waitForCommit(commit) { throw failure }
     }
 
+    /// Queued for the next group commit when this store queues desired states (the daemon).
+    public func queueDesired(_ desired: DataPoints, for id: DeviceID) -> Bool {
+        guard queuesDesiredStates else { return false }
+        database.queueDesired(desired, for: id)
+        return true
+    }
+
     public func saveLANEndpoint(_ endpoint: LANEndpoint, for id: DeviceID) async throws {
         try await database.saveLANEndpoint(endpoint, for: id)
     }

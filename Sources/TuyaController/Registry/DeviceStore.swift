@@ -1,3 +1,4 @@
+import Synchronization
 import TuyaCore
 import TuyaWire
 
@@ -9,11 +10,21 @@ public protocol DeviceStore: Sendable {
     func save(_ device: StoredDevice) async throws
     /// Records what the user last asked the device to hold, re-applied after reconnects.
     func saveDesired(_ desired: DataPoints, for id: DeviceID) async throws
+    /// Queues the desired state to be saved and returns at once, without waiting for it or
+    /// for any actor: a device link calls it on its own thread for every command. A device's
+    /// states are saved in the order queued (the last one queued wins). Returns false when
+    /// this store cannot queue without waiting; the controller then calls `saveDesired` from
+    /// a task of its own (the default).
+    func queueDesired(_ desired: DataPoints, for id: DeviceID) -> Bool
     /// Records a LAN device's new address or protocol version.
     func saveLANEndpoint(_ endpoint: LANEndpoint, for id: DeviceID) async throws
     /// Changes a device's friendly name.
     func rename(_ id: DeviceID, to name: String) async throws
     func remove(_ id: DeviceID) async throws
+}
+
+extension DeviceStore {
+    public func queueDesired(_ desired: DataPoints, for id: DeviceID) -> Bool { false }
 }
 
 /// One paired device as persisted: its public description, its secret and its desired state.
@@ -45,10 +56,34 @@ public struct StoredDevice: Sendable, Hashable {
 
 /// A `DeviceStore` that forgets everything on exit: for tests and until Storage lands.
 public actor InMemoryDeviceStore: DeviceStore {
-    private var devices: [DeviceID: StoredDevice]
+    private var stored: [DeviceID: StoredDevice]
+    /// Desired states queued from links' threads (`queueDesired`), applied in order before
+    /// the actor reads or changes a device.
+    private nonisolated let queued = Mutex<[(DeviceID, DataPoints)]>([])
 
     public init(devices: [StoredDevice] = []) {
-        self.devices = Dictionary(devices.map { ($0.device.id, $0) }, uniquingKeysWith: { _, later in later })
+        stored = Dictionary(devices.map { ($0.device.id, $0) }, uniquingKeysWith: { _, later in later })
+    }
+
+    /// The devices with every queued desired state applied.
+    private var devices: [DeviceID: StoredDevice] {
+        get {
+            applyQueued()
+            return stored
+        }
+        set {
+            applyQueued()
+            stored = newValue
+        }
+    }
+
+    private func applyQueued() {
+        let queued = self.queued.withLock { queue in
+            let taken = queue
+            queue = []
+            return taken
+        }
+        for (id, desired) in queued { stored[id]?.desired = desired }
     }
 
     public func loadDevices() -> [StoredDevice] { devices.values.sorted { $0.device.id < $1.device.id } }
@@ -59,6 +94,11 @@ public actor InMemoryDeviceStore: DeviceStore {
 
     public func saveDesired(_ desired: DataPoints, for id: DeviceID) {
         devices[id]?.desired = desired
+    }
+
+    public nonisolated func queueDesired(_ desired: DataPoints, for id: DeviceID) -> Bool {
+        queued.withLock { $0.append((id, desired)) }
+        return true
     }
 
     public func rename(_ id: DeviceID, to name: String) {

@@ -15,13 +15,19 @@ struct LinkFactory: Sendable {
     let unixTime: @Sendable () -> Int64
     let sequenceSeed: @Sendable () -> UInt32
     let hub: EventHub
+    let store: any DeviceStore
     let persistence: AsyncStream<(DeviceID, DataPoints)>.Continuation
 
-    /// Persists a device's desired values through the controller's single writer, in the
-    /// order they changed.
+    /// Persists a device's desired values in the order they changed: queued with the store
+    /// on the link's own thread when the store can take them so, else through the
+    /// controller's single writer. Queueing directly saves waking a task of the pool for
+    /// every command, while the link's device is answering it.
     func desiredRecorder(for id: DeviceID) -> @Sendable (DataPoints) -> Void {
+        let store = store
         let persistence = persistence
-        return { desired in persistence.yield((id, desired)) }
+        return { desired in
+            if !store.queueDesired(desired, for: id) { persistence.yield((id, desired)) }
+        }
     }
 
     func mqtt(_ stored: StoredDevice, profile: DeviceProfile) -> MQTTDeviceLink {

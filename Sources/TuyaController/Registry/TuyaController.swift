@@ -65,7 +65,7 @@ public actor TuyaController: TuyaControllerProtocol {
         (persistenceStream, persistence) = AsyncStream.makeStream(of: (DeviceID, DataPoints).self)
         factory = LinkFactory(
             bus: bus, radio: radio, lan: lan, configuration: configuration, clock: linkClock, unixTime: unixTime,
-            sequenceSeed: sequenceSeed, hub: hub, persistence: persistence)
+            sequenceSeed: sequenceSeed, hub: hub, store: store, persistence: persistence)
         mqttPairer = MQTTPairer(
             bus: bus, store: store, clock: linkClock, timeout: configuration.pairingTimeout, unixTime: unixTime,
             sequenceSeed: sequenceSeed)
