@@ -8,9 +8,11 @@ import TuyaWire
 /// TuyaController (ARCHITECTURE.md: Storage imports TuyaCore and GRDB only).
 public struct SQLiteDeviceStore: DeviceStore {
     public let database: GatewayDatabase
-    /// Whether `saveDesired` returns once its state is queued for the next group commit
-    /// (the daemon, where commands change desired states faster than one sync each; it
-    /// flushes the queue before closing the database) rather than once it is committed.
+    /// Whether desired states go into the next group commit without waiting for it: then
+    /// `saveDesired` returns once its state is queued, and `queueDesired` takes states from
+    /// device links' threads (the daemon, where commands change desired states faster than
+    /// one sync each; it flushes the queue before closing the database). Otherwise
+    /// `saveDesired` returns once its state is committed and `queueDesired` declines.
     public let queuesDesiredStates: Bool
 
     public init(database: GatewayDatabase, queuesDesiredStates: Bool = false) {

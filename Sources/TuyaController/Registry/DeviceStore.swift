@@ -56,60 +56,56 @@ public struct StoredDevice: Sendable, Hashable {
 
 /// A `DeviceStore` that forgets everything on exit: for tests and until Storage lands.
 public actor InMemoryDeviceStore: DeviceStore {
-    private var stored: [DeviceID: StoredDevice]
-    /// Desired states queued from links' threads (`queueDesired`), applied in order before
-    /// the actor reads or changes a device.
-    private nonisolated let queued = Mutex<[(DeviceID, DataPoints)]>([])
+    private var devices: [DeviceID: StoredDevice]
+    /// Desired states queued from links' threads (`queueDesired`), the last one per device;
+    /// every method applies them before it reads or changes a device.
+    private nonisolated let queued = Mutex<[DeviceID: DataPoints]>([:])
 
     public init(devices: [StoredDevice] = []) {
-        stored = Dictionary(devices.map { ($0.device.id, $0) }, uniquingKeysWith: { _, later in later })
-    }
-
-    /// The devices with every queued desired state applied.
-    private var devices: [DeviceID: StoredDevice] {
-        get {
-            applyQueued()
-            return stored
-        }
-        set {
-            applyQueued()
-            stored = newValue
-        }
+        self.devices = Dictionary(devices.map { ($0.device.id, $0) }, uniquingKeysWith: { _, later in later })
     }
 
     private func applyQueued() {
         let queued = self.queued.withLock { queue in
             let taken = queue
-            queue = []
+            queue = [:]
             return taken
         }
-        for (id, desired) in queued { stored[id]?.desired = desired }
+        for (id, desired) in queued { devices[id]?.desired = desired }
     }
 
-    public func loadDevices() -> [StoredDevice] { devices.values.sorted { $0.device.id < $1.device.id } }
+    public func loadDevices() -> [StoredDevice] {
+        applyQueued()
+        return devices.values.sorted { $0.device.id < $1.device.id }
+    }
 
     public func save(_ device: StoredDevice) {
+        applyQueued()
         devices[device.device.id] = device
     }
 
     public func saveDesired(_ desired: DataPoints, for id: DeviceID) {
+        applyQueued()
         devices[id]?.desired = desired
     }
 
     public nonisolated func queueDesired(_ desired: DataPoints, for id: DeviceID) -> Bool {
-        queued.withLock { $0.append((id, desired)) }
+        queued.withLock { $0[id] = desired }
         return true
     }
 
     public func rename(_ id: DeviceID, to name: String) {
+        applyQueued()
         devices[id]?.device.name = name
     }
 
     public func saveLANEndpoint(_ endpoint: LANEndpoint, for id: DeviceID) {
+        applyQueued()
         devices[id]?.lan = endpoint
     }
 
     public func remove(_ id: DeviceID) {
+        applyQueued()
         devices[id] = nil
     }
 }

@@ -156,10 +156,11 @@ public actor TuyaController: TuyaControllerProtocol {
     /// frame and returns the state the device confirms.
     ///
     /// Only the lookup runs on the controller's actor: the caller waits for the device's
-    /// answer where it called from, not on the controller, which it would otherwise have to
-    /// hop back onto (a wake-up of the pool per command) just to return.
+    /// answer on its own executor, not on the controller, which it would otherwise have to
+    /// hop back onto (a wake-up of the pool per command) just to return. Commands sent one
+    /// after another from one actor reach the device's link in that order.
     @discardableResult
-    public nonisolated func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
+    public nonisolated(nonsending) func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
         let route = try await route(to: id)
         return try await route.link.send(
             command, mapper: route.mapper, failFastWhenOffline: route.failFastWhenOffline)
