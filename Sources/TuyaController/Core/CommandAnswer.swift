@@ -3,8 +3,8 @@ import TuyaCore
 
 /// The answer to one command: the state the device confirmed, or why there is none.
 ///
-/// The link settles it on its own executor; the caller waits for it on its own (see
-/// `DeviceLinkDriver.send`, which runs on the caller's executor). A continuation kept by the link instead would resume the
+/// The link settles it on its own executor; the caller waits for it off the link's (see
+/// `DeviceLinkDriver.send`). A continuation kept by the link instead would resume the
 /// caller on the link's executor first: for a LAN link, whose executor is its connection's
 /// event loop thread, that was a wake-up of the pool, a hop back to the loop and a second
 /// wake-up of the pool for every command.

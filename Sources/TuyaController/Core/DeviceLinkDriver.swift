@@ -27,7 +27,7 @@ protocol DeviceLinkDriver: Actor {
     func stop() async
     /// Runs `work` on the link: by entering the actor (the extension's default, returning once
     /// `work` has run), or by queueing it on the link's executor (`LANDeviceLink`).
-    nonisolated(nonsending) func post(_ work: @escaping @Sendable (isolated Self) -> Void) async
+    nonisolated func post(_ work: @escaping @Sendable (isolated Self) -> Void) async
     /// The device as persisted (key, desired and confirmed values), for a rekey that keeps them.
     func stored() -> StoredDevice?
 }
@@ -51,7 +51,7 @@ extension DeviceLinkDriver {
     /// Writes the DPs in one frame (after the frame gap, connecting first when the
     /// transport needs it) and returns the state the device confirms, or throws
     /// `confirmationTimeout` naming the DPs still pending.
-    nonisolated(nonsending) func send(_ writes: DataPoints) async throws -> DeviceState {
+    nonisolated func send(_ writes: DataPoints) async throws -> DeviceState {
         let answer = CommandAnswer()
         await post { link in
             guard !link.isStopped else { return answer.settle(.failure(ControllerError.stopped)) }
@@ -66,9 +66,9 @@ extension DeviceLinkDriver {
     /// (not a broker outage) gets the writes as its desired state, and the caller hears at
     /// once that it is offline rather than after a confirmation timeout.
     ///
-    /// The caller waits on its own executor, not the link's: the link settles the answer and
-    /// the caller goes on where it was, with no hop back through the link (`CommandAnswer`).
-    nonisolated(nonsending) func send(
+    /// The caller waits off the link's executor: the link settles the answer and the caller
+    /// goes on from the pool, with no hop back through the link (`CommandAnswer`).
+    nonisolated func send(
         _ command: DeviceCommand, mapper: DataPointMapper, failFastWhenOffline: Bool
     ) async throws -> DeviceState {
         let answer = CommandAnswer()
@@ -80,7 +80,7 @@ extension DeviceLinkDriver {
 
     /// Runs `work` on the link. Default actors are entered by the caller's task (on its
     /// thread when the actor is free); `LANDeviceLink` hands the work to its event loop.
-    nonisolated(nonsending) func post(_ work: @escaping @Sendable (isolated Self) -> Void) async {
+    nonisolated func post(_ work: @escaping @Sendable (isolated Self) -> Void) async {
         await run(work)
     }
 

@@ -118,7 +118,7 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// Entering the actor instead moves the task onto the loop's thread; its answer then
     /// resumed it on the pool, from where it hopped back onto the loop and off again to
     /// return: two more wake-ups of a thread per command.
-    nonisolated(nonsending) func post(_ work: @escaping @Sendable (isolated LANDeviceLink) -> Void) async {
+    nonisolated func post(_ work: @escaping @Sendable (isolated LANDeviceLink) -> Void) async {
         loop.execute { self.assumeIsolated { work($0) } }
     }
 

@@ -155,12 +155,14 @@ public actor TuyaController: TuyaControllerProtocol {
     /// Validates the command against the device's profile, writes all its fields in one
     /// frame and returns the state the device confirms.
     ///
-    /// Only the lookup runs on the controller's actor: the caller waits for the device's
-    /// answer on its own executor, not on the controller, which it would otherwise have to
-    /// hop back onto (a wake-up of the pool per command) just to return. Commands sent one
-    /// after another from one actor reach the device's link in that order.
+    /// Only the lookup runs on the controller's actor; the rest, and the wait for the device's
+    /// answer, on the shared pool: not on the controller, which it would otherwise have to hop
+    /// back onto (a wake-up of the pool per command) just to return, nor on a caller's actor
+    /// (the bridge's, busy with every message, delayed each hop back under load). A caller
+    /// that awaits each command has them applied in its order; commands sent concurrently
+    /// reach the device's link in whichever order they arrive.
     @discardableResult
-    public nonisolated(nonsending) func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
+    public nonisolated func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
         let route = try await route(to: id)
         return try await route.link.send(
             command, mapper: route.mapper, failFastWhenOffline: route.failFastWhenOffline)
