@@ -3,7 +3,8 @@ import TuyaWire
 
 /// DP writes, queries and reports (protocol/TUYA.md §1.6, §1.8). Values are applied by
 /// the Wi-Fi simulator's `SimulatedDevice`, handed each write as the protocol-5 command
-/// a Wi-Fi module would receive, so both radios share one model of the product.
+/// a Wi-Fi module would receive (already decrypted, as the LAN simulator hands it), so
+/// both radios share one model of the product.
 extension SimulatedBLEDevice {
     /// 0x0002: a v3 KLV list; answers 1 byte (0 ok, 1 nothing acceptable), then reports.
     mutating func writeV3(_ frame: BLECommandFrame, flag: BLESecurityFlag) -> [Action] {
@@ -38,12 +39,9 @@ extension SimulatedBLEDevice {
             values[dataPoint.id] = value
         }
         guard !values.isEmpty else { return (false, []) }
-        let body = TuyaEnvelope.command(dps: DataPointJSON.encode(values)).encode(timestamp: options.unixEpoch)
-        guard let key = try? AESKey(localKey: identity.localKey),
-            let payload = try? MQTTFrame.encode(body: body, key: key, sequence: 1, source: 0)
-        else { return (false, []) }
         let before = application.statistics.commandsApplied
-        let actions = application.receive(payload, at: application.now)
+        let actions = application.receive(
+            envelope: .command(dps: DataPointJSON.encode(values)), at: application.now)
         let accepted = application.statistics.commandsApplied > before
         if accepted { statistics.writesApplied += 1 }
         return (accepted, actions)

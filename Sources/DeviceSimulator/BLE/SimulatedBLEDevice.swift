@@ -155,7 +155,7 @@ public struct SimulatedBLEDevice: Sendable {
         appBehaviour.reportDelay = .zero
         application = try SimulatedDevice(
             devId: identity.devId, localKey: identity.localKey, profile: profile, behaviour: appBehaviour,
-            seed: seed, unixEpoch: options.unixEpoch)
+            seed: seed, unixEpoch: options.unixEpoch, mqttFrames: false)
         self.seed = seed
         random = SeededGenerator(seed: seed ^ 0x5EED_B1E0)
         ivSource = RandomIVSource(generator: SeededGenerator(seed: seed ^ 0x1F50_17CE))
@@ -206,7 +206,7 @@ public struct SimulatedBLEDevice: Sendable {
         let actions = dropLink()
         if let fresh = try? SimulatedDevice(
             devId: identity.devId, localKey: identity.localKey, profile: profile, behaviour: application.behaviour,
-            seed: seed, unixEpoch: options.unixEpoch)
+            seed: seed, unixEpoch: options.unixEpoch, mqttFrames: false)
         {
             application = fresh
         }

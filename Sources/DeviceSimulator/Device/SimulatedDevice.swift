@@ -39,6 +39,7 @@ public struct SimulatedDevice: Sendable {
 
         public let dataPoints: DataPoints
         public let timestamp: Int64
+        /// The report's "2.2" frame; empty from a device made with `mqttFrames: false`.
         public let payload: [UInt8]
         public let cause: Cause
     }
@@ -70,6 +71,9 @@ public struct SimulatedDevice: Sendable {
     public internal(set) var waterLeft: Duration
 
     let roles: Roles
+    /// Whether reports carry their MQTT frame: the BLE and LAN simulators read only the
+    /// values, and encrypting a frame nobody sends was a third of the BLE simulator's work.
+    private let mqttFrames: Bool
     private let key: AESKey
     private let unixEpoch: Int64
     private var random: SeededGenerator
@@ -86,11 +90,14 @@ public struct SimulatedDevice: Sendable {
         var cause: Report.Cause
     }
 
-    /// Throws when `localKey` is not 16 characters.
+    /// Throws when `localKey` is not 16 characters. `mqttFrames` false leaves reports'
+    /// `payload` empty (a device behind another transport).
     public init(
         devId: String, localKey: String, profile: DeviceProfile, behaviour: DeviceBehaviour = DeviceBehaviour(),
-        misbehaviour: Misbehaviour = Misbehaviour(), seed: UInt64 = 0, unixEpoch: Int64 = 1_700_000_000
+        misbehaviour: Misbehaviour = Misbehaviour(), seed: UInt64 = 0, unixEpoch: Int64 = 1_700_000_000,
+        mqttFrames: Bool = true
     ) throws(WireError) {
+        self.mqttFrames = mqttFrames
         self.devId = devId
         self.profile = profile
         self.behaviour = behaviour
@@ -289,14 +296,18 @@ public struct SimulatedDevice: Sendable {
         for id in ids { values[id] = state[id] }
         guard !values.isEmpty else { return nil }
         let timestamp = unixEpoch + now.components.seconds
-        let body = TuyaEnvelope.report(devId: devId, dps: DataPointJSON.encode(values), t: timestamp)
-            .encode(timestamp: timestamp)
-        let reportKey = misbehaviour.wrongKey.flatMap { try? AESKey(localKey: $0) } ?? key
         sequence &+= 1
-        guard
-            let payload = try? MQTTFrame.encode(
-                body: body, key: reportKey, sequence: sequence, source: MQTTFrame.deviceSource)
-        else { return nil }
+        var payload: [UInt8] = []
+        if mqttFrames {
+            let body = TuyaEnvelope.report(devId: devId, dps: DataPointJSON.encode(values), t: timestamp)
+                .encode(timestamp: timestamp)
+            let reportKey = misbehaviour.wrongKey.flatMap { try? AESKey(localKey: $0) } ?? key
+            guard
+                let frame = try? MQTTFrame.encode(
+                    body: body, key: reportKey, sequence: sequence, source: MQTTFrame.deviceSource)
+            else { return nil }
+            payload = frame
+        }
         statistics.reportsPublished += 1
         return .publish(Report(dataPoints: values, timestamp: timestamp, payload: payload, cause: cause))
     }

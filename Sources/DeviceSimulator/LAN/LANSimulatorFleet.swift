@@ -85,7 +85,7 @@ public final class LANSimulatorFleet: Sendable {
                 guard
                     let model = try? SimulatedDevice(
                         devId: entry.devId, localKey: entry.localKey, profile: entry.identity.profile,
-                        behaviour: options.behaviour, seed: seed, unixEpoch: epoch)
+                        behaviour: options.behaviour, seed: seed, unixEpoch: epoch, mqttFrames: false)
                 else { continue }
                 let device = SimulatedLANDevice(
                     model: model, localKey: entry.localKey, version: entry.version, ip: entry.ip, seed: seed ^ 0x4C41_4E

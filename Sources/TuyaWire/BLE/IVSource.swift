@@ -22,7 +22,11 @@ public struct RandomIVSource<Generator: RandomNumberGenerator & Sendable>: IVSou
             // cost two calls per frame.
             return SystemRandomPool.shared.bytes(16)
         }
-        return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        // The bytes `UInt8.random(in: .min ... .max, using:)` gives (one draw each, truncated),
+        // without its unspecialised generic path per byte.
+        var iv = [UInt8](repeating: 0, count: 16)
+        for index in iv.indices { iv[index] = UInt8(truncatingIfNeeded: generator.next()) }
+        return iv
     }
 }
 
