@@ -31,10 +31,11 @@ struct BLEBenchmarks {
 
     func run() async throws {
         if options.dpWriteOnly {
-            let (samples, _, packets) = try await dpWrites(serverMTU: 247)
+            let (samples, _, packets, switches) = try await dpWrites(serverMTU: 247)
             Self.report("ble.dpwrite.p50", samples[samples.count / 2])
             Self.report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
             print("BENCH ble.dpwrite.packets \(String(format: "%.1f", packets)) packets")
+            print("BENCH ble.dpwrite.context-switches \(String(format: "%.1f", switches)) switches")
             return
         }
         let floor = try rawEcho(samples: options.samples * 5)
@@ -61,17 +62,18 @@ struct BLEBenchmarks {
 
         // A device on older firmware first: it refuses the ATT MTU exchange, so every Tuya frame
         // crosses in 20-byte packets (what every DP write took before the gateway offered 247).
-        let (legacy, legacyFrames, legacyPackets) = try await dpWrites(serverMTU: nil)
+        let (legacy, legacyFrames, legacyPackets, _) = try await dpWrites(serverMTU: nil)
         Self.report("ble.dpwrite.mtu23.p50", legacy[legacy.count / 2])
         Self.report("ble.dpwrite.mtu23.p99", legacy[legacy.count * 99 / 100])
         print("BENCH ble.dpwrite.mtu23.frames \(String(format: "%.1f", legacyFrames)) frames")
         print("BENCH ble.dpwrite.mtu23.packets \(String(format: "%.1f", legacyPackets)) packets")
 
-        let (samples, frames, packets) = try await dpWrites(serverMTU: 247)
+        let (samples, frames, packets, switches) = try await dpWrites(serverMTU: 247)
         Self.report("ble.dpwrite.p50", samples[samples.count / 2])
         Self.report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
         print("BENCH ble.dpwrite.frames \(String(format: "%.1f", frames)) frames")
         print("BENCH ble.dpwrite.packets \(String(format: "%.1f", packets)) packets")
+        print("BENCH ble.dpwrite.context-switches \(String(format: "%.1f", switches)) switches")
         print(
             "BENCH ble.dpwrite.p50.vs-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / floor[floor.count / 2])) x"
         )
@@ -165,9 +167,10 @@ struct BLEBenchmarks {
     // MARK: - The gateway
 
     /// DP write → confirmed latencies in microseconds (sorted), Tuya frames per write (the
-    /// device's received frames plus the reports it sent) and ATT packets per write (written
-    /// plus notified), against a peripheral offering `serverMTU` (nil: refusing the exchange).
-    private func dpWrites(serverMTU: UInt16?) async throws -> ([Double], Double, Double) {
+    /// device's received frames plus the reports it sent), ATT packets per write (written
+    /// plus notified) and the process's context switches per write, against a peripheral
+    /// offering `serverMTU` (nil: refusing the exchange).
+    private func dpWrites(serverMTU: UInt16?) async throws -> ([Double], Double, Double, Double) {
         let library = ProfileLibrary.load(directories: [URL(fileURLWithPath: options.profiles)])
         guard var profile = library.profile(id: "ble-diffuser-dituo") else {
             throw BenchError("profile ble-diffuser-dituo not found in \(options.profiles)")
@@ -195,14 +198,16 @@ struct BLEBenchmarks {
 
         let warmup = 50
         let before = await peripheral.statistics
+        let switchesBefore = processContextSwitches()
         let times = try await Self.mistModeWrites(controller, to: paired.id, samples: options.samples, warmup: warmup)
+        let switches = processContextSwitches() - switchesBefore
         let after = await peripheral.statistics
         let frames =
             Double(after.framesReceived - before.framesReceived) + Double(after.reportsSent - before.reportsSent)
         let packets =
             Double(after.packetsReceived - before.packetsReceived) + Double(after.packetsSent - before.packetsSent)
         let writes = Double(options.samples + warmup)
-        return (times, frames / writes, packets / writes)
+        return (times, frames / writes, packets / writes, Double(switches) / writes)
     }
 
     /// DP write → confirmed latencies in microseconds, sorted: the diffuser's mist mode

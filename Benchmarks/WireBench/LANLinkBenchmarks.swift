@@ -114,6 +114,7 @@ struct LANLinkBenchmarks {
         let clock = ContinuousClock()
         var times: [Double] = []
         times.reserveCapacity(samples)
+        let switchesBefore = processContextSwitches()
         for index in 0..<(samples + 50) {
             let started = clock.now
             _ = try await controller.send(.light(LightCommand(brightness: 10 + index % 80)), to: paired.id)
@@ -122,6 +123,9 @@ struct LANLinkBenchmarks {
                 times.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
             }
         }
+        let switches = Double(processContextSwitches() - switchesBefore) / Double(samples + 50)
+        let name = "lan" + version.rawValue.replacingOccurrences(of: ".", with: "")
+        print("BENCH \(name).dpwrite.context-switches \(String(format: "%.1f", switches)) switches")
         await controller.stop()
         let peer: Peer?
         let hop: [Double]

@@ -127,3 +127,13 @@ func pinned<T>(to cpu: Int32?, _ body: () throws -> T) rethrows -> T {
     defer { if saved { _ = sched_setaffinity(0, size, &before) } }
     return try body()
 }
+
+/// Context switches of every thread of this process so far, voluntary and forced (getrusage):
+/// around a loop of DP writes, how many times a thread gave up or lost its CPU per write. The
+/// simulated device runs in this process too, so its threads count: on one CPU a raw echo
+/// between two threads costs two.
+func processContextSwitches() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_nvcsw + usage.ru_nivcsw
+}
