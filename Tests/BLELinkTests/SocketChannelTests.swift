@@ -19,6 +19,21 @@ struct SocketChannelTests {
         await b.close()
     }
 
+    @Test("each channel's reader thread is named youll-ble-rx, as top -H and perf show threads")
+    func readerThreadName() async throws {
+        let (a, b) = try SocketChannel.pair()
+        // The thread names itself once it runs: a PDU through each channel proves both run.
+        try await a.send([0x01])
+        #expect(try await b.receive() == [0x01])
+        try await b.send([0x02])
+        #expect(try await a.receive() == [0x02])
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+        #expect(names.filter { $0.hasPrefix("youll-ble-rx") }.count >= 2, "\(Set(names))")
+        await a.close()
+        await b.close()
+    }
+
     @Test("close() wakes a pending receive with end-of-file, and later sends fail")
     func closeWakesReceive() async throws {
         let (a, b) = try SocketChannel.pair()

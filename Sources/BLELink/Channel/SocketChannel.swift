@@ -33,8 +33,10 @@ public final class SocketChannel: ImmediateByteChannel {
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         core = try SocketChannelCore(descriptor: descriptor, maximumPDUSize: max(1, maximumPDUSize))
         let core = core
-        let reader = Thread { core.runReader() }
-        reader.name = "youll.ble.socket-channel"
+        let reader = Thread {
+            nameCurrentThread("youll-ble-rx")
+            core.runReader()
+        }
         reader.stackSize = 1 << 18
         reader.start()
     }

@@ -193,11 +193,11 @@ final class HCIScanSession: Sendable {
     func startReading(into sink: AsyncStream<TimedPacket>.Continuation, now: @escaping @Sendable () -> Date) {
         let (fd, wakeFD, finished) = (fd, wake.read, finished)
         let thread = Thread {
+            nameCurrentThread("youll-ble-scan")
             Self.readLoop(fd: fd, wakeFD: wakeFD, sink: sink, now: now)
             sink.finish()
             finished.signal()
         }
-        thread.name = "youll BLE scan \(adapter)"
         thread.start()
     }
 
