@@ -52,12 +52,7 @@ extension DeviceLinkDriver {
     /// transport needs it) and returns the state the device confirms, or throws
     /// `confirmationTimeout` naming the DPs still pending.
     nonisolated func send(_ writes: DataPoints) async throws -> DeviceState {
-        let answer = CommandAnswer()
-        await post { link in
-            guard !link.isStopped else { return answer.settle(.failure(ControllerError.stopped)) }
-            link.enqueue(writes, answer: answer)
-        }
-        return try await answer.value
+        try await ask { link, answer in link.enqueue(writes, answer: answer) }
     }
 
     /// The controller's `send` in one visit to the link (no hop back and forth to read the
@@ -71,21 +66,24 @@ extension DeviceLinkDriver {
     nonisolated func send(
         _ command: DeviceCommand, mapper: DataPointMapper, failFastWhenOffline: Bool
     ) async throws -> DeviceState {
-        let answer = CommandAnswer()
-        await post { link in
+        try await ask { link, answer in
             link.accept(command, mapper: mapper, failFastWhenOffline: failFastWhenOffline, answer: answer)
         }
+    }
+
+    /// Hands `work` an answer to settle on the link and waits for it here.
+    private nonisolated func ask(
+        _ work: @escaping @Sendable (isolated Self, CommandAnswer) -> Void
+    ) async throws -> DeviceState {
+        let answer = CommandAnswer()
+        await post { link in work(link, answer) }
         return try await answer.value
     }
 
     /// Runs `work` on the link. Default actors are entered by the caller's task (on its
     /// thread when the actor is free); `LANDeviceLink` hands the work to its event loop.
     nonisolated func post(_ work: @escaping @Sendable (isolated Self) -> Void) async {
-        await run(work)
-    }
-
-    private func run(_ work: @Sendable (isolated Self) -> Void) {
-        work(self)
+        await work(self)
     }
 
     private func accept(
@@ -98,9 +96,10 @@ extension DeviceLinkDriver {
             return answer.settle(
                 .failure(ControllerError.invalidCommand(device: device.id, reason: error.description)))
         }
-        guard !isStopped else { return answer.settle(.failure(ControllerError.stopped)) }
         let status = status
-        if failFastWhenOffline, status.availability == .offline, status.hint != AvailabilityTracker.brokerLostHint {
+        if failFastWhenOffline, status.availability == .offline, status.hint != AvailabilityTracker.brokerLostHint,
+            !isStopped
+        {
             let (_, actions) = core.send(writes, now: clock.now())
             perform(actions)
             commandQueued()
@@ -111,8 +110,10 @@ extension DeviceLinkDriver {
         enqueue(writes, answer: answer)
     }
 
-    /// Queues the writes; the core's `.complete` for their ticket settles `answer`.
+    /// Queues the writes; the core's `.complete` for their ticket settles `answer` (at once
+    /// with `stopped` on a stopped link).
     private func enqueue(_ writes: DataPoints, answer: CommandAnswer) {
+        guard !isStopped else { return answer.settle(.failure(ControllerError.stopped)) }
         let (ticket, actions) = core.send(writes, now: clock.now())
         driver.waiters[ticket] = answer
         perform(actions)
