@@ -18,13 +18,13 @@ final class CommandAnswer: Sendable {
 
     /// Settles the answer; the first result counts, later ones are ignored.
     func settle(_ result: Result<DeviceState, any Error>) {
-        let waiting: CheckedContinuation<DeviceState, any Error>?? = state.withLock { state in
-            guard case .pending(let continuation) = state else { return .none }
+        let waiting = state.withLock { state -> CheckedContinuation<DeviceState, any Error>? in
+            guard case .pending(let continuation) = state else { return nil }
             state = .settled(result)
-            return .some(continuation)
+            return continuation
         }
         // Resumed outside the lock: resuming enqueues the caller, which may run at once.
-        if case .some(.some(let continuation)) = waiting { continuation.resume(with: result) }
+        waiting?.resume(with: result)
     }
 
     /// The confirmed state, once the link settles the answer (at once if it has).
