@@ -25,7 +25,7 @@ struct LANBenchmarks {
             guard client.isEstablished, device.isEstablished else {
                 throw WireError.malformed("benchmark handshake for \(version) did not finish")
             }
-            let name = "lan" + version.rawValue.replacingOccurrences(of: ".", with: "")
+            let name = version.benchName
             report(
                 "\(name).encode",
                 try rate(seconds: options.seconds) { blackHole(try client.encode(version.controlCommand, json: body)) },

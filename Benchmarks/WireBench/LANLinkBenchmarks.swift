@@ -32,7 +32,7 @@ struct LANLinkBenchmarks {
     func run() async throws {
         if dpWriteOnly {
             for version in [LANProtocolVersion.v3_3, .v3_4, .v3_5] {
-                let name = "lan" + version.rawValue.replacingOccurrences(of: ".", with: "")
+                let name = version.benchName
                 let times = try await dpWrites(version: version, hops: false).0
                 report("\(name).dpwrite.p50", times[times.count / 2])
                 report("\(name).dpwrite.p99", times[times.count * 99 / 100])
@@ -47,7 +47,7 @@ struct LANLinkBenchmarks {
         report("lan.hop.stream-echo.p50", streamEcho[streamEcho.count / 2])
         report("lan.hop.stream-echo.p99", streamEcho[streamEcho.count * 99 / 100])
         for version in [LANProtocolVersion.v3_3, .v3_4, .v3_5] {
-            let name = "lan" + version.rawValue.replacingOccurrences(of: ".", with: "")
+            let name = version.benchName
             let (times, hop, loopHop, peer) = try await dpWrites(version: version)
             report("\(name).hop.session.p50", hop[hop.count / 2])
             report("\(name).hop.session.p99", hop[hop.count * 99 / 100])
@@ -124,7 +124,7 @@ struct LANLinkBenchmarks {
             }
         }
         let switches = Double(processContextSwitches() - switchesBefore) / Double(samples + 50)
-        let name = "lan" + version.rawValue.replacingOccurrences(of: ".", with: "")
+        let name = version.benchName
         print("BENCH \(name).dpwrite.context-switches \(String(format: "%.1f", switches)) switches")
         await controller.stop()
         let peer: Peer?

@@ -1,4 +1,5 @@
 import Foundation
+import TuyaWire
 
 #if canImport(Glibc)
     import Glibc
@@ -136,4 +137,9 @@ func processContextSwitches() -> Int {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return usage.ru_nvcsw + usage.ru_nivcsw
+}
+
+extension LANProtocolVersion {
+    /// The prefix of this version's benchmark names: `lan33`, `lan34`, `lan35`.
+    var benchName: String { "lan" + rawValue.replacingOccurrences(of: ".", with: "") }
 }
