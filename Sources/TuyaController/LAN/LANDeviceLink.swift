@@ -119,7 +119,7 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// resumed it on the pool, from where it hopped back onto the loop and off again to
     /// return: two more wake-ups of a thread per command.
     nonisolated func post(_ work: @escaping @Sendable (isolated LANDeviceLink) -> Void) async {
-        loop.execute { self.assumeIsolated { work($0) } }
+        loop.execute { self.assumeIsolated(work) }
     }
 
     func transportTick(now: Duration) {
