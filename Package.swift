@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "TuyaWire",
             dependencies: [
-                "TuyaCore",
+                "TuyaCore", "CLibCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -120,6 +120,13 @@ let package = Package(
         ),
         // Async MQTT client over libmosquitto: TLS, auth, last will, QoS 1, reconnect with backoff.
         .target(name: "MQTTLink", dependencies: ["CMosquitto", "Timing"], swiftSettings: strict),
+        // OpenSSL's libcrypto, for the LAN session ciphers keyed once per session key
+        // (TuyaWire/Crypto/LANCipher.swift); libmosquitto already loads it.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
@@ -193,8 +200,8 @@ let package = Package(
                 // LANLink: the LAN round trip measured hop by hop (LANHops).
                 "BLELink", "DeepLinks", "LANLink",
                 "SessionEngine", "Timing", "YoullTestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                // The LAN codec's floor: the libcrypto calls of one frame alone (LANCryptoFloor).
+                "CLibCrypto",
             ],
             path: "Benchmarks/WireBench",
             swiftSettings: strict,
@@ -315,7 +322,11 @@ let package = Package(
         .testTarget(
             // LocalBroker: the LAN tests run tinytuya from the private venv as a child process.
             name: "TuyaWireTests",
-            dependencies: ["TuyaWire", "TuyaCore", "YoullTestSupport", "DeviceSimulator", "LocalBroker"],
+            dependencies: [
+                "TuyaWire", "TuyaCore", "YoullTestSupport", "DeviceSimulator", "LocalBroker",
+                // The LAN session ciphers are checked against swift-crypto's own calls.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),
         .testTarget(

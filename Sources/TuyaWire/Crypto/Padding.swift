@@ -7,6 +7,14 @@ public enum PKCS7 {
 
     /// Removes padding, checking every pad byte.
     public static func unpad(_ bytes: [UInt8], blockSize: Int = 16) throws(WireError) -> [UInt8] {
+        let kept = try bytes.withUnsafeBufferPointer { bytes throws(WireError) in
+            try unpaddedCount(of: bytes, blockSize: blockSize)
+        }
+        return Array(bytes[..<kept])
+    }
+
+    /// How many bytes of `bytes` come before a valid padding, checking every pad byte.
+    static func unpaddedCount(of bytes: UnsafeBufferPointer<UInt8>, blockSize: Int = 16) throws(WireError) -> Int {
         guard !bytes.isEmpty, bytes.count % blockSize == 0 else {
             throw .badPadding("length \(bytes.count) is not a positive multiple of \(blockSize)")
         }
@@ -17,7 +25,7 @@ public enum PKCS7 {
         for byte in bytes[(bytes.count - count)...] where Int(byte) != count {
             throw .badPadding("pad bytes differ")
         }
-        return Array(bytes[..<(bytes.count - count)])
+        return bytes.count - count
     }
 }
 

@@ -1,5 +1,3 @@
-import Crypto
-
 /// The 55AA frame of Tuya LAN protocol 3.1–3.4 (protocol/TUYA.md §2.2, TT `message_helper.py`):
 ///
 /// ```
@@ -35,12 +33,12 @@ public enum LAN55AAFrame {
     /// An integrity check ready to run: the HMAC keyed once (`LANFrameKey`).
     enum Check: Sendable {
         case crc32
-        case hmac(HMAC<SHA256>)
+        case hmac(LANCipher)
 
-        init(_ integrity: Integrity) {
+        init(_ integrity: Integrity) throws(WireError) {
             switch integrity {
             case .crc32: self = .crc32
-            case .hmac(let key): self = .hmac(HMAC<SHA256>(key: key.symmetric))
+            case .hmac(let key): self = .hmac(try LANCipher(key, version: .v3_4))
             }
         }
 
@@ -51,30 +49,34 @@ public enum LAN55AAFrame {
             }
         }
 
-        /// Appends the checksum over everything in `frame` so far. It is computed first and
-        /// appended after, so no view of the frame is alive while it grows: appending while
-        /// a slice of it is held copies the whole frame first (copy on write). The HMAC's
-        /// bytes are appended as raw memory, not element by element through its iterator.
-        func appendChecksum(to frame: inout [UInt8]) {
+        /// Appends the checksum over everything in `frame` so far, written straight into
+        /// the room appended for it.
+        func appendChecksum(to frame: inout [UInt8]) throws(WireError) {
             switch self {
             case .crc32:
                 let crc = CRC32.checksum(frame)
                 BigEndian.append(crc, to: &frame)
-            case .hmac(let keyed):
-                var mac = keyed
-                frame.withUnsafeBytes { mac.update(data: $0) }
-                let code = mac.finalize()
-                code.withUnsafeBytes { frame.append(contentsOf: $0) }
+            case .hmac(let cipher):
+                let covered = frame.count
+                frame.append(contentsOf: repeatElement(0, count: 32))
+                try frame.withUnsafeMutableBufferPointer { all throws(WireError) in
+                    try cipher.authenticate(
+                        UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: all[..<covered])),
+                        into: all.baseAddress! + covered)
+                }
             }
         }
 
         /// Whether the HMAC over `bytes` equals the 32 bytes at `offset` of `frame`, looking
         /// at every byte whatever the first difference (constant time).
-        func verifies(over bytes: ArraySlice<UInt8>, against frame: [UInt8], at offset: Int) -> Bool {
-            guard case .hmac(let keyed) = self else { return false }
-            var mac = keyed
-            bytes.withUnsafeBytes { mac.update(data: $0) }
-            return mac.finalize().withUnsafeBytes { expected in
+        func verifies(over bytes: ArraySlice<UInt8>, against frame: [UInt8], at offset: Int) throws(WireError) -> Bool {
+            guard case .hmac(let cipher) = self else { return false }
+            var mac: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            return try withUnsafeMutableBytes(of: &mac) { expected throws(WireError) in
+                try bytes.withUnsafeBufferPointer { covered throws(WireError) in
+                    try cipher.authenticate(
+                        UnsafeRawBufferPointer(covered), into: expected.bindMemory(to: UInt8.self).baseAddress!)
+                }
                 var difference: UInt8 = 0
                 for index in 0..<32 { difference |= expected[index] ^ frame[offset + index] }
                 return difference == 0
@@ -85,17 +87,18 @@ public enum LAN55AAFrame {
     /// A whole frame. `retcode` is written only when given (frames from a device).
     public static func encode(
         sequence: UInt32, command: LANCommand, retcode: UInt32? = nil, payload: [UInt8], integrity: Integrity
-    ) -> [UInt8] {
-        encode(sequence: sequence, command: command, retcode: retcode, payload: payload, check: Check(integrity))
+    ) throws(WireError) -> [UInt8] {
+        try encode(
+            sequence: sequence, command: command, retcode: retcode, payload: payload, check: Check(integrity))
     }
 
     static func encode(
         sequence: UInt32, command: LANCommand, retcode: UInt32?, payload: [UInt8], check: Check
-    ) -> [UInt8] {
+    ) throws(WireError) -> [UInt8] {
         var frame = frameStart(
             sequence: sequence, command: command, retcode: retcode, payloadSize: payload.count, check: check)
         frame.append(contentsOf: payload)
-        check.appendChecksum(to: &frame)
+        try check.appendChecksum(to: &frame)
         frame.append(contentsOf: suffix)
         return frame
     }
@@ -117,12 +120,12 @@ public enum LAN55AAFrame {
     }
 
     /// A whole frame whose payload is `body` PKCS#7-padded and AES-ECB encrypted under
-    /// `key`, with `header` in clear before the ciphertext (3.2/3.3) or inside it, before
+    /// `cipher`, with `header` in clear before the ciphertext (3.2/3.3) or inside it, before
     /// the body (3.4). Built, sealed and checked in the one array it returns; an empty
     /// `body` sends no payload at all.
     static func encodeSealed(
         sequence: UInt32, command: LANCommand, retcode: UInt32?, header: LANVersionHeader?, headerInside: Bool,
-        body: [UInt8], key: AESKey, check: Check
+        body: [UInt8], cipher: LANCipher, check: Check
     ) throws(WireError) -> [UInt8] {
         let versionHeader = header == nil ? 0 : LANVersionHeader.size
         let plain = body.isEmpty ? 0 : (headerInside ? versionHeader : 0) + body.count
@@ -137,18 +140,11 @@ public enum LAN55AAFrame {
             frame.append(contentsOf: body)
             let pad = padded - plain
             for _ in 0..<pad { frame.append(UInt8(pad)) }
-            let failure = frame.withUnsafeMutableBufferPointer { all -> WireError? in
-                do throws(WireError) {
-                    try AESCipher.encryptECB(
-                        inPlace: UnsafeMutableBufferPointer(rebasing: all[sealedFrom...]), key: key)
-                    return nil
-                } catch {
-                    return error
-                }
+            try frame.withUnsafeMutableBufferPointer { all throws(WireError) in
+                try cipher.encryptECB(inPlace: UnsafeMutableBufferPointer(rebasing: all[sealedFrom...]))
             }
-            if let failure { throw failure }
         }
-        check.appendChecksum(to: &frame)
+        try check.appendChecksum(to: &frame)
         frame.append(contentsOf: suffix)
         return frame
     }
@@ -166,7 +162,7 @@ public enum LAN55AAFrame {
     public static func decode(
         _ bytes: [UInt8], direction: LANDirection, integrity: Integrity, maxSize: Int = LANFrame.defaultMaxSize
     ) throws(WireError) -> LANFrame {
-        try decode(bytes, direction: direction, check: Check(integrity), maxSize: maxSize)
+        try decode(bytes, direction: direction, check: try Check(integrity), maxSize: maxSize)
     }
 
     static func decode(
@@ -218,7 +214,7 @@ public enum LAN55AAFrame {
                 throw .checksumMismatch(what: "LAN 55AA CRC-32", expected: expected, actual: actual)
             }
         case .hmac:
-            guard integrity.verifies(over: bytes[..<checkedEnd], against: bytes, at: checkedEnd) else {
+            guard try integrity.verifies(over: bytes[..<checkedEnd], against: bytes, at: checkedEnd) else {
                 throw .authenticationFailed(what: "LAN 3.4 frame HMAC-SHA256")
             }
         }

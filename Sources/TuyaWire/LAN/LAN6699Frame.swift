@@ -1,5 +1,3 @@
-import Crypto
-
 /// The 6699 frame of Tuya LAN protocol 3.5 and of 3.5 discovery (protocol/TUYA.md §2.2,
 /// TT `message_helper.py`):
 ///
@@ -28,15 +26,15 @@ public enum LAN6699Frame {
         nonce: [UInt8]
     ) throws(WireError) -> [UInt8] {
         try encode(
-            sequence: sequence, command: command, retcode: retcode, header: nil, payload: payload, key: key,
-            nonce: nonce)
+            sequence: sequence, command: command, retcode: retcode, header: nil, payload: payload,
+            cipher: LANCipher(key, version: .v3_5), nonce: nonce)
     }
 
     /// A whole frame whose plaintext is `retcode` ‖ `header` ‖ `payload`, built and sealed
     /// in the one array it returns.
     static func encode(
         sequence: UInt32, command: LANCommand, retcode: UInt32?, header: LANVersionHeader?, payload: [UInt8],
-        key: AESKey, nonce: [UInt8]
+        cipher: LANCipher, nonce: [UInt8]
     ) throws(WireError) -> [UInt8] {
         guard nonce.count == nonceSize else {
             throw .invalidKey("a 6699 frame nonce is \(nonceSize) bytes, got \(nonce.count)")
@@ -55,7 +53,7 @@ public enum LAN6699Frame {
         if let retcode { BigEndian.append(retcode, to: &frame) }
         header?.append(to: &frame)
         frame.append(contentsOf: payload)
-        try GCM.seal(&frame, from: start, key: key, nonce: nonce, authenticating: 4..<headerSize)
+        try cipher.sealGCM(&frame, from: start, nonce: nonce, authenticating: 4..<headerSize)
         frame.append(contentsOf: suffix)
         return frame
     }
@@ -72,13 +70,23 @@ public enum LAN6699Frame {
     public static func decode(
         _ bytes: [UInt8], direction: LANDirection, key: AESKey, maxSize: Int = LANFrame.defaultMaxSize
     ) throws(WireError) -> LANFrame {
+        try decode(bytes, direction: direction, cipher: LANCipher(key, version: .v3_5), maxSize: maxSize)
+    }
+
+    static func decode(
+        _ bytes: [UInt8], direction: LANDirection, cipher: LANCipher, maxSize: Int
+    ) throws(WireError) -> LANFrame {
         let header = try checkLayout(bytes, maxSize: maxSize)
-        let fromDevice = direction == .fromDevice
+        var payload = try cipher.openGCM(
+            combined: bytes[headerSize..<(bytes.count - 4)], authenticating: bytes[4..<headerSize])
         var retcode: UInt32?
-        let payload = try GCM.open(
-            combined: bytes[headerSize..<(bytes.count - 4)], key: key, authenticating: bytes[4..<headerSize],
-            dropping: fromDevice ? 4 : 0,
-            head: fromDevice ? { retcode = BigEndian.read($0, at: 0) } : nil)
+        if direction == .fromDevice {
+            guard payload.count >= 4 else {
+                throw .truncated(what: "LAN 6699 retcode", needed: 4, available: payload.count)
+            }
+            retcode = BigEndian.read(payload, at: 0)
+            payload.removeSubrange(0..<4)
+        }
         return LANFrame(
             format: .prefix6699, sequence: header.sequence, command: header.command, retcode: retcode,
             payload: payload)

@@ -57,11 +57,11 @@ public enum LANDiscovery {
     ) throws(WireError) -> [UInt8] {
         switch format {
         case .plaintext:
-            return LAN55AAFrame.encode(
+            return try LAN55AAFrame.encode(
                 sequence: sequence, command: .udp, retcode: 0, payload: broadcast.json, integrity: .crc32)
         case .ecb:
             let encrypted = try AESCipher.encryptECB(PKCS7.pad(broadcast.json), key: broadcastKey)
-            return LAN55AAFrame.encode(
+            return try LAN55AAFrame.encode(
                 sequence: sequence, command: .udpNew, retcode: 0, payload: encrypted, integrity: .crc32)
         case .gcm:
             guard let nonce else { throw .invalidKey("a 3.5 announcement needs a 12-byte nonce") }

@@ -1,14 +1,34 @@
-import Crypto
-
-/// A key ready for one protocol version's frames: for 3.4 the HMAC-SHA256 is keyed once
-/// here and copied for every frame, since keying HMAC costs several times more than
-/// hashing a frame. Sessions keep one per key (local, then session key).
-struct LANFrameKey: Sendable {
+/// A key ready for one protocol version's frames: its AES (and for 3.4 HMAC, for 3.5 GCM)
+/// contexts are keyed once here and reused for every frame, since keying costs more than
+/// encrypting a command (`LANCipher`). Sessions keep one per key (local, then session key).
+/// A class, so that handing it to each frame's encode and decode costs one reference count.
+final class LANFrameKey: Sendable {
     let key: AESKey
-    let check: LAN55AAFrame.Check
+    let version: LANProtocolVersion
+    /// The contexts, or (in `failure`) why libcrypto could not make them: every frame then
+    /// fails with that.
+    private let made: LANCipher?
+    private let failure: WireError?
 
     init(_ key: AESKey, version: LANProtocolVersion) {
         self.key = key
-        check = version.usesHMAC ? .hmac(HMAC<SHA256>(key: key.symmetric)) : .crc32
+        self.version = version
+        do throws(WireError) {
+            made = try LANCipher(key, version: version)
+            failure = nil
+        } catch {
+            made = nil
+            failure = error
+        }
+    }
+
+    func cipher() throws(WireError) -> LANCipher {
+        guard let made else { throw failure ?? .invalidKey("libcrypto could not make the LAN ciphers") }
+        return made
+    }
+
+    /// How this version's 55AA frames are checked.
+    func check() throws(WireError) -> LAN55AAFrame.Check {
+        version.usesHMAC ? .hmac(try cipher()) : .crc32
     }
 }

@@ -6,6 +6,9 @@
 /// once as a thrown `WireError`; the reader stays usable and the next call carries on
 /// after the dropped bytes. It never holds more than one frame plus one read.
 ///
+/// A read that is exactly one whole frame with nothing buffered before it (a device's usual
+/// answer) is handed back as the array it came in, without being copied in and out.
+///
 /// ```swift
 /// reader.append(bytes)
 /// while let frame = try reader.next() { … }   // a whole frame, prefix to suffix
@@ -14,6 +17,8 @@ public struct LANFrameReader: Sendable {
     public let maxFrameSize: Int
     private var buffer: [UInt8] = []
     private var start = 0
+    /// A read that is one whole frame, kept as it came while nothing else is buffered.
+    private var whole: [UInt8]?
 
     /// Smallest possible frames: a 55AA frame with no payload and a CRC, a 6699 frame
     /// with an empty ciphertext.
@@ -25,18 +30,35 @@ public struct LANFrameReader: Sendable {
     }
 
     /// Bytes waiting for the rest of their frame.
-    public var bufferedCount: Int { buffer.count - start }
+    public var bufferedCount: Int { whole?.count ?? (buffer.count - start) }
 
     /// The size the frame being read announces, once its header is in; nil before that or
     /// when the buffered bytes do not start a frame.
     public var announcedSize: Int? {
+        if let whole { return whole.count }
         let pending = buffer[start...]
         if pending.starts(with: LAN55AAFrame.prefix) { return LAN55AAFrame.announcedSize(pending) }
         if pending.starts(with: LAN6699Frame.prefix) { return LAN6699Frame.announcedSize(pending) }
         return nil
     }
 
+    public mutating func append(_ bytes: [UInt8]) {
+        if whole == nil, start == buffer.count, case .frame(bytes.count) = cut(bytes[...]) {
+            whole = bytes
+            return
+        }
+        buffer(bytes)
+    }
+
     public mutating func append(_ bytes: some Sequence<UInt8>) {
+        buffer(bytes)
+    }
+
+    private mutating func buffer(_ bytes: some Sequence<UInt8>) {
+        if let pending = whole {
+            whole = nil
+            buffer.append(contentsOf: pending)
+        }
         if start > 0, start >= buffer.count / 2 {
             buffer.removeSubrange(0..<start)
             start = 0
@@ -46,6 +68,7 @@ public struct LANFrameReader: Sendable {
 
     /// Forgets everything buffered (a new connection).
     public mutating func reset() {
+        whole = nil
         buffer.removeAll(keepingCapacity: true)
         start = 0
     }
@@ -54,29 +77,58 @@ public struct LANFrameReader: Sendable {
     /// that cannot start a frame: garbage before a prefix, a length over `maxFrameSize` or
     /// under the smallest frame, or a frame whose suffix is wrong.
     public mutating func next() throws(WireError) -> [UInt8]? {
-        let pending = buffer[start...]
-        guard pending.count >= 4 else { return nil }
-        let is55AA = pending.starts(with: LAN55AAFrame.prefix)
-        let is6699 = !is55AA && pending.starts(with: LAN6699Frame.prefix)
-        guard is55AA || is6699 else { throw skipGarbage() }
-        let announced = is55AA ? LAN55AAFrame.announcedSize(pending) : LAN6699Frame.announcedSize(pending)
-        guard let size = announced else { return nil }
-        let minimum = is55AA ? Self.minimum55AA : Self.minimum6699
-        guard size >= minimum, size <= maxFrameSize else {
-            start += 1
-            throw .lengthOutOfRange(
-                field: "LAN frame size", value: size, limit: size < minimum ? minimum : maxFrameSize)
+        if let frame = whole {
+            whole = nil
+            return frame
         }
-        guard pending.count >= size else { return nil }
-        let frameEnd = start + size
-        let suffix = is55AA ? LAN55AAFrame.suffix : LAN6699Frame.suffix
-        guard buffer[(frameEnd - 4)..<frameEnd].elementsEqual(suffix) else {
+        switch cut(buffer[start...]) {
+        case .needMore:
+            return nil
+        case .garbage:
+            throw skipGarbage()
+        case .badSize(let size, let limit):
+            start += 1
+            throw .lengthOutOfRange(field: "LAN frame size", value: size, limit: limit)
+        case .badSuffix(let size):
             start += 1
             throw .malformed("a LAN frame of \(size) bytes does not end with its suffix; resynchronising")
+        case .frame(let size):
+            let frame = Array(buffer[start..<(start + size)])
+            start += size
+            return frame
         }
-        let frame = Array(buffer[start..<frameEnd])
-        start = frameEnd
-        return frame
+    }
+
+    /// What the bytes at the start of `pending` are.
+    private enum Cut: Equatable {
+        case needMore
+        /// Not a frame's prefix.
+        case garbage
+        /// A frame announcing a size outside `minimum...maxFrameSize` (`limit` is the bound
+        /// it broke).
+        case badSize(Int, limit: Int)
+        /// A whole frame whose last four bytes are not its suffix.
+        case badSuffix(Int)
+        /// A whole frame of this size.
+        case frame(Int)
+    }
+
+    private func cut(_ pending: ArraySlice<UInt8>) -> Cut {
+        guard pending.count >= 4 else { return .needMore }
+        let is55AA = pending.starts(with: LAN55AAFrame.prefix)
+        let is6699 = !is55AA && pending.starts(with: LAN6699Frame.prefix)
+        guard is55AA || is6699 else { return .garbage }
+        let announced = is55AA ? LAN55AAFrame.announcedSize(pending) : LAN6699Frame.announcedSize(pending)
+        guard let size = announced else { return .needMore }
+        let minimum = is55AA ? Self.minimum55AA : Self.minimum6699
+        guard size >= minimum, size <= maxFrameSize else {
+            return .badSize(size, limit: size < minimum ? minimum : maxFrameSize)
+        }
+        guard pending.count >= size else { return .needMore }
+        let frameEnd = pending.startIndex + size
+        let suffix = is55AA ? LAN55AAFrame.suffix : LAN6699Frame.suffix
+        guard pending[(frameEnd - 4)..<frameEnd].elementsEqual(suffix) else { return .badSuffix(size) }
+        return .frame(size)
     }
 
     /// Drops bytes up to the next possible prefix (keeping a tail that may be the start

@@ -12,28 +12,32 @@ enum LANLegacySignature {
     static let version = Array("3.1".utf8)
     static let signatureSize = 16
 
-    static func seal(_ json: [UInt8], key: AESKey) throws(WireError) -> [UInt8] {
-        let encrypted = try AESCipher.encryptECB(PKCS7.pad(json), key: key)
+    static func seal(_ json: [UInt8], key: LANFrameKey) throws(WireError) -> [UInt8] {
+        var encrypted = PKCS7.pad(json)
+        let cipher = try key.cipher()
+        try encrypted.withUnsafeMutableBufferPointer { blocks throws(WireError) in
+            try cipher.encryptECB(inPlace: blocks)
+        }
         let base64 = Array(Data(encrypted).base64EncodedData())
-        return version + signature(base64, key: key) + base64
+        return version + signature(base64, key: key.key) + base64
     }
 
     /// The JSON of a signed payload, checked against its signature, or a plaintext payload
     /// as it is.
-    static func open(_ payload: [UInt8], key: AESKey) throws(WireError) -> [UInt8] {
+    static func open(_ payload: [UInt8], key: LANFrameKey) throws(WireError) -> [UInt8] {
         guard payload.starts(with: version) else { return payload }
         let base64Start = version.count + signatureSize
         guard payload.count > base64Start else {
             throw .truncated(what: "3.1 signed payload", needed: base64Start + 1, available: payload.count)
         }
         let base64 = Array(payload[base64Start...])
-        guard payload[version.count..<base64Start].elementsEqual(signature(base64, key: key)) else {
+        guard payload[version.count..<base64Start].elementsEqual(signature(base64, key: key.key)) else {
             throw .keyMismatch("the 3.1 payload's MD5 signature does not match the local key")
         }
         guard let encrypted = Data(base64Encoded: Data(base64)) else {
             throw .malformed("3.1 signed payload is not valid base64")
         }
-        return try LANMessageCodec.decryptBody(Array(encrypted)[...], key: key, version: .v3_1)
+        return try LANMessageCodec.decryptBody(Array(encrypted)[...], cipher: key.cipher(), version: .v3_1)
     }
 
     private static func signature(_ base64: [UInt8], key: AESKey) -> [UInt8] {

@@ -38,55 +38,55 @@ public struct LANMessageCodec: Sendable, Hashable {
     }
 
     func encode(_ message: LANMessage, frameKey: LANFrameKey, nonce: [UInt8]?) throws(WireError) -> [UInt8] {
-        let key = frameKey.key
         let payload = message.payload
         switch version {
         case .v3_1:
             let wire =
                 message.command == .control && !payload.isEmpty
-                ? try LANLegacySignature.seal(payload, key: key) : payload
-            return LAN55AAFrame.encode(
+                ? try LANLegacySignature.seal(payload, key: frameKey) : payload
+            return try LAN55AAFrame.encode(
                 sequence: message.sequence, command: message.command, retcode: message.retcode, payload: wire,
                 integrity: .crc32)
         case .v3_2, .v3_3, .v3_4:
             // One array: the frame is built, padded, encrypted and checked where it lies.
             return try LAN55AAFrame.encodeSealed(
                 sequence: message.sequence, command: message.command, retcode: message.retcode,
-                header: headerValue(for: message), headerInside: version == .v3_4, body: payload, key: key,
-                check: frameKey.check)
+                header: headerValue(for: message), headerInside: version == .v3_4, body: payload,
+                cipher: frameKey.cipher(), check: frameKey.check())
         case .v3_5:
             guard let nonce else { throw .invalidKey("a 3.5 frame needs a 12-byte nonce") }
             return try LAN6699Frame.encode(
                 sequence: message.sequence, command: message.command, retcode: message.retcode,
-                header: payload.isEmpty ? nil : headerValue(for: message), payload: payload, key: key, nonce: nonce)
+                header: payload.isEmpty ? nil : headerValue(for: message), payload: payload,
+                cipher: frameKey.cipher(), nonce: nonce)
         }
     }
 
     func decode(_ bytes: [UInt8], frameKey: LANFrameKey, direction: LANDirection) throws(WireError) -> LANMessage {
-        let key = frameKey.key
         switch version {
         case .v3_1:
             let frame = try LAN55AAFrame.decode(bytes, direction: direction, integrity: .crc32, maxSize: maxFrameSize)
-            let payload = try LANLegacySignature.open(frame.payload, key: key)
+            let payload = try LANLegacySignature.open(frame.payload, key: frameKey)
             return LANMessage(
                 command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: payload)
         case .v3_2, .v3_3:
             let frame = try LAN55AAFrame.decode(bytes, direction: direction, integrity: .crc32, maxSize: maxFrameSize)
-            return try openECBWithClearHeader(frame, key: key)
+            return try openECBWithClearHeader(frame, cipher: frameKey.cipher())
         case .v3_4:
             let frame = try LAN55AAFrame.decode(
-                bytes, direction: direction, check: frameKey.check, maxSize: maxFrameSize)
+                bytes, direction: direction, check: frameKey.check(), maxSize: maxFrameSize)
             var plaintext: [UInt8] = []
             if !frame.payload.isEmpty {
                 do throws(WireError) {
-                    plaintext = try AESCipher.decryptECB(frame.payload[...], key: key, removingPKCS7: true)
+                    plaintext = try frameKey.cipher().decryptECB(frame.payload[...], removingPKCS7: true)
                 } catch {
                     throw .malformed("3.4 payload of \(frame.payload.count) bytes does not decrypt: \(error)")
                 }
             }
             return message(from: frame, plaintext: &plaintext)
         case .v3_5:
-            var frame = try LAN6699Frame.decode(bytes, direction: direction, key: key, maxSize: maxFrameSize)
+            var frame = try LAN6699Frame.decode(
+                bytes, direction: direction, cipher: frameKey.cipher(), maxSize: maxFrameSize)
             // The plaintext moves out of the frame, so the header comes off without a copy.
             var plaintext: [UInt8] = []
             swap(&plaintext, &frame.payload)
@@ -117,7 +117,7 @@ public struct LANMessageCodec: Sendable, Hashable {
     /// 3.2/3.3: an optional clear header, then ECB ciphertext. A payload 15 bytes over
     /// whole blocks has a header under another version's digits (a device22 device that
     /// calls itself 3.2, TT `_decode_payload`); it is dropped as well.
-    private func openECBWithClearHeader(_ frame: LANFrame, key: AESKey) throws(WireError) -> LANMessage {
+    private func openECBWithClearHeader(_ frame: LANFrame, cipher: LANCipher) throws(WireError) -> LANMessage {
         var ciphertext = frame.payload[...]
         var header: LANVersionHeader?
         if let found = LANVersionHeader(ciphertext, version: version) {
@@ -129,7 +129,7 @@ public struct LANMessageCodec: Sendable, Hashable {
         guard !ciphertext.isEmpty else {
             return LANMessage(command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: [])
         }
-        let body = try Self.decryptBody(ciphertext, key: key, version: version)
+        let body = try Self.decryptBody(ciphertext, cipher: cipher, version: version)
         return LANMessage(
             command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: body, header: header)
     }
@@ -138,7 +138,7 @@ public struct LANMessageCodec: Sendable, Hashable {
     /// the key is wrong. With a wrong key the padding still looks valid about once in 256
     /// frames, so the body must also be a JSON object or plain text (devices answer some
     /// requests with text such as "json obj data unvalid").
-    static func decryptBody(_ ciphertext: ArraySlice<UInt8>, key: AESKey, version: LANProtocolVersion)
+    static func decryptBody(_ ciphertext: ArraySlice<UInt8>, cipher: LANCipher, version: LANProtocolVersion)
         throws(WireError) -> [UInt8]
     {
         guard ciphertext.count % 16 == 0 else {
@@ -146,7 +146,7 @@ public struct LANMessageCodec: Sendable, Hashable {
         }
         let body: [UInt8]
         do throws(WireError) {
-            body = try AESCipher.decryptECB(ciphertext, key: key, removingPKCS7: true)
+            body = try cipher.decryptECB(ciphertext, removingPKCS7: true)
         } catch {
             throw .keyMismatch("LAN \(version) payload does not decrypt with the local key")
         }

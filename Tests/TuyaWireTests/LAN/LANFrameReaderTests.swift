@@ -10,12 +10,12 @@ struct LANFrameReaderTests {
     init() throws {
         let key = aesKey(lanKey)
         frames = [
-            LAN55AAFrame.encode(
+            try LAN55AAFrame.encode(
                 sequence: 1, command: .status, retcode: 0, payload: ascii("{\"a\":1}"), integrity: .crc32),
             try LAN6699Frame.encode(
                 sequence: 2, command: .status, retcode: 0, payload: ascii("{\"b\":2}"), key: key,
                 nonce: [UInt8](repeating: 9, count: 12)),
-            LAN55AAFrame.encode(sequence: 3, command: .heartBeat, retcode: 0, payload: [], integrity: .hmac(key)),
+            try LAN55AAFrame.encode(sequence: 3, command: .heartBeat, retcode: 0, payload: [], integrity: .hmac(key)),
         ]
     }
 
@@ -48,6 +48,37 @@ struct LANFrameReaderTests {
             #expect(errors.isEmpty, "cut at \(cut): \(errors)")
             #expect(reader.bufferedCount == 0)
         }
+    }
+
+    @Test("reads that are whole frames, fed alone or before and after partial reads, come out in order")
+    func wholeFrameReads() {
+        // Each frame as its own read, drained after every read and only at the end.
+        for drainEachTime in [true, false] {
+            var reader = LANFrameReader()
+            var got: [[UInt8]] = []
+            for frame in frames {
+                reader.append(frame)
+                if drainEachTime {
+                    #expect(reader.bufferedCount == frame.count)
+                    got += drain(&reader).frames
+                }
+            }
+            got += drain(&reader).frames
+            #expect(got == frames, "drained each time: \(drainEachTime)")
+            #expect(reader.bufferedCount == 0)
+        }
+        // A whole frame read while another is still buffered waits behind it, and a whole
+        // frame followed by the start of the next keeps its place.
+        var reader = LANFrameReader()
+        reader.append(Array(frames[0][..<10]))
+        reader.append(Array(frames[0][10...]))
+        reader.append(frames[1])
+        #expect(drain(&reader).frames == [frames[0], frames[1]])
+        var again = LANFrameReader()
+        again.append(frames[1])
+        again.append(Array(frames[2][..<7]))
+        again.append(Array(frames[2][7...]))
+        #expect(drain(&again).frames == [frames[1], frames[2]])
     }
 
     @Test("bytes fed one at a time give the same frames")

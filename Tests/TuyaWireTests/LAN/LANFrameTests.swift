@@ -50,17 +50,17 @@ struct LANFrameTests {
     @Test("a client frame's length is payload + 8 with a CRC and payload + 36 with an HMAC (TUYA.md §2.2)")
     func lengthField() throws {
         let payload = ascii("0123456789")
-        let crc = LAN55AAFrame.encode(sequence: 5, command: .control, payload: payload, integrity: .crc32)
+        let crc = try LAN55AAFrame.encode(sequence: 5, command: .control, payload: payload, integrity: .crc32)
         #expect(Array(crc.prefix(4)) == [0x00, 0x00, 0x55, 0xAA])
         #expect(Array(crc.suffix(4)) == [0x00, 0x00, 0xAA, 0x55])
         #expect(Array(crc[12..<16]) == [0, 0, 0, UInt8(payload.count + 8)])
         #expect(crc.count == 16 + payload.count + 8)
-        let hmac = LAN55AAFrame.encode(
+        let hmac = try LAN55AAFrame.encode(
             sequence: 5, command: .control, payload: payload, integrity: .hmac(aesKey(lanKey)))
         #expect(Array(hmac[12..<16]) == [0, 0, 0, UInt8(payload.count + 36)])
         #expect(hmac.count == 16 + payload.count + 36)
         // A device frame adds its 4-byte retcode to the length.
-        let answer = LAN55AAFrame.encode(
+        let answer = try LAN55AAFrame.encode(
             sequence: 5, command: .control, retcode: 0, payload: payload, integrity: .crc32)
         #expect(Array(answer[12..<16]) == [0, 0, 0, UInt8(payload.count + 12)])
     }
@@ -70,7 +70,7 @@ struct LANFrameTests {
         let key = aesKey(lanKey)
         for integrity in [LAN55AAFrame.Integrity.crc32, .hmac(key)] {
             for retcode in [nil, UInt32(0), 7] as [UInt32?] {
-                let bytes = LAN55AAFrame.encode(
+                let bytes = try LAN55AAFrame.encode(
                     sequence: 0xDEAD_BEEF, command: .dpQuery, retcode: retcode, payload: ascii("{}"),
                     integrity: integrity)
                 let frame = try LAN55AAFrame.decode(
@@ -85,8 +85,8 @@ struct LANFrameTests {
     }
 
     @Test("a 3.4 frame checked with another key fails authentication, not as corruption")
-    func hmacWrongKey() {
-        let bytes = LAN55AAFrame.encode(
+    func hmacWrongKey() throws {
+        let bytes = try LAN55AAFrame.encode(
             sequence: 1, command: .status, retcode: 0, payload: ascii("x"), integrity: .hmac(aesKey(lanKey)))
         let error = wireError { () throws(WireError) in
             try LAN55AAFrame.decode(bytes, direction: .fromDevice, integrity: .hmac(aesKey(otherLANKey)))
@@ -151,14 +151,14 @@ struct LANFrameTests {
     }
 
     @Test("a 55AA frame with a wrong suffix or over the size limit is refused")
-    func suffixAndSize() {
-        var bytes = LAN55AAFrame.encode(sequence: 1, command: .status, payload: ascii("{}"), integrity: .crc32)
+    func suffixAndSize() throws {
+        var bytes = try LAN55AAFrame.encode(sequence: 1, command: .status, payload: ascii("{}"), integrity: .crc32)
         bytes[bytes.count - 1] = 0x56
         #expect(
             wireError { () throws(WireError) in try LAN55AAFrame.decode(bytes, direction: .toDevice, integrity: .crc32)
             }
                 == .malformed("LAN 55AA frame does not end with 00 00 AA 55"))
-        let big = LAN55AAFrame.encode(
+        let big = try LAN55AAFrame.encode(
             sequence: 1, command: .status, payload: [UInt8](repeating: 0x20, count: 300), integrity: .crc32)
         #expect(
             wireError { () throws(WireError) in

@@ -1,0 +1,210 @@
+import CLibCrypto
+import Synchronization
+
+/// The ciphers of one LAN key, keyed once and kept for every frame under it: AES-128-ECB
+/// both ways (3.1–3.4), HMAC-SHA256 (3.4) and AES-128-GCM (3.5), as OpenSSL contexts.
+///
+/// swift-crypto has no keyed context to keep: each of its calls expands the AES key again,
+/// builds GCM's GHASH tables again and keys HMAC again, which for a 60-byte command costs
+/// more than the frame's own encryption. Here each frame costs one call into libcrypto (the
+/// library libmosquitto already loads into the gateway). Which contexts exist depends on
+/// the version: a 3.3 key has no HMAC or GCM context.
+///
+/// A context carries state between the calls of one frame, so the contexts are used only
+/// under `lock`: a session's frame key is copied with the session (a value type) and may be
+/// used from more than one place. The lock is never contended on the gateway's paths (a
+/// session lives on its link's event loop).
+final class LANCipher: Sendable {
+    /// Held around every use of a context below.
+    private let lock = Mutex(())
+    // Why `nonisolated(unsafe)` is safe here: the pointers never change after `init` (`let`),
+    // and what they point to is read or written only inside `lock.withLock` (every method
+    // below) or in `deinit`, when no other reference to the cipher exists.
+    private nonisolated(unsafe) let ecbEncrypt: OpaquePointer?
+    private nonisolated(unsafe) let ecbDecrypt: OpaquePointer?
+    private nonisolated(unsafe) let gcmSeal: OpaquePointer?
+    private nonisolated(unsafe) let gcmOpen: OpaquePointer?
+    private nonisolated(unsafe) let hmac: OpaquePointer?
+
+    /// Contexts for the modes `version` frames use under `key`. Throws when libcrypto cannot
+    /// make one (out of memory, or an OpenSSL configuration without AES or HMAC).
+    init(_ key: AESKey, version: LANProtocolVersion) throws(WireError) {
+        var made = Contexts()
+        do throws(WireError) {
+            try made.make(key.bytes, version: version)
+        } catch {
+            made.free()
+            throw error
+        }
+        (ecbEncrypt, ecbDecrypt, gcmSeal, gcmOpen, hmac) = (
+            made.ecbEncrypt, made.ecbDecrypt, made.gcmSeal, made.gcmOpen, made.hmac
+        )
+    }
+
+    deinit {
+        Contexts(
+            ecbEncrypt: ecbEncrypt, ecbDecrypt: ecbDecrypt, gcmSeal: gcmSeal, gcmOpen: gcmOpen, hmac: hmac
+        ).free()
+    }
+
+    /// Encrypts the whole blocks of `buffer` where they are.
+    func encryptECB(inPlace buffer: UnsafeMutableBufferPointer<UInt8>) throws(WireError) {
+        guard buffer.count % 16 == 0 else {
+            throw .badPadding("ECB input of \(buffer.count) bytes is not whole blocks")
+        }
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        let done = try lock.withLock { _ throws(WireError) in
+            youll_ecb(try Self.context(ecbEncrypt, "AES-ECB"), base, base, Int32(buffer.count))
+        }
+        guard done == 1 else { throw .malformed("AES-ECB encryption failed") }
+    }
+
+    /// Decrypts whole blocks into the array returned and, with `removingPKCS7`, checks and
+    /// drops the PKCS#7 padding: the plaintext is written once.
+    func decryptECB(_ ciphertext: ArraySlice<UInt8>, removingPKCS7: Bool) throws(WireError) -> [UInt8] {
+        let count = ciphertext.count
+        guard count % 16 == 0 else {
+            throw .malformed("ciphertext of \(count) bytes is not whole 16-byte blocks")
+        }
+        guard count > 0 else {
+            if removingPKCS7 { throw .badPadding("length 0 is not a positive multiple of 16") }
+            return []
+        }
+        var failure: WireError?
+        let plaintext = [UInt8](unsafeUninitializedCapacity: count) { out, initialised in
+            initialised = 0
+            do throws(WireError) {
+                let done = try ciphertext.withUnsafeBufferPointer { input throws(WireError) in
+                    try lock.withLock { _ throws(WireError) in
+                        youll_ecb(
+                            try Self.context(ecbDecrypt, "AES-ECB"), out.baseAddress, input.baseAddress,
+                            Int32(count))
+                    }
+                }
+                guard done == 1 else { throw .malformed("AES-ECB decryption failed") }
+                initialised = count
+                if removingPKCS7 { initialised = try PKCS7.unpaddedCount(of: UnsafeBufferPointer(out)) }
+            } catch {
+                failure = error
+                initialised = 0
+            }
+        }
+        if let failure { throw failure }
+        return plaintext
+    }
+
+    /// Writes the 32-byte HMAC-SHA256 of `bytes` to `mac`.
+    func authenticate(_ bytes: UnsafeRawBufferPointer, into mac: UnsafeMutablePointer<UInt8>) throws(WireError) {
+        let done = try lock.withLock { _ throws(WireError) in
+            youll_hmac_sha256(
+                try Self.context(hmac, "HMAC-SHA256"), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                bytes.count, mac)
+        }
+        guard done == 1 else { throw .malformed("HMAC-SHA256 failed") }
+    }
+
+    /// Encrypts `frame[start...]` where it lies under the 12-byte `nonce`, authenticating
+    /// `frame[aad]` too, and appends the 16-byte tag.
+    func sealGCM(
+        _ frame: inout [UInt8], from start: Int, nonce: [UInt8], authenticating aad: Range<Int>
+    ) throws(WireError) {
+        guard nonce.count == 12 else { throw .invalidKey("an AES-GCM nonce is 12 bytes, got \(nonce.count)") }
+        let length = frame.count - start
+        frame.append(contentsOf: repeatElement(0, count: 16))
+        let done = try frame.withUnsafeMutableBufferPointer { all throws(WireError) in
+            try lock.withLock { _ throws(WireError) in
+                let context = try Self.context(gcmSeal, "AES-GCM")
+                let base = all.baseAddress!
+                return youll_gcm_seal(
+                    context, nonce, base + aad.lowerBound, Int32(aad.count), base + start, base + start,
+                    Int32(length), base + start + length)
+            }
+        }
+        guard done == 1 else { throw .malformed("AES-GCM sealing failed") }
+    }
+
+    /// Opens a 12-byte nonce, the ciphertext and the 16-byte tag lying together in that
+    /// order (as in a 6699 frame) and returns the plaintext. Throws `authenticationFailed`
+    /// when the tag does not verify; nothing decrypted is returned then.
+    func openGCM(combined: ArraySlice<UInt8>, authenticating aad: ArraySlice<UInt8>) throws(WireError) -> [UInt8] {
+        let length = combined.count - 28
+        guard length >= 0 else {
+            throw .truncated(what: "AES-GCM nonce and tag", needed: 28, available: combined.count)
+        }
+        var failure: WireError?
+        let plaintext = [UInt8](unsafeUninitializedCapacity: length) { out, initialised in
+            initialised = 0
+            do throws(WireError) {
+                let done = try combined.withUnsafeBufferPointer { sealed throws(WireError) in
+                    try aad.withUnsafeBufferPointer { aad throws(WireError) in
+                        try lock.withLock { _ throws(WireError) in
+                            let base = sealed.baseAddress!
+                            return youll_gcm_open(
+                                try Self.context(gcmOpen, "AES-GCM"), base, aad.baseAddress,
+                                Int32(aad.count), base + 12, out.baseAddress, Int32(length), base + 12 + length)
+                        }
+                    }
+                }
+                guard done == 1 else { throw .authenticationFailed(what: "LAN 6699 AES-GCM tag") }
+                initialised = length
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return plaintext
+    }
+
+    /// The context for a mode, or an error naming the mode when this key's version does not
+    /// use it.
+    private static func context(_ context: OpaquePointer?, _ mode: String) throws(WireError) -> OpaquePointer {
+        guard let context else { throw .invalidKey("no \(mode) context for this protocol version's key") }
+        return context
+    }
+}
+
+/// The OpenSSL contexts of one key while they are made, and their release
+/// (`EVP_CIPHER_CTX_free` and `EVP_MAC_CTX_free` wipe the key schedules).
+private struct Contexts {
+    var ecbEncrypt: OpaquePointer?
+    var ecbDecrypt: OpaquePointer?
+    var gcmSeal: OpaquePointer?
+    var gcmOpen: OpaquePointer?
+    var hmac: OpaquePointer?
+
+    mutating func make(_ key: [UInt8], version: LANProtocolVersion) throws(WireError) {
+        switch version {
+        case .v3_1, .v3_2, .v3_3, .v3_4:
+            ecbEncrypt = try Self.cipher(EVP_aes_128_ecb(), key: key, encrypt: true)
+            ecbDecrypt = try Self.cipher(EVP_aes_128_ecb(), key: key, encrypt: false)
+            if version == .v3_4 {
+                guard let made = youll_hmac_sha256_new(key, key.count) else {
+                    throw .invalidKey("libcrypto could not key HMAC-SHA256")
+                }
+                hmac = made
+            }
+        case .v3_5:
+            gcmSeal = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: true)
+            gcmOpen = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: false)
+        }
+    }
+
+    private static func cipher(_ type: OpaquePointer?, key: [UInt8], encrypt: Bool) throws(WireError) -> OpaquePointer {
+        guard let context = EVP_CIPHER_CTX_new() else { throw .invalidKey("libcrypto could not make a cipher context") }
+        guard EVP_CipherInit_ex(context, type, nil, key, nil, encrypt ? 1 : 0) == 1,
+            EVP_CIPHER_CTX_set_padding(context, 0) == 1
+        else {
+            EVP_CIPHER_CTX_free(context)
+            throw .invalidKey("libcrypto could not key AES-128")
+        }
+        return context
+    }
+
+    func free() {
+        EVP_CIPHER_CTX_free(ecbEncrypt)
+        EVP_CIPHER_CTX_free(ecbDecrypt)
+        EVP_CIPHER_CTX_free(gcmSeal)
+        EVP_CIPHER_CTX_free(gcmOpen)
+        EVP_MAC_CTX_free(hmac)
+    }
+}
