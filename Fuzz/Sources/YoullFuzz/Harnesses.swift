@@ -92,7 +92,7 @@ let harnesses: [String: @Sendable ([UInt8]) -> Void] = bleHarnesses.merging([
                 guard let frame = try? LAN55AAFrame.decode(bytes, direction: direction, integrity: integrity) else {
                     continue
                 }
-                let again = LAN55AAFrame.encode(
+                let again = try? LAN55AAFrame.encode(
                     sequence: frame.sequence, command: frame.command, retcode: frame.retcode, payload: frame.payload,
                     integrity: integrity)
                 guard again == bytes else { fatalError("55AA frame round trip changed the bytes") }

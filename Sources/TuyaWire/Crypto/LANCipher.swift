@@ -25,6 +25,9 @@ final class LANCipher: Sendable {
     private nonisolated(unsafe) let gcmSeal: OpaquePointer?
     private nonisolated(unsafe) let gcmOpen: OpaquePointer?
     private nonisolated(unsafe) let hmac: OpaquePointer?
+    /// The HMAC key, kept only where libcrypto cannot start a new MAC without it (OpenSSL
+    /// before 3.0.3, `youll_hmac_sha256_reuses_key`): there every frame is keyed again.
+    private let hmacRekey: [UInt8]?
 
     /// Contexts for the modes `version` frames use under `key`. Throws when libcrypto cannot
     /// make one (out of memory, or an OpenSSL configuration without AES or HMAC).
@@ -39,6 +42,15 @@ final class LANCipher: Sendable {
         (ecbEncrypt, ecbDecrypt, gcmSeal, gcmOpen, hmac) = (
             made.ecbEncrypt, made.ecbDecrypt, made.gcmSeal, made.gcmOpen, made.hmac
         )
+        hmacRekey = made.hmacRekey ? key.bytes : nil
+    }
+
+    /// A length libcrypto takes as an `int`; frames are far smaller (`LANFrame.defaultMaxSize`).
+    private static func int32(_ count: Int) throws(WireError) -> Int32 {
+        guard let value = Int32(exactly: count) else {
+            throw .lengthOutOfRange(field: "LAN cipher input", value: count, limit: Int(Int32.max))
+        }
+        return value
     }
 
     deinit {
@@ -54,7 +66,7 @@ final class LANCipher: Sendable {
         }
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         let done = try lock.withLock { _ throws(WireError) in
-            youll_ecb(try Self.context(ecbEncrypt, "AES-ECB"), base, base, Int32(buffer.count))
+            youll_ecb(try Self.context(ecbEncrypt, "AES-ECB"), base, base, try Self.int32(buffer.count))
         }
         guard done == 1 else { throw .malformed("AES-ECB encryption failed") }
     }
@@ -78,13 +90,15 @@ final class LANCipher: Sendable {
                     try lock.withLock { _ throws(WireError) in
                         youll_ecb(
                             try Self.context(ecbDecrypt, "AES-ECB"), out.baseAddress, input.baseAddress,
-                            Int32(count))
+                            try Self.int32(count))
                     }
                 }
                 guard done == 1 else { throw .malformed("AES-ECB decryption failed") }
                 initialised = count
                 if removingPKCS7 { initialised = try PKCS7.unpaddedCount(of: UnsafeBufferPointer(out)) }
             } catch {
+                // Nothing decrypted outlives a refused frame, not even in freed memory.
+                out.update(repeating: 0)
                 failure = error
                 initialised = 0
             }
@@ -97,8 +111,8 @@ final class LANCipher: Sendable {
     func authenticate(_ bytes: UnsafeRawBufferPointer, into mac: UnsafeMutablePointer<UInt8>) throws(WireError) {
         let done = try lock.withLock { _ throws(WireError) in
             youll_hmac_sha256(
-                try Self.context(hmac, "HMAC-SHA256"), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                bytes.count, mac)
+                try Self.context(hmac, "HMAC-SHA256"), hmacRekey, hmacRekey?.count ?? 0,
+                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, mac)
         }
         guard done == 1 else { throw .malformed("HMAC-SHA256 failed") }
     }
@@ -109,15 +123,19 @@ final class LANCipher: Sendable {
         _ frame: inout [UInt8], from start: Int, nonce: [UInt8], authenticating aad: Range<Int>
     ) throws(WireError) {
         guard nonce.count == 12 else { throw .invalidKey("an AES-GCM nonce is 12 bytes, got \(nonce.count)") }
-        let length = frame.count - start
+        guard start >= 0, start <= frame.count, aad.lowerBound >= 0, aad.upperBound <= start else {
+            throw .malformed("AES-GCM sealing from byte \(start), authenticating \(aad), of \(frame.count) bytes")
+        }
+        let length = try Self.int32(frame.count - start)
+        let aadLength = try Self.int32(aad.count)
         frame.append(contentsOf: repeatElement(0, count: 16))
         let done = try frame.withUnsafeMutableBufferPointer { all throws(WireError) in
             try lock.withLock { _ throws(WireError) in
                 let context = try Self.context(gcmSeal, "AES-GCM")
                 let base = all.baseAddress!
                 return youll_gcm_seal(
-                    context, nonce, base + aad.lowerBound, Int32(aad.count), base + start, base + start,
-                    Int32(length), base + start + length)
+                    context, nonce, base + aad.lowerBound, aadLength, base + start, base + start, length,
+                    base + start + Int(length))
             }
         }
         guard done == 1 else { throw .malformed("AES-GCM sealing failed") }
@@ -131,6 +149,8 @@ final class LANCipher: Sendable {
         guard length >= 0 else {
             throw .truncated(what: "AES-GCM nonce and tag", needed: 28, available: combined.count)
         }
+        let textLength = try Self.int32(length)
+        let aadLength = try Self.int32(aad.count)
         var failure: WireError?
         let plaintext = [UInt8](unsafeUninitializedCapacity: length) { out, initialised in
             initialised = 0
@@ -140,14 +160,15 @@ final class LANCipher: Sendable {
                         try lock.withLock { _ throws(WireError) in
                             let base = sealed.baseAddress!
                             return youll_gcm_open(
-                                try Self.context(gcmOpen, "AES-GCM"), base, aad.baseAddress,
-                                Int32(aad.count), base + 12, out.baseAddress, Int32(length), base + 12 + length)
+                                try Self.context(gcmOpen, "AES-GCM"), base, aad.baseAddress, aadLength, base + 12,
+                                out.baseAddress, textLength, base + 12 + length)
                         }
                     }
                 }
                 guard done == 1 else { throw .authenticationFailed(what: "LAN 6699 AES-GCM tag") }
                 initialised = length
             } catch {
+                out.update(repeating: 0)
                 failure = error
             }
         }
@@ -171,6 +192,8 @@ private struct Contexts {
     var gcmSeal: OpaquePointer?
     var gcmOpen: OpaquePointer?
     var hmac: OpaquePointer?
+    /// Whether this libcrypto needs the HMAC keyed again for every frame.
+    var hmacRekey = false
 
     mutating func make(_ key: [UInt8], version: LANProtocolVersion) throws(WireError) {
         switch version {
@@ -182,6 +205,7 @@ private struct Contexts {
                     throw .invalidKey("libcrypto could not key HMAC-SHA256")
                 }
                 hmac = made
+                hmacRekey = youll_hmac_sha256_reuses_key(made, key, key.count) != 1
             }
         case .v3_5:
             gcmSeal = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: true)

@@ -71,16 +71,20 @@ public enum LAN55AAFrame {
         /// at every byte whatever the first difference (constant time).
         func verifies(over bytes: ArraySlice<UInt8>, against frame: [UInt8], at offset: Int) throws(WireError) -> Bool {
             guard case .hmac(let cipher) = self else { return false }
-            var mac: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-            return try withUnsafeMutableBytes(of: &mac) { expected throws(WireError) in
-                try bytes.withUnsafeBufferPointer { covered throws(WireError) in
-                    try cipher.authenticate(
-                        UnsafeRawBufferPointer(covered), into: expected.bindMemory(to: UInt8.self).baseAddress!)
+            let outcome: Result<Bool, WireError> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) {
+                expected in
+                do throws(WireError) {
+                    try bytes.withUnsafeBufferPointer { covered throws(WireError) in
+                        try cipher.authenticate(UnsafeRawBufferPointer(covered), into: expected.baseAddress!)
+                    }
+                } catch {
+                    return .failure(error)
                 }
                 var difference: UInt8 = 0
                 for index in 0..<32 { difference |= expected[index] ^ frame[offset + index] }
-                return difference == 0
+                return .success(difference == 0)
             }
+            return try outcome.get()
         }
     }
 

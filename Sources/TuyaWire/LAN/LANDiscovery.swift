@@ -9,6 +9,9 @@
 ///
 /// The broadcast key is MD5("yGAdlopoPVldABfn"), the same for every device.
 public enum LANDiscovery {
+    /// The broadcast key's GCM contexts, keyed once for every datagram anyone sends.
+    static let broadcastCipher = LANFrameKey(broadcastKey, version: .v3_5)
+
     public static let broadcastKey: AESKey = {
         // 16 bytes by construction: an MD5 digest.
         guard let key = try? AESKey(bytes: MD5Digest.hash(Array("yGAdlopoPVldABfn".utf8))) else {
@@ -79,7 +82,7 @@ public enum LANDiscovery {
         }
         if datagram.starts(with: LAN6699Frame.prefix) {
             let frame = try LAN6699Frame.decode(
-                datagram, direction: .toDevice, key: broadcastKey, maxSize: maxDatagramSize)
+                datagram, direction: .toDevice, cipher: broadcastCipher.cipher(), maxSize: maxDatagramSize)
             let json = jsonAfterOptionalRetcode(frame.payload)
             if frame.command == .requestDeviceInfo || isSolicitation(json) {
                 return .solicitation(try LANSolicitation(json: json))
