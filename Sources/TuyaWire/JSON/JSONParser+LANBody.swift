@@ -69,11 +69,11 @@ extension JSONParser {
             depth -= 1
             return
         }
-        // Keys of the objects being read, innermost last; a large object moves to a set so
-        // that hostile input cannot make the check quadratic.
-        let base = seenKeys.count
-        defer { seenKeys.removeSubrange(base...) }
-        var manyKeys: Set<String>?
+        // Plain ASCII keys are compared as bytes of the input, kept on the stack; at the
+        // first other key, or past `PlainKeys.capacity`, a set of the keys takes over, so that
+        // hostile input cannot make the check quadratic.
+        var plain = PlainKeys()
+        var keys: Set<String>?
         var duplicateAt: Int?
         while true {
             skipWhitespace()
@@ -83,12 +83,13 @@ extension JSONParser {
             let keyOffset = index
             let key = try parseString()
             let repeated: Bool
-            if manyKeys != nil {
-                repeated = !manyKeys!.insert(key).inserted
+            if keys == nil, lastStringIsPlainASCII, plain.count < PlainKeys.capacity {
+                let range = (keyOffset + 1)..<(index - 1)
+                repeated = plain.contains(range, in: bytes)
+                plain.append(range)
             } else {
-                repeated = seenKeys[base...].contains(key)
-                seenKeys.append(key)
-                if seenKeys.count - base > 16 { manyKeys = Set(seenKeys[base...]) }
+                if keys == nil { keys = plain.strings(in: bytes) }
+                repeated = !keys!.insert(key).inserted
             }
             if repeated, duplicateAt == nil { duplicateAt = keyOffset }
             skipWhitespace()
@@ -108,5 +109,54 @@ extension JSONParser {
         }
         if let duplicateAt { throw .malformedJSON("duplicate object key at byte \(duplicateAt)") }
         depth -= 1
+    }
+}
+
+/// The keys of one object read so far, as byte ranges of the input: plain ASCII keys (no
+/// escapes), which are equal exactly when their bytes are. Up to `capacity` of them, in
+/// place, so that reading an object's members allocates nothing for the duplicate check.
+struct PlainKeys {
+    static let capacity = 8
+    private(set) var count = 0
+    private var starts: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var ends: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+    private func range(_ position: Int) -> Range<Int> {
+        let start = withUnsafeBytes(of: starts) { $0.load(fromByteOffset: position * 8, as: Int.self) }
+        let end = withUnsafeBytes(of: ends) { $0.load(fromByteOffset: position * 8, as: Int.self) }
+        return start..<end
+    }
+
+    mutating func append(_ range: Range<Int>) {
+        precondition(count < Self.capacity, "PlainKeys holds \(Self.capacity) keys")
+        withUnsafeMutableBytes(of: &starts) {
+            $0.storeBytes(of: range.lowerBound, toByteOffset: count * 8, as: Int.self)
+        }
+        withUnsafeMutableBytes(of: &ends) { $0.storeBytes(of: range.upperBound, toByteOffset: count * 8, as: Int.self) }
+        count += 1
+    }
+
+    /// Whether a key already held has the bytes of `bytes[range]`.
+    func contains(_ range: Range<Int>, in bytes: UnsafeRawBufferPointer) -> Bool {
+        for position in 0..<count {
+            let held = self.range(position)
+            guard held.count == range.count else { continue }
+            var same = true
+            for offset in 0..<range.count where bytes[held.lowerBound + offset] != bytes[range.lowerBound + offset] {
+                same = false
+                break
+            }
+            if same { return true }
+        }
+        return false
+    }
+
+    /// The keys held, as strings.
+    func strings(in bytes: UnsafeRawBufferPointer) -> Set<String> {
+        var keys = Set<String>(minimumCapacity: count * 2)
+        for position in 0..<count {
+            keys.insert(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range(position)]), as: UTF8.self))
+        }
+        return keys
     }
 }

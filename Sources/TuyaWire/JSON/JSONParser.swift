@@ -9,22 +9,12 @@ struct JSONParser {
     var depth = 0
     /// Reused for strings that contain escapes.
     var scratch: [UInt8] = []
-    /// Object members not yet moved into their dictionary, innermost object last.
-    var pendingMembers: [PendingMember] = []
-    /// Keys of the objects `forEachMember` is reading, innermost last (duplicate checks).
-    var seenKeys: [String] = []
-
-    struct PendingMember {
-        let key: String
-        let value: JSONValue
-        let offset: Int
-    }
+    /// Whether the string `parseString` read last was ASCII without escapes: its bytes in
+    /// the input are its characters, and two such strings are equal exactly when their bytes are.
+    var lastStringIsPlainASCII = false
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-        // Room for a Tuya body's members at every level (3 + 1 + a few DPs), so the stack
-        // is allocated once rather than grown member by member.
-        pendingMembers.reserveCapacity(16)
     }
 
     mutating func parseDocument() throws(WireError) -> JSONValue {
@@ -77,10 +67,11 @@ struct JSONParser {
             depth -= 1
             return .object([:])
         }
-        // Members collect on a stack shared by all nesting levels, so the dictionary is
-        // allocated once at its final size instead of growing key by key.
-        let base = pendingMembers.count
-        defer { pendingMembers.removeSubrange(base...) }
+        // Room for a Tuya object's members (a few DPs) from the start; larger objects grow.
+        // A repeated key is reported once the whole object has been read, so that an error
+        // earlier in the text is the one named.
+        var members = [String: JSONValue](minimumCapacity: 4)
+        var duplicateAt: Int?
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -92,7 +83,7 @@ struct JSONParser {
             try expect(UInt8(ascii: ":"), "expected ':' after an object key")
             skipWhitespace()
             let value = try parseValue()
-            pendingMembers.append(PendingMember(key: key, value: value, offset: keyOffset))
+            if members.updateValue(value, forKey: key) != nil, duplicateAt == nil { duplicateAt = keyOffset }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input in an object") }
             let separator = bytes[index]
@@ -103,10 +94,7 @@ struct JSONParser {
                 throw fail("expected ',' or '}' in an object")
             }
         }
-        var members = [String: JSONValue](minimumCapacity: pendingMembers.count - base)
-        for member in pendingMembers[base...] where members.updateValue(member.value, forKey: member.key) != nil {
-            throw .malformedJSON("duplicate object key at byte \(member.offset)")
-        }
+        if let duplicateAt { throw .malformedJSON("duplicate object key at byte \(duplicateAt)") }
         depth -= 1
         return .object(members)
     }

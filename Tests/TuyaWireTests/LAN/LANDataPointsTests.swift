@@ -47,6 +47,10 @@ struct LANDataPointsTests {
             #"{"t":{"a":1,"a":2},"dps":{"1":true}}"#, #"{"data":{"dps":{},"dps":{}}}"#, #"{"dps":{},"d\u0070s":{}}"#,
             #"{"x":{"k1":0,"k2":0,"k3":0,"k4":0,"k5":0,"k6":0,"k7":0,"k8":0,"k9":0,"k10":0,"k11":0,"k12":0,"#
                 + #""k13":0,"k14":0,"k15":0,"k16":0,"k17":0,"k18":0,"k3":1}}"#,
+            // Keys compared as bytes while they are plain ASCII: a repeat found after the ninth key,
+            // keys that share a prefix, and non-ASCII keys that Swift holds equal (é, e + U+0301).
+            #"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"b":9,"dps":{}}"#,
+            #"{"ab":1,"ac":2,"a":3,"ab ":4,"dps":{"1":true}}"#, "{\"\u{E9}\":1,\"e\u{301}\":2,\"dps\":{}}",
             // Broken JSON in a skipped member, in the dps, and after the body.
             #"{"t":"\ud800","dps":{}}"#, #"{"t":01,"dps":{}}"#, #"{"t":[1,],"dps":{}}"#, #"{"t":tru}"#,
             #"{"dps":{"1":true}"#, #"{"dps":{"1":true}} x"#, #"{"t" 1}"#, #"{"t":1,}"#, #"{,}"#, #"{"t":"#, "{",
