@@ -9,8 +9,6 @@ extension JSONParser {
         index += 1
         let start = index
         var hasEscape = false
-        var isASCII = true
-        lastStringIsPlainASCII = false
         scan: while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
@@ -26,13 +24,11 @@ extension JSONParser {
                 index += 1
             default:
                 try skipUTF8Sequence()
-                isASCII = false
             }
         }
         if !hasEscape {
             let string = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
             index += 1
-            lastStringIsPlainASCII = isASCII
             return string
         }
         scratch.removeAll(keepingCapacity: true)

@@ -9,9 +9,6 @@ struct JSONParser {
     var depth = 0
     /// Reused for strings that contain escapes.
     var scratch: [UInt8] = []
-    /// Whether the string `parseString` read last was ASCII without escapes: its bytes in
-    /// the input are its characters, and two such strings are equal exactly when their bytes are.
-    var lastStringIsPlainASCII = false
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
