@@ -11,6 +11,9 @@
 public enum LAN55AAFrame {
     public static let prefix: [UInt8] = [0x00, 0x00, 0x55, 0xAA]
     public static let suffix: [UInt8] = [0x00, 0x00, 0xAA, 0x55]
+    /// Prefix and suffix as the big-endian words they are, compared in one step.
+    static let prefixWord: UInt32 = 0x0000_55AA
+    static let suffixWord: UInt32 = 0x0000_AA55
     /// Prefix, seqno, cmd and length.
     public static let headerSize = 16
 
@@ -156,7 +159,7 @@ public enum LAN55AAFrame {
     /// The total size a frame announces in its header, once 16 bytes are there; nil when
     /// the bytes do not start with the 55AA prefix.
     static func announcedSize(_ bytes: ArraySlice<UInt8>) -> Int? {
-        guard bytes.count >= headerSize, bytes.starts(with: prefix) else { return nil }
+        guard bytes.count >= headerSize, BigEndian.read(bytes, at: bytes.startIndex) == prefixWord else { return nil }
         return headerSize + Int(BigEndian.read(bytes, at: bytes.startIndex + 12))
     }
 
@@ -178,7 +181,7 @@ public enum LAN55AAFrame {
         guard bytes.count >= headerSize else {
             throw .truncated(what: "LAN 55AA header", needed: headerSize, available: bytes.count)
         }
-        guard bytes.starts(with: prefix) else {
+        guard BigEndian.read(bytes, at: 0) == prefixWord else {
             throw .malformed("LAN frame does not start with 00 00 55 AA")
         }
         let length = Int(BigEndian.read(bytes, at: 12))
@@ -192,7 +195,7 @@ public enum LAN55AAFrame {
         guard length >= integrity.trailerSize else {
             throw .lengthOutOfRange(field: "LAN 55AA length", value: length, limit: integrity.trailerSize)
         }
-        guard bytes[(bytes.count - 4)...].elementsEqual(suffix) else {
+        guard BigEndian.read(bytes, at: bytes.count - 4) == suffixWord else {
             throw .malformed("LAN 55AA frame does not end with 00 00 AA 55")
         }
         let checkedEnd = bytes.count - integrity.trailerSize

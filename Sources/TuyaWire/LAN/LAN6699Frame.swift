@@ -12,6 +12,9 @@
 public enum LAN6699Frame {
     public static let prefix: [UInt8] = [0x00, 0x00, 0x66, 0x99]
     public static let suffix: [UInt8] = [0x00, 0x00, 0x99, 0x66]
+    /// Prefix and suffix as the big-endian words they are, compared in one step.
+    static let prefixWord: UInt32 = 0x0000_6699
+    static let suffixWord: UInt32 = 0x0000_9966
     /// Prefix, reserved, seqno, cmd and length.
     public static let headerSize = 18
     public static let nonceSize = 12
@@ -61,7 +64,7 @@ public enum LAN6699Frame {
     /// The total size a frame announces in its header, once 18 bytes are there; nil when
     /// the bytes do not start with the 6699 prefix.
     static func announcedSize(_ bytes: ArraySlice<UInt8>) -> Int? {
-        guard bytes.count >= headerSize, bytes.starts(with: prefix) else { return nil }
+        guard bytes.count >= headerSize, BigEndian.read(bytes, at: bytes.startIndex) == prefixWord else { return nil }
         return headerSize + Int(BigEndian.read(bytes, at: bytes.startIndex + 14)) + 4
     }
 
@@ -102,7 +105,7 @@ public enum LAN6699Frame {
         guard bytes.count >= headerSize else {
             throw .truncated(what: "LAN 6699 header", needed: headerSize, available: bytes.count)
         }
-        guard bytes.starts(with: prefix) else {
+        guard BigEndian.read(bytes, at: 0) == prefixWord else {
             throw .malformed("LAN frame does not start with 00 00 66 99")
         }
         let length = Int(BigEndian.read(bytes, at: 14))
@@ -115,7 +118,7 @@ public enum LAN6699Frame {
         guard length >= nonceSize + tagSize else {
             throw .lengthOutOfRange(field: "LAN 6699 length", value: length, limit: nonceSize + tagSize)
         }
-        guard bytes[(bytes.count - 4)...].elementsEqual(suffix) else {
+        guard BigEndian.read(bytes, at: bytes.count - 4) == suffixWord else {
             throw .malformed("LAN 6699 frame does not end with 00 00 99 66")
         }
         return (BigEndian.read(bytes, at: 6), LANCommand(rawValue: BigEndian.read(bytes, at: 10)))

@@ -115,8 +115,9 @@ public struct LANFrameReader: Sendable {
 
     private func cut(_ pending: ArraySlice<UInt8>) -> Cut {
         guard pending.count >= 4 else { return .needMore }
-        let is55AA = pending.starts(with: LAN55AAFrame.prefix)
-        let is6699 = !is55AA && pending.starts(with: LAN6699Frame.prefix)
+        let first = BigEndian.read(pending, at: pending.startIndex)
+        let is55AA = first == LAN55AAFrame.prefixWord
+        let is6699 = first == LAN6699Frame.prefixWord
         guard is55AA || is6699 else { return .garbage }
         let announced = is55AA ? LAN55AAFrame.announcedSize(pending) : LAN6699Frame.announcedSize(pending)
         guard let size = announced else { return .needMore }
@@ -126,8 +127,8 @@ public struct LANFrameReader: Sendable {
         }
         guard pending.count >= size else { return .needMore }
         let frameEnd = pending.startIndex + size
-        let suffix = is55AA ? LAN55AAFrame.suffix : LAN6699Frame.suffix
-        guard pending[(frameEnd - 4)..<frameEnd].elementsEqual(suffix) else { return .badSuffix(size) }
+        let suffix = is55AA ? LAN55AAFrame.suffixWord : LAN6699Frame.suffixWord
+        guard BigEndian.read(pending, at: frameEnd - 4) == suffix else { return .badSuffix(size) }
         return .frame(size)
     }
 
