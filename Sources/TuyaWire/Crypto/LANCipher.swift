@@ -198,8 +198,8 @@ private struct Contexts {
     mutating func make(_ key: [UInt8], version: LANProtocolVersion) throws(WireError) {
         switch version {
         case .v3_1, .v3_2, .v3_3, .v3_4:
-            ecbEncrypt = try Self.cipher(EVP_aes_128_ecb(), key: key, encrypt: true)
-            ecbDecrypt = try Self.cipher(EVP_aes_128_ecb(), key: key, encrypt: false)
+            ecbEncrypt = try Self.cipher(EVP_aes_128_ecb(), key: key, encrypt: true, blocks: true)
+            ecbDecrypt = try Self.cipher(EVP_aes_128_ecb(), key: key, encrypt: false, blocks: true)
             if version == .v3_4 {
                 guard let made = youll_hmac_sha256_new(key, key.count) else {
                     throw .invalidKey("libcrypto could not key HMAC-SHA256")
@@ -208,15 +208,20 @@ private struct Contexts {
                 hmacRekey = youll_hmac_sha256_reuses_key(made, key, key.count) != 1
             }
         case .v3_5:
-            gcmSeal = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: true)
-            gcmOpen = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: false)
+            gcmSeal = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: true, blocks: false)
+            gcmOpen = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: false, blocks: false)
         }
     }
 
-    private static func cipher(_ type: OpaquePointer?, key: [UInt8], encrypt: Bool) throws(WireError) -> OpaquePointer {
+    /// A context keyed for one direction. A block mode (`blocks`) gets padding off, so that
+    /// decryption hands back every block at once; GCM has no padding, and setting it would
+    /// be applied again (as a parameter lookup) each time a frame's nonce is set.
+    private static func cipher(
+        _ type: OpaquePointer?, key: [UInt8], encrypt: Bool, blocks: Bool
+    ) throws(WireError) -> OpaquePointer {
         guard let context = EVP_CIPHER_CTX_new() else { throw .invalidKey("libcrypto could not make a cipher context") }
         guard EVP_CipherInit_ex(context, type, nil, key, nil, encrypt ? 1 : 0) == 1,
-            EVP_CIPHER_CTX_set_padding(context, 0) == 1
+            !blocks || EVP_CIPHER_CTX_set_padding(context, 0) == 1
         else {
             EVP_CIPHER_CTX_free(context)
             throw .invalidKey("libcrypto could not key AES-128")

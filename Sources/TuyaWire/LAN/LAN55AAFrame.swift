@@ -175,6 +175,17 @@ public enum LAN55AAFrame {
     static func decode(
         _ bytes: [UInt8], direction: LANDirection, check integrity: Check, maxSize: Int
     ) throws(WireError) -> LANFrame {
+        let (frame, payload) = try decodeInPlace(bytes, direction: direction, check: integrity, maxSize: maxSize)
+        var whole = frame
+        whole.payload = Array(bytes[payload])
+        return whole
+    }
+
+    /// Decodes and checks one frame like `decode`, but leaves the payload where it lies:
+    /// the frame comes back with an empty payload and the payload's range in `bytes`.
+    static func decodeInPlace(
+        _ bytes: [UInt8], direction: LANDirection, check integrity: Check, maxSize: Int
+    ) throws(WireError) -> (frame: LANFrame, payload: Range<Int>) {
         guard bytes.count <= maxSize else {
             throw .lengthOutOfRange(field: "LAN 55AA frame size", value: bytes.count, limit: maxSize)
         }
@@ -206,10 +217,10 @@ public enum LAN55AAFrame {
             retcode = BigEndian.read(bytes, at: headerSize)
             payloadStart += 4
         }
-        return LANFrame(
+        let frame = LANFrame(
             format: .prefix55AA, sequence: BigEndian.read(bytes, at: 4),
-            command: LANCommand(rawValue: BigEndian.read(bytes, at: 8)), retcode: retcode,
-            payload: Array(bytes[payloadStart..<checkedEnd]))
+            command: LANCommand(rawValue: BigEndian.read(bytes, at: 8)), retcode: retcode, payload: [])
+        return (frame, payloadStart..<checkedEnd)
     }
 
     private static func verify(_ bytes: [UInt8], checkedEnd: Int, integrity: Check) throws(WireError) {

@@ -70,17 +70,19 @@ public struct LANMessageCodec: Sendable, Hashable {
             return LANMessage(
                 command: frame.command, sequence: frame.sequence, retcode: frame.retcode, payload: payload)
         case .v3_2, .v3_3:
-            let frame = try LAN55AAFrame.decode(bytes, direction: direction, integrity: .crc32, maxSize: maxFrameSize)
-            return try openECBWithClearHeader(frame, cipher: frameKey.cipher())
+            // The payload is decrypted from where it lies in the frame's bytes, not copied first.
+            let (frame, payload) = try LAN55AAFrame.decodeInPlace(
+                bytes, direction: direction, check: .crc32, maxSize: maxFrameSize)
+            return try openECBWithClearHeader(frame, ciphertext: bytes[payload], cipher: frameKey.cipher())
         case .v3_4:
-            let frame = try LAN55AAFrame.decode(
+            let (frame, payload) = try LAN55AAFrame.decodeInPlace(
                 bytes, direction: direction, check: frameKey.check(), maxSize: maxFrameSize)
             var plaintext: [UInt8] = []
-            if !frame.payload.isEmpty {
+            if !payload.isEmpty {
                 do throws(WireError) {
-                    plaintext = try frameKey.cipher().decryptECB(frame.payload[...], removingPKCS7: true)
+                    plaintext = try frameKey.cipher().decryptECB(bytes[payload], removingPKCS7: true)
                 } catch {
-                    throw .malformed("3.4 payload of \(frame.payload.count) bytes does not decrypt: \(error)")
+                    throw .malformed("3.4 payload of \(payload.count) bytes does not decrypt: \(error)")
                 }
             }
             return message(from: frame, plaintext: &plaintext)
@@ -117,8 +119,10 @@ public struct LANMessageCodec: Sendable, Hashable {
     /// 3.2/3.3: an optional clear header, then ECB ciphertext. A payload 15 bytes over
     /// whole blocks has a header under another version's digits (a device22 device that
     /// calls itself 3.2, TT `_decode_payload`); it is dropped as well.
-    private func openECBWithClearHeader(_ frame: LANFrame, cipher: LANCipher) throws(WireError) -> LANMessage {
-        var ciphertext = frame.payload[...]
+    private func openECBWithClearHeader(
+        _ frame: LANFrame, ciphertext payload: ArraySlice<UInt8>, cipher: LANCipher
+    ) throws(WireError) -> LANMessage {
+        var ciphertext = payload
         var header: LANVersionHeader?
         if let found = LANVersionHeader(ciphertext, version: version) {
             header = found
