@@ -32,7 +32,7 @@ struct LANCryptoFloor {
         else { throw BenchError("libcrypto could not key the floor's contexts") }
         defer {
             for context in [encrypt, decrypt, seal, open] { EVP_CIPHER_CTX_free(context) }
-            EVP_MAC_CTX_free(mac)
+            youll_hmac_sha256_free(mac)
         }
         // Scratch for every figure: the frame's blocks, its tag and its MAC, encrypted in place.
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
@@ -71,12 +71,12 @@ struct LANCryptoFloor {
                     "lan\(version).encode.crypto-only",
                     rate(seconds: seconds) {
                         blackHole(youll_ecb(encrypt, scratch + 16, scratch + 16, Int32(padded)))
-                        if withMAC { blackHole(youll_hmac_sha256(mac, nil, 0, scratch, framed, code)) }
+                        if withMAC { blackHole(youll_hmac_sha256(mac, scratch, framed, code)) }
                     }, "frames/s")
                 report(
                     "lan\(version).decode.crypto-only",
                     rate(seconds: seconds) {
-                        if withMAC { blackHole(youll_hmac_sha256(mac, nil, 0, scratch, framed, code)) }
+                        if withMAC { blackHole(youll_hmac_sha256(mac, scratch, framed, code)) }
                         blackHole(youll_ecb(decrypt, scratch + 16, scratch + 16, Int32(padded)))
                     }, "frames/s")
             }

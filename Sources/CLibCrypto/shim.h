@@ -1,18 +1,21 @@
 #ifndef YOULL_CLIBCRYPTO_SHIM_H
 #define YOULL_CLIBCRYPTO_SHIM_H
 // OpenSSL's libcrypto (Debian: libssl-dev), the library libmosquitto already loads into the
-// gateway. TuyaWire uses it for the LAN session ciphers only: an AES or HMAC context keyed
-// once per session key and reused for every frame, which swift-crypto's one-shot API cannot
+// gateway. TuyaWire uses it for the LAN session ciphers only: AES contexts and HMAC states
+// keyed once per session key and reused for every frame, which swift-crypto's one-shot API cannot
 // do (it expands the key schedule, and for GCM the GHASH tables, on every call).
 //
 // The helpers below chain the EVP calls of one frame so that Swift makes one call per frame.
 // Each returns 1 on success and 0 on any failure, after clearing OpenSSL's error queue for
-// this thread (libmosquitto reads that queue after its own TLS calls); none allocates.
-#include <openssl/core_names.h>
+// this thread (libmosquitto reads that queue after its own TLS calls); only the `_new`
+// functions allocate.
+// Before any OpenSSL header: the HMAC below uses the SHA-256 functions OpenSSL 3 marks
+// deprecated (see youll_hmac_sha256_key).
+#define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
+#include <openssl/sha.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,49 +64,54 @@ static inline int youll_gcm_open(EVP_CIPHER_CTX *ctx, const uint8_t *nonce, cons
     return 0;
 }
 
-/// A new HMAC-SHA256 context keyed with `key`, or NULL.
-static inline EVP_MAC_CTX *youll_hmac_sha256_new(const uint8_t *key, size_t keyLength) {
-    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-    if (mac == NULL) return NULL;
-    EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(mac);
-    EVP_MAC_free(mac);  // the context holds its own reference
-    if (ctx == NULL) return NULL;
-    char digest[] = "SHA256";
-    OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
-        OSSL_PARAM_construct_end(),
-    };
-    if (EVP_MAC_init(ctx, key, keyLength, params) != 1) {
-        EVP_MAC_CTX_free(ctx);
-        ERR_clear_error();
-        return NULL;
-    }
-    return ctx;
+/// HMAC-SHA256 (RFC 2104) under one key: two SHA-256 states that have absorbed the key's
+/// inner and outer pads, copied for every frame. OpenSSL 3's EVP_MAC would do the same
+/// through two provider context duplications (two allocations) per frame, at about twice
+/// the cost; SHA256_Init/Update/Final are deprecated in OpenSSL 3 for that reason only
+/// (they bypass providers), hence OPENSSL_SUPPRESS_DEPRECATED above.
+typedef struct youll_hmac_sha256_key {
+    SHA256_CTX inner;
+    SHA256_CTX outer;
+} youll_hmac_sha256_key;
+
+/// Frees a key made by `youll_hmac_sha256_new`, wiping it first. NULL is ignored.
+static inline void youll_hmac_sha256_free(youll_hmac_sha256_key *key) {
+    if (key != NULL) OPENSSL_clear_free(key, sizeof *key);
 }
 
-/// The 32-byte HMAC of `data`. With `key` NULL, under the key `ctx` was made with, whose
-/// padded states the context keeps, so nothing is keyed again; otherwise keyed with `key`.
-static inline int youll_hmac_sha256(EVP_MAC_CTX *ctx, const uint8_t *key, size_t keyLength, const uint8_t *data,
-                                    size_t length, uint8_t *mac) {
-    size_t written = 0;
-    if (EVP_MAC_init(ctx, key, key == NULL ? 0 : keyLength, NULL) == 1 && EVP_MAC_update(ctx, data, length) == 1
-        && EVP_MAC_final(ctx, mac, &written, 32) == 1 && written == 32)
-        return 1;
+/// The padded states for `key` (at most one SHA-256 block; Tuya's keys are 16 bytes), or NULL.
+static inline youll_hmac_sha256_key *youll_hmac_sha256_new(const uint8_t *key, size_t keyLength) {
+    if (keyLength > 64) return NULL;
+    youll_hmac_sha256_key *made = OPENSSL_zalloc(sizeof *made);
+    if (made == NULL) return NULL;
+    uint8_t inner[64];
+    uint8_t outer[64];
+    for (size_t index = 0; index < 64; index++) {
+        uint8_t byte = index < keyLength ? key[index] : 0;
+        inner[index] = byte ^ 0x36;
+        outer[index] = byte ^ 0x5c;
+    }
+    int done = SHA256_Init(&made->inner) == 1 && SHA256_Update(&made->inner, inner, 64) == 1
+        && SHA256_Init(&made->outer) == 1 && SHA256_Update(&made->outer, outer, 64) == 1;
+    OPENSSL_cleanse(inner, sizeof inner);
+    OPENSSL_cleanse(outer, sizeof outer);
+    if (done) return made;
+    youll_hmac_sha256_free(made);
+    ERR_clear_error();
+    return NULL;
+}
+
+/// The 32-byte HMAC of `data` under `key`. The key is only read.
+static inline int youll_hmac_sha256(const youll_hmac_sha256_key *key, const uint8_t *data, size_t length,
+                                    uint8_t *mac) {
+    SHA256_CTX work = key->inner;
+    int done = SHA256_Update(&work, data, length) == 1 && SHA256_Final(mac, &work) == 1;
+    work = key->outer;
+    done = done && SHA256_Update(&work, mac, 32) == 1 && SHA256_Final(mac, &work) == 1;
+    OPENSSL_cleanse(&work, sizeof work);
+    if (done) return 1;
     ERR_clear_error();
     return 0;
-}
-
-/// Whether a context made by `youll_hmac_sha256_new` starts a fresh MAC when initialised
-/// without a key. OpenSSL 3.0.0 to 3.0.2 accept the call but keep the finished state
-/// (openssl/openssl#17811, fixed in 3.0.3): there every frame must be keyed again.
-static inline int youll_hmac_sha256_reuses_key(EVP_MAC_CTX *ctx, const uint8_t *key, size_t keyLength) {
-    static const uint8_t probe[] = {'y', 'o', 'u', 'l', 'l'};
-    uint8_t keyed[32];
-    uint8_t reused[32];
-    if (youll_hmac_sha256(ctx, key, keyLength, probe, sizeof probe, keyed) != 1) return 0;
-    if (youll_hmac_sha256(ctx, NULL, 0, probe, sizeof probe, reused) != 1) return 0;
-    if (youll_hmac_sha256(ctx, NULL, 0, probe, sizeof probe, keyed) != 1) return 0;
-    return CRYPTO_memcmp(keyed, reused, 32) == 0;
 }
 
 #endif

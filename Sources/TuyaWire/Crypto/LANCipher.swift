@@ -24,10 +24,7 @@ final class LANCipher: Sendable {
     private nonisolated(unsafe) let ecbDecrypt: OpaquePointer?
     private nonisolated(unsafe) let gcmSeal: OpaquePointer?
     private nonisolated(unsafe) let gcmOpen: OpaquePointer?
-    private nonisolated(unsafe) let hmac: OpaquePointer?
-    /// The HMAC key, kept only where libcrypto cannot start a new MAC without it (OpenSSL
-    /// before 3.0.3, `youll_hmac_sha256_reuses_key`): there every frame is keyed again.
-    private let hmacRekey: [UInt8]?
+    private nonisolated(unsafe) let hmac: UnsafeMutablePointer<youll_hmac_sha256_key>?
 
     /// Contexts for the modes `version` frames use under `key`. Throws when libcrypto cannot
     /// make one (out of memory, or an OpenSSL configuration without AES or HMAC).
@@ -42,7 +39,6 @@ final class LANCipher: Sendable {
         (ecbEncrypt, ecbDecrypt, gcmSeal, gcmOpen, hmac) = (
             made.ecbEncrypt, made.ecbDecrypt, made.gcmSeal, made.gcmOpen, made.hmac
         )
-        hmacRekey = made.hmacRekey ? key.bytes : nil
     }
 
     /// A length libcrypto takes as an `int`; frames are far smaller (`LANFrame.defaultMaxSize`).
@@ -110,9 +106,8 @@ final class LANCipher: Sendable {
     /// Writes the 32-byte HMAC-SHA256 of `bytes` to `mac`.
     func authenticate(_ bytes: UnsafeRawBufferPointer, into mac: UnsafeMutablePointer<UInt8>) throws(WireError) {
         let done = try lock.withLock { _ throws(WireError) in
-            youll_hmac_sha256(
-                try Self.context(hmac, "HMAC-SHA256"), hmacRekey, hmacRekey?.count ?? 0,
-                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, mac)
+            guard let hmac else { throw .invalidKey("no HMAC-SHA256 key for this protocol version's key") }
+            return youll_hmac_sha256(hmac, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, mac)
         }
         guard done == 1 else { throw .malformed("HMAC-SHA256 failed") }
     }
@@ -185,15 +180,13 @@ final class LANCipher: Sendable {
 }
 
 /// The OpenSSL contexts of one key while they are made, and their release
-/// (`EVP_CIPHER_CTX_free` and `EVP_MAC_CTX_free` wipe the key schedules).
+/// (`EVP_CIPHER_CTX_free` and `youll_hmac_sha256_free` wipe the key schedules and pads).
 private struct Contexts {
     var ecbEncrypt: OpaquePointer?
     var ecbDecrypt: OpaquePointer?
     var gcmSeal: OpaquePointer?
     var gcmOpen: OpaquePointer?
-    var hmac: OpaquePointer?
-    /// Whether this libcrypto needs the HMAC keyed again for every frame.
-    var hmacRekey = false
+    var hmac: UnsafeMutablePointer<youll_hmac_sha256_key>?
 
     mutating func make(_ key: [UInt8], version: LANProtocolVersion) throws(WireError) {
         switch version {
@@ -205,7 +198,6 @@ private struct Contexts {
                     throw .invalidKey("libcrypto could not key HMAC-SHA256")
                 }
                 hmac = made
-                hmacRekey = youll_hmac_sha256_reuses_key(made, key, key.count) != 1
             }
         case .v3_5:
             gcmSeal = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: true, blocks: false)
@@ -234,6 +226,6 @@ private struct Contexts {
         EVP_CIPHER_CTX_free(ecbDecrypt)
         EVP_CIPHER_CTX_free(gcmSeal)
         EVP_CIPHER_CTX_free(gcmOpen)
-        EVP_MAC_CTX_free(hmac)
+        youll_hmac_sha256_free(hmac)
     }
 }
