@@ -2,7 +2,8 @@ import CLibCrypto
 import Synchronization
 
 /// The ciphers of one LAN key, keyed once and kept for every frame under it: AES-128-ECB
-/// both ways (3.1–3.4), HMAC-SHA256 (3.4) and AES-128-GCM (3.5), as OpenSSL contexts.
+/// both ways (3.1–3.4) and AES-128-GCM (3.5) as OpenSSL contexts, and HMAC-SHA256 (3.4) as
+/// the two SHA-256 states the key's pads leave (`youll_hmac_sha256_key` in CLibCrypto).
 ///
 /// swift-crypto has no keyed context to keep: each of its calls expands the AES key again,
 /// builds GCM's GHASH tables again and keys HMAC again, which for a 60-byte command costs
@@ -11,8 +12,8 @@ import Synchronization
 /// the version: a 3.3 key has no HMAC or GCM context.
 ///
 /// A context carries state between the calls of one frame, so the contexts are used only
-/// under `lock`: a session's frame key is copied with the session (a value type) and may be
-/// used from more than one place. The lock is never contended on the gateway's paths (a
+/// under `lock`: a session (a value type) shares its frame keys with its copies, which may
+/// be used from more than one place. The lock is never contended on the gateway's paths (a
 /// session lives on its link's event loop).
 final class LANCipher: Sendable {
     /// Held around every use of a context below.
