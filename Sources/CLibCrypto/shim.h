@@ -12,9 +12,11 @@
 // Before any OpenSSL header: the HMAC below uses the SHA-256 functions OpenSSL 3 marks
 // deprecated (see youll_hmac_sha256_key).
 #define OPENSSL_SUPPRESS_DEPRECATED 1
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 #include <openssl/sha.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +30,16 @@ static inline int youll_ecb(EVP_CIPHER_CTX *ctx, uint8_t *out, const uint8_t *in
     return 0;
 }
 
+/// Reads (`set` 0) or sets (`set` 1) the 16-byte GCM tag as a parameter: what
+/// EVP_CIPHER_CTX_ctrl does, without translating the control code into parameters first.
+static inline int youll_gcm_tag(EVP_CIPHER_CTX *ctx, uint8_t *tag, int set) {
+    OSSL_PARAM params[2] = {
+        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16),
+        OSSL_PARAM_construct_end(),
+    };
+    return set ? EVP_CIPHER_CTX_set_params(ctx, params) : EVP_CIPHER_CTX_get_params(ctx, params);
+}
+
 /// AES-128-GCM with a 12-byte nonce: authenticates `aad`, encrypts `length` bytes from `in`
 /// to `out` (which may be `in`) and writes the 16-byte tag. `ctx` was keyed once for
 /// encryption.
@@ -39,7 +51,7 @@ static inline int youll_gcm_seal(EVP_CIPHER_CTX *ctx, const uint8_t *nonce, cons
         && (aadLength == 0 || EVP_EncryptUpdate(ctx, NULL, &written, aad, aadLength) == 1)
         && (length == 0 || (EVP_EncryptUpdate(ctx, out, &written, in, length) == 1 && written == length))
         && EVP_EncryptFinal_ex(ctx, tail, &written) == 1 && written == 0
-        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tag) == 1)
+        && youll_gcm_tag(ctx, tag, 0) == 1)
         return 1;
     ERR_clear_error();
     return 0;
@@ -57,7 +69,7 @@ static inline int youll_gcm_open(EVP_CIPHER_CTX *ctx, const uint8_t *nonce, cons
     if (EVP_DecryptInit_ex(ctx, NULL, NULL, NULL, nonce) == 1
         && (aadLength == 0 || EVP_DecryptUpdate(ctx, NULL, &written, aad, aadLength) == 1)
         && (length == 0 || (EVP_DecryptUpdate(ctx, out, &written, in, length) == 1 && written == length))
-        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, expected) == 1
+        && youll_gcm_tag(ctx, expected, 1) == 1
         && EVP_DecryptFinal_ex(ctx, tail, &written) == 1 && written == 0)
         return 1;
     ERR_clear_error();
