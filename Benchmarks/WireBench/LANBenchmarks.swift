@@ -40,6 +40,10 @@ struct LANBenchmarks {
                     blackHole(try LANDataPoints.dps(in: message.payload))
                 }, "frames/s")
         }
+        // The part of every decode figure above that is reading the body's dps (the JSON alone).
+        report(
+            "lan.decode.dps-only",
+            try rate(seconds: options.seconds) { blackHole(try LANDataPoints.dps(in: body)) }, "bodies/s")
         try LANCryptoFloor(seconds: options.seconds, bodySize: body.count).run()
     }
 }
