@@ -79,29 +79,17 @@ final class LANCipher: Sendable {
             if removingPKCS7 { throw .badPadding("length 0 is not a positive multiple of 16") }
             return []
         }
-        var failure: WireError?
-        let plaintext = [UInt8](unsafeUninitializedCapacity: count) { out, initialised in
-            initialised = 0
-            do throws(WireError) {
-                let done = try ciphertext.withUnsafeBufferPointer { input throws(WireError) in
-                    try lock.withLock { _ throws(WireError) in
-                        youll_ecb(
-                            try Self.context(ecbDecrypt, "AES-ECB"), out.baseAddress, input.baseAddress,
-                            try Self.int32(count))
-                    }
+        return try Self.plaintext(count: count) { out throws(WireError) in
+            let done = try ciphertext.withUnsafeBufferPointer { input throws(WireError) in
+                try lock.withLock { _ throws(WireError) in
+                    youll_ecb(
+                        try Self.context(ecbDecrypt, "AES-ECB"), out.baseAddress, input.baseAddress,
+                        try Self.int32(count))
                 }
-                guard done == 1 else { throw .malformed("AES-ECB decryption failed") }
-                initialised = count
-                if removingPKCS7 { initialised = try PKCS7.unpaddedCount(of: UnsafeBufferPointer(out)) }
-            } catch {
-                // Nothing decrypted outlives a refused frame, not even in freed memory.
-                out.update(repeating: 0)
-                failure = error
-                initialised = 0
             }
+            guard done == 1 else { throw .malformed("AES-ECB decryption failed") }
+            return removingPKCS7 ? try PKCS7.unpaddedCount(of: UnsafeBufferPointer(out)) : count
         }
-        if let failure { throw failure }
-        return plaintext
     }
 
     /// Writes the 32-byte HMAC-SHA256 of `bytes` to `mac`.
@@ -147,22 +135,33 @@ final class LANCipher: Sendable {
         }
         let textLength = try Self.int32(length)
         let aadLength = try Self.int32(aad.count)
-        var failure: WireError?
-        let plaintext = [UInt8](unsafeUninitializedCapacity: length) { out, initialised in
-            initialised = 0
-            do throws(WireError) {
-                let done = try combined.withUnsafeBufferPointer { sealed throws(WireError) in
-                    try aad.withUnsafeBufferPointer { aad throws(WireError) in
-                        try lock.withLock { _ throws(WireError) in
-                            let base = sealed.baseAddress!
-                            return youll_gcm_open(
-                                try Self.context(gcmOpen, "AES-GCM"), base, aad.baseAddress, aadLength, base + 12,
-                                out.baseAddress, textLength, base + 12 + length)
-                        }
+        return try Self.plaintext(count: length) { out throws(WireError) in
+            let done = try combined.withUnsafeBufferPointer { sealed throws(WireError) in
+                try aad.withUnsafeBufferPointer { aad throws(WireError) in
+                    try lock.withLock { _ throws(WireError) in
+                        let base = sealed.baseAddress!
+                        return youll_gcm_open(
+                            try Self.context(gcmOpen, "AES-GCM"), base, aad.baseAddress, aadLength, base + 12,
+                            out.baseAddress, textLength, base + 12 + length)
                     }
                 }
-                guard done == 1 else { throw .authenticationFailed(what: "LAN 6699 AES-GCM tag") }
-                initialised = length
+            }
+            guard done == 1 else { throw .authenticationFailed(what: "LAN 6699 AES-GCM tag") }
+            return length
+        }
+    }
+
+    /// An array of `count` bytes written by `decrypt`, which returns how many of them to
+    /// keep. When `decrypt` throws, whatever it wrote is zeroed before the memory is given
+    /// back: nothing decrypted outlives a refused frame, not even in freed memory.
+    private static func plaintext(
+        count: Int, _ decrypt: (UnsafeMutableBufferPointer<UInt8>) throws(WireError) -> Int
+    ) throws(WireError) -> [UInt8] {
+        var failure: WireError?
+        let plaintext = [UInt8](unsafeUninitializedCapacity: count) { out, initialised in
+            initialised = 0
+            do throws(WireError) {
+                initialised = try decrypt(out)
             } catch {
                 out.update(repeating: 0)
                 failure = error

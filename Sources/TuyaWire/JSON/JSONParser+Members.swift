@@ -20,11 +20,8 @@ extension JSONParser {
         var plain = PlainKeys()
         var keys: Set<String>?
         var duplicateAt: Int?
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw fail(index < bytes.count ? "expected a string key" : "unexpected end of input in an object")
-            }
+        repeat {
+            try expectKey()
             let keyOffset = index
             let key = try parseKey()
             let repeated: Bool
@@ -36,21 +33,10 @@ extension JSONParser {
                 repeated = !keys!.insert(key.string(in: bytes)).inserted
             }
             if repeated, duplicateAt == nil { duplicateAt = keyOffset }
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"), "expected ':' after an object key")
-            skipWhitespace()
+            try expectColon()
             guard index < bytes.count else { throw fail("unexpected end of input, expected a value") }
             try value(&self, key)
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of input in an object") }
-            let separator = bytes[index]
-            index += 1
-            if separator == UInt8(ascii: "}") { break }
-            guard separator == UInt8(ascii: ",") else {
-                index -= 1
-                throw fail("expected ',' or '}' in an object")
-            }
-        }
+        } while try anotherMember()
         if let duplicateAt { throw .malformedJSON("duplicate object key at byte \(duplicateAt)") }
         depth -= 1
     }

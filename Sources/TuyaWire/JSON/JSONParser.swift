@@ -69,31 +69,47 @@ struct JSONParser {
         // earlier in the text is the one named.
         var members = [String: JSONValue](minimumCapacity: 4)
         var duplicateAt: Int?
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw fail(index < bytes.count ? "expected a string key" : "unexpected end of input in an object")
-            }
+        repeat {
+            try expectKey()
             let keyOffset = index
             let key = try parseString()
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"), "expected ':' after an object key")
-            skipWhitespace()
+            try expectColon()
             let value = try parseValue()
             if members.updateValue(value, forKey: key) != nil, duplicateAt == nil { duplicateAt = keyOffset }
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of input in an object") }
-            let separator = bytes[index]
-            index += 1
-            if separator == UInt8(ascii: "}") { break }
-            guard separator == UInt8(ascii: ",") else {
-                index -= 1
-                throw fail("expected ',' or '}' in an object")
-            }
-        }
+        } while try anotherMember()
         if let duplicateAt { throw .malformedJSON("duplicate object key at byte \(duplicateAt)") }
         depth -= 1
         return .object(members)
+    }
+
+    /// Before a member: skips whitespace to the key's opening quote, which must be there.
+    mutating func expectKey() throws(WireError) {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+            throw fail(index < bytes.count ? "expected a string key" : "unexpected end of input in an object")
+        }
+    }
+
+    /// After a key: the colon, with whitespace on either side.
+    mutating func expectColon() throws(WireError) {
+        skipWhitespace()
+        try expect(UInt8(ascii: ":"), "expected ':' after an object key")
+        skipWhitespace()
+    }
+
+    /// After a member's value: true at a comma (another member follows), false at the
+    /// object's closing brace; both are consumed.
+    mutating func anotherMember() throws(WireError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unexpected end of input in an object") }
+        let separator = bytes[index]
+        index += 1
+        if separator == UInt8(ascii: "}") { return false }
+        guard separator == UInt8(ascii: ",") else {
+            index -= 1
+            throw fail("expected ',' or '}' in an object")
+        }
+        return true
     }
 
     mutating func parseArray() throws(WireError) -> JSONValue {
