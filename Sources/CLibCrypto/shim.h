@@ -32,12 +32,16 @@ static inline int youll_ecb(EVP_CIPHER_CTX *ctx, uint8_t *out, const uint8_t *in
 
 /// Reads (`set` 0) or sets (`set` 1) the 16-byte GCM tag as a parameter: what
 /// EVP_CIPHER_CTX_ctrl does, without translating the control code into parameters first.
+/// A cipher from an engine (an openssl.cnf that makes, say, afalg the default for AES-GCM)
+/// has no parameters: then the control code is used after all.
 static inline int youll_gcm_tag(EVP_CIPHER_CTX *ctx, uint8_t *tag, int set) {
     OSSL_PARAM params[2] = {
         OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16),
         OSSL_PARAM_construct_end(),
     };
-    return set ? EVP_CIPHER_CTX_set_params(ctx, params) : EVP_CIPHER_CTX_get_params(ctx, params);
+    if ((set ? EVP_CIPHER_CTX_set_params(ctx, params) : EVP_CIPHER_CTX_get_params(ctx, params)) == 1) return 1;
+    ERR_clear_error();
+    return EVP_CIPHER_CTX_ctrl(ctx, set ? EVP_CTRL_GCM_SET_TAG : EVP_CTRL_GCM_GET_TAG, 16, tag) == 1;
 }
 
 /// AES-128-GCM with a 12-byte nonce: authenticates `aad`, encrypts `length` bytes from `in`

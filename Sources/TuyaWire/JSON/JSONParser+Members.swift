@@ -99,18 +99,28 @@ struct PlainKeys {
     private var starts: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     private var ends: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 
+    /// Where slot `position` lies in a tuple: `Int` is 4 bytes on 32-bit systems (armhf)
+    /// and 8 on 64-bit ones.
+    private static func offset(_ position: Int) -> Int {
+        precondition(position >= 0 && position < capacity, "PlainKeys has \(capacity) slots")
+        return position * MemoryLayout<Int>.stride
+    }
+
     private func range(_ position: Int) -> Range<Int> {
-        let start = withUnsafeBytes(of: starts) { $0.load(fromByteOffset: position * 8, as: Int.self) }
-        let end = withUnsafeBytes(of: ends) { $0.load(fromByteOffset: position * 8, as: Int.self) }
+        precondition(position < count, "PlainKeys holds \(count) keys")
+        let start = withUnsafeBytes(of: starts) { $0.load(fromByteOffset: Self.offset(position), as: Int.self) }
+        let end = withUnsafeBytes(of: ends) { $0.load(fromByteOffset: Self.offset(position), as: Int.self) }
         return start..<end
     }
 
     mutating func append(_ range: Range<Int>) {
         precondition(count < Self.capacity, "PlainKeys holds \(Self.capacity) keys")
         withUnsafeMutableBytes(of: &starts) {
-            $0.storeBytes(of: range.lowerBound, toByteOffset: count * 8, as: Int.self)
+            $0.storeBytes(of: range.lowerBound, toByteOffset: Self.offset(count), as: Int.self)
         }
-        withUnsafeMutableBytes(of: &ends) { $0.storeBytes(of: range.upperBound, toByteOffset: count * 8, as: Int.self) }
+        withUnsafeMutableBytes(of: &ends) {
+            $0.storeBytes(of: range.upperBound, toByteOffset: Self.offset(count), as: Int.self)
+        }
         count += 1
     }
 

@@ -51,6 +51,13 @@ struct LANDataPointsTests {
             // keys that share a prefix, and non-ASCII keys that Swift holds equal (é, e + U+0301).
             #"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"b":9,"dps":{}}"#,
             #"{"ab":1,"ac":2,"a":3,"ab ":4,"dps":{"1":true}}"#, "{\"\u{E9}\":1,\"e\u{301}\":2,\"dps\":{}}",
+            // The Kelvin sign equals "K" as a Swift string, escaped or not, in either order; a
+            // plain key repeated by its escape after the switch to strings; empty and DEL keys;
+            // a repeat against a later syntax error, at the top level and one level down.
+            #"{"K":1,"\u212A":2,"dps":{}}"#, #"{"\u212A":1,"K":2,"dps":{}}"#, "{\"K\":1,\"\u{212A}\":2,\"dps\":{}}",
+            #"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"\u0061":9,"dps":{}}"#, #"{"":1,"":2,"dps":{}}"#,
+            "{\"\u{7F}\":1,\"\\u007f\":2,\"dps\":{}}", #"{"a":1,"a":2,"t":tru}"#, #"{"t":{"a":1,"a":2},"u":tru}"#,
+            #"{"a":1,"a":{"b":1,"b":2}}"#,
             // Broken JSON in a skipped member, in the dps, and after the body.
             #"{"t":"\ud800","dps":{}}"#, #"{"t":01,"dps":{}}"#, #"{"t":[1,],"dps":{}}"#, #"{"t":tru}"#,
             #"{"dps":{"1":true}"#, #"{"dps":{"1":true}} x"#, #"{"t" 1}"#, #"{"t":1,}"#, #"{,}"#, #"{"t":"#, "{",
