@@ -124,6 +124,8 @@ public struct LANClientSession: Sendable {
         case .negotiating, .established: break
         }
         reader.append(bytes)
+        // A device's usual read: one whole frame on an established session.
+        if case .established = state, let frame = reader.takeWholeFrame() { return [deliver(frame)] }
         var events: [Event] = []
         while true {
             let frame: [UInt8]

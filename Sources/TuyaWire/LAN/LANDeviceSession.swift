@@ -63,6 +63,8 @@ public struct LANDeviceSession: Sendable {
     public mutating func receive(_ bytes: [UInt8]) -> [Event] {
         if case .failed = state { return [] }
         reader.append(bytes)
+        // A client's usual read: one whole frame on an established session.
+        if case .established = state, let frame = reader.takeWholeFrame() { return open(frame) }
         var events: [Event] = []
         while true {
             let frame: [UInt8]

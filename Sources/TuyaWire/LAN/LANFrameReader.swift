@@ -76,6 +76,13 @@ public struct LANFrameReader: Sendable {
     /// The next whole frame, nil when more bytes are needed. Throws after dropping bytes
     /// that cannot start a frame: garbage before a prefix, a length over `maxFrameSize` or
     /// under the smallest frame, or a frame whose suffix is wrong.
+    /// The read kept whole by `append` (exactly one frame, nothing buffered before it), taken
+    /// out; nil when the buffered bytes are anything else, which `next()` then cuts.
+    public mutating func takeWholeFrame() -> [UInt8]? {
+        defer { whole = nil }
+        return whole
+    }
+
     public mutating func next() throws(WireError) -> [UInt8]? {
         if let frame = whole {
             whole = nil
