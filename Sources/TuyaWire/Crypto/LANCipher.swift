@@ -21,11 +21,7 @@ final class LANCipher: Sendable {
     // Why `nonisolated(unsafe)` is safe here: the pointers never change after `init` (`let`),
     // and what they point to is read or written only inside `lock.withLock` (every method
     // below) or in `deinit`, when no other reference to the cipher exists.
-    private nonisolated(unsafe) let ecbEncrypt: OpaquePointer?
-    private nonisolated(unsafe) let ecbDecrypt: OpaquePointer?
-    private nonisolated(unsafe) let gcmSeal: OpaquePointer?
-    private nonisolated(unsafe) let gcmOpen: OpaquePointer?
-    private nonisolated(unsafe) let hmac: UnsafeMutablePointer<youll_hmac_sha256_key>?
+    private nonisolated(unsafe) let contexts: Contexts
 
     /// Contexts for the modes `version` frames use under `key`. Throws when libcrypto cannot
     /// make one (out of memory, or an OpenSSL configuration without AES or HMAC).
@@ -37,9 +33,7 @@ final class LANCipher: Sendable {
             made.free()
             throw error
         }
-        (ecbEncrypt, ecbDecrypt, gcmSeal, gcmOpen, hmac) = (
-            made.ecbEncrypt, made.ecbDecrypt, made.gcmSeal, made.gcmOpen, made.hmac
-        )
+        contexts = made
     }
 
     /// A length libcrypto takes as an `int`; frames are far smaller (`LANFrame.defaultMaxSize`).
@@ -51,9 +45,7 @@ final class LANCipher: Sendable {
     }
 
     deinit {
-        Contexts(
-            ecbEncrypt: ecbEncrypt, ecbDecrypt: ecbDecrypt, gcmSeal: gcmSeal, gcmOpen: gcmOpen, hmac: hmac
-        ).free()
+        contexts.free()
     }
 
     /// Encrypts the whole blocks of `buffer` where they are.
@@ -63,7 +55,7 @@ final class LANCipher: Sendable {
         }
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         let done = try lock.withLock { _ throws(WireError) in
-            youll_ecb(try Self.context(ecbEncrypt, "AES-ECB"), base, base, try Self.int32(buffer.count))
+            youll_ecb(try Self.context(contexts.ecbEncrypt, "AES-ECB"), base, base, try Self.int32(buffer.count))
         }
         guard done == 1 else { throw .malformed("AES-ECB encryption failed") }
     }
@@ -83,7 +75,7 @@ final class LANCipher: Sendable {
             let done = try ciphertext.withUnsafeBufferPointer { input throws(WireError) in
                 try lock.withLock { _ throws(WireError) in
                     youll_ecb(
-                        try Self.context(ecbDecrypt, "AES-ECB"), out.baseAddress, input.baseAddress,
+                        try Self.context(contexts.ecbDecrypt, "AES-ECB"), out.baseAddress, input.baseAddress,
                         try Self.int32(count))
                 }
             }
@@ -95,7 +87,9 @@ final class LANCipher: Sendable {
     /// Writes the 32-byte HMAC-SHA256 of `bytes` to `mac`.
     func authenticate(_ bytes: UnsafeRawBufferPointer, into mac: UnsafeMutablePointer<UInt8>) throws(WireError) {
         let done = try lock.withLock { _ throws(WireError) in
-            guard let hmac else { throw .invalidKey("no HMAC-SHA256 key for this protocol version's key") }
+            guard let hmac = contexts.hmac else {
+                throw .invalidKey("no HMAC-SHA256 key for this protocol version's key")
+            }
             return youll_hmac_sha256(hmac, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, mac)
         }
         guard done == 1 else { throw .malformed("HMAC-SHA256 failed") }
@@ -115,7 +109,7 @@ final class LANCipher: Sendable {
         frame.append(contentsOf: repeatElement(0, count: 16))
         let done = try frame.withUnsafeMutableBufferPointer { all throws(WireError) in
             try lock.withLock { _ throws(WireError) in
-                let context = try Self.context(gcmSeal, "AES-GCM")
+                let context = try Self.context(contexts.gcmSeal, "AES-GCM")
                 let base = all.baseAddress!
                 return youll_gcm_seal(
                     context, nonce, base + aad.lowerBound, aadLength, base + start, base + start, length,
@@ -141,7 +135,7 @@ final class LANCipher: Sendable {
                     try lock.withLock { _ throws(WireError) in
                         let base = sealed.baseAddress!
                         return youll_gcm_open(
-                            try Self.context(gcmOpen, "AES-GCM"), base, aad.baseAddress, aadLength, base + 12,
+                            try Self.context(contexts.gcmOpen, "AES-GCM"), base, aad.baseAddress, aadLength, base + 12,
                             out.baseAddress, textLength, base + 12 + length)
                     }
                 }
@@ -179,7 +173,7 @@ final class LANCipher: Sendable {
     }
 }
 
-/// The OpenSSL contexts of one key while they are made, and their release
+/// The OpenSSL contexts of one key, nil for the modes its version does not use, and their release
 /// (`EVP_CIPHER_CTX_free` and `youll_hmac_sha256_free` wipe the key schedules and pads).
 private struct Contexts {
     var ecbEncrypt: OpaquePointer?

@@ -5,27 +5,16 @@
 final class LANFrameKey: Sendable {
     let key: AESKey
     let version: LANProtocolVersion
-    /// The contexts, or (in `failure`) why libcrypto could not make them: every frame then
-    /// fails with that.
-    private let made: LANCipher?
-    private let failure: WireError?
+    /// The contexts, or why libcrypto could not make them: every frame then fails with that.
+    private let made: Result<LANCipher, WireError>
 
     init(_ key: AESKey, version: LANProtocolVersion) {
         self.key = key
         self.version = version
-        do throws(WireError) {
-            made = try LANCipher(key, version: version)
-            failure = nil
-        } catch {
-            made = nil
-            failure = error
-        }
+        made = Result { () throws(WireError) in try LANCipher(key, version: version) }
     }
 
-    func cipher() throws(WireError) -> LANCipher {
-        guard let made else { throw failure ?? .invalidKey("libcrypto could not make the LAN ciphers") }
-        return made
-    }
+    func cipher() throws(WireError) -> LANCipher { try made.get() }
 
     /// How this version's 55AA frames are checked.
     func check() throws(WireError) -> LAN55AAFrame.Check {
