@@ -36,10 +36,9 @@ public struct LANFrameReader: Sendable {
     /// when the buffered bytes do not start a frame.
     public var announcedSize: Int? {
         if let whole { return whole.count }
+        // Each format's reading checks its own prefix.
         let pending = buffer[start...]
-        if pending.starts(with: LAN55AAFrame.prefix) { return LAN55AAFrame.announcedSize(pending) }
-        if pending.starts(with: LAN6699Frame.prefix) { return LAN6699Frame.announcedSize(pending) }
-        return nil
+        return LAN55AAFrame.announcedSize(pending) ?? LAN6699Frame.announcedSize(pending)
     }
 
     public mutating func append(_ bytes: [UInt8]) {
@@ -73,9 +72,6 @@ public struct LANFrameReader: Sendable {
         start = 0
     }
 
-    /// The next whole frame, nil when more bytes are needed. Throws after dropping bytes
-    /// that cannot start a frame: garbage before a prefix, a length over `maxFrameSize` or
-    /// under the smallest frame, or a frame whose suffix is wrong.
     /// The read kept whole by `append` (exactly one frame, nothing buffered before it), taken
     /// out; nil when the buffered bytes are anything else, which `next()` then cuts.
     public mutating func takeWholeFrame() -> [UInt8]? {
@@ -83,11 +79,11 @@ public struct LANFrameReader: Sendable {
         return whole
     }
 
+    /// The next whole frame, nil when more bytes are needed. Throws after dropping bytes
+    /// that cannot start a frame: garbage before a prefix, a length over `maxFrameSize` or
+    /// under the smallest frame, or a frame whose suffix is wrong.
     public mutating func next() throws(WireError) -> [UInt8]? {
-        if let frame = whole {
-            whole = nil
-            return frame
-        }
+        if let frame = takeWholeFrame() { return frame }
         switch cut(buffer[start...]) {
         case .needMore:
             return nil
