@@ -9,7 +9,7 @@
 ///
 /// The broadcast key is MD5("yGAdlopoPVldABfn"), the same for every device.
 public enum LANDiscovery {
-    /// The broadcast key's GCM contexts, keyed once for every datagram anyone sends.
+    /// The broadcast key's GCM contexts, keyed once for every datagram sent or received.
     static let broadcastCipher = LANFrameKey(broadcastKey, version: .v3_5)
 
     public static let broadcastKey: AESKey = {
@@ -69,8 +69,8 @@ public enum LANDiscovery {
         case .gcm:
             guard let nonce else { throw .invalidKey("a 3.5 announcement needs a 12-byte nonce") }
             return try LAN6699Frame.encode(
-                sequence: sequence, command: .udpNew, retcode: 0, payload: broadcast.json, key: broadcastKey,
-                nonce: nonce)
+                sequence: sequence, command: .udpNew, retcode: 0, header: nil, payload: broadcast.json,
+                cipher: broadcastCipher.cipher(), nonce: nonce)
         }
     }
 
