@@ -7,13 +7,7 @@ extension JSONParser {
     mutating func forEachMember(
         _ value: (inout JSONParser, JSONKey) throws(WireError) -> Void
     ) throws(WireError) {
-        try enterContainer()
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return
-        }
+        guard try enterContainer(closedBy: UInt8(ascii: "}")) else { return }
         // Plain keys are compared as bytes of the input, kept on the stack; at the first
         // other key, or past `PlainKeys.capacity`, a set of the keys takes over, so that
         // hostile input cannot make the check quadratic.

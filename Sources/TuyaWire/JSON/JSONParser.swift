@@ -48,22 +48,24 @@ struct JSONParser {
         }
     }
 
-    mutating func enterContainer() throws(WireError) {
+    /// Steps into the object or array whose opening bracket is at `index`, within the depth
+    /// limit. Returns false when `closer` follows at once: the empty container is then read
+    /// and left.
+    mutating func enterContainer(closedBy closer: UInt8) throws(WireError) -> Bool {
         depth += 1
         guard depth <= CompactJSON.maxDepth else {
             throw fail("nesting deeper than \(CompactJSON.maxDepth)")
         }
         index += 1
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == closer else { return true }
+        index += 1
+        depth -= 1
+        return false
     }
 
     mutating func parseObject() throws(WireError) -> JSONValue {
-        try enterContainer()
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object([:])
-        }
+        guard try enterContainer(closedBy: UInt8(ascii: "}")) else { return .object([:]) }
         // Room for a Tuya object's members (a few DPs) from the start; larger objects grow.
         // A repeated key is reported once the whole object has been read, so that an error
         // earlier in the text is the one named.
@@ -121,13 +123,7 @@ struct JSONParser {
     /// Reads an array at `index` (its `[`), handing the parser to `element` at each element,
     /// which `element` must consume.
     mutating func forEachElement(_ element: (inout JSONParser) throws(WireError) -> Void) throws(WireError) {
-        try enterContainer()
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return
-        }
+        guard try enterContainer(closedBy: UInt8(ascii: "]")) else { return }
         while true {
             skipWhitespace()
             try element(&self)
