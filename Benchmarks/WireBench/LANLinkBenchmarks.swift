@@ -33,9 +33,9 @@ struct LANLinkBenchmarks {
         if dpWriteOnly {
             for version in [LANProtocolVersion.v3_3, .v3_4, .v3_5] {
                 let name = version.benchName
-                let times = try await dpWrites(version: version, hops: false).0
-                report("\(name).dpwrite.p50", times[times.count / 2])
-                report("\(name).dpwrite.p99", times[times.count * 99 / 100])
+                let figures = try await dpWrites(version: version, hops: false)
+                report("\(name).dpwrite", figures.times)
+                report("\(name).dpwrite.on-link-executor", figures.onExecutor)
             }
             return
         }
@@ -48,13 +48,13 @@ struct LANLinkBenchmarks {
         report("lan.hop.stream-echo.p99", streamEcho[streamEcho.count * 99 / 100])
         for version in [LANProtocolVersion.v3_3, .v3_4, .v3_5] {
             let name = version.benchName
-            let (times, hop, loopHop, peer) = try await dpWrites(version: version)
-            report("\(name).hop.session.p50", hop[hop.count / 2])
-            report("\(name).hop.session.p99", hop[hop.count * 99 / 100])
-            report("\(name).hop.loop-session.p50", loopHop[loopHop.count / 2])
-            report("\(name).hop.loop-session.p99", loopHop[loopHop.count * 99 / 100])
-            report("\(name).dpwrite.p50", times[times.count / 2])
-            report("\(name).dpwrite.p99", times[times.count * 99 / 100])
+            let figures = try await dpWrites(version: version)
+            let (times, peer) = (figures.times, figures.peer)
+            report("\(name).hop.session", figures.hop)
+            report("\(name).hop.loop-session", figures.loopHop)
+            report("\(name).dpwrite", times)
+            report("\(name).dpwrite.on-link-executor", figures.onExecutor)
+            reportRatios("\(name).dpwrite.on-link-executor.p50.vs-tcp-echo", of: figures.onExecutor, to: pinned)
             print(
                 "BENCH \(name).dpwrite.p50.vs-tcp-echo.ratio \(String(format: "%.2f", times[times.count / 2] / floor[floor.count / 2])) x"
             )
@@ -85,12 +85,28 @@ struct LANLinkBenchmarks {
         print("BENCH \(name) \(String(format: "%.1f", microseconds)) us")
     }
 
-    /// Writes that each change the bulb's brightness, confirmed, in microseconds, sorted.
+    /// `<name>.p50` and `<name>.p99` of sorted times.
+    private func report(_ name: String, _ times: [Double]) {
+        report("\(name).p50", times[times.count / 2])
+        report("\(name).p99", times[times.count * 99 / 100])
+    }
+
+    /// The figures of one version: DP writes from a task on the pool (`times`) and from a task
+    /// preferring the link's executor (`onExecutor`), then, once the controller let the bulb
+    /// go, the session round trips without the controller and tinytuya's.
+    struct Figures {
+        var times: [Double]
+        var onExecutor: [Double]
+        var hop: [Double] = []
+        var loopHop: [Double] = []
+        var peer: Peer?
+    }
+
+    /// Writes that each change the bulb's brightness, confirmed, in microseconds, sorted: from
+    /// a task on the pool, then from a task preferring the link's executor (its event loop).
     /// With them, the same round trip without the controller (`LANHops.session`), measured
     /// once the controller has let the bulb go.
-    private func dpWrites(
-        version: LANProtocolVersion, hops: Bool = true
-    ) async throws -> ([Double], [Double], [Double], Peer?) {
+    private func dpWrites(version: LANProtocolVersion, hops: Bool = true) async throws -> Figures {
         var library = ProfileLibrary.load(directories: [URL(fileURLWithPath: profiles)])
         guard var profile = library.profile(id: "rgbcct-bulb-v2") else {
             throw BenchError("the profile rgbcct-bulb-v2 is not in \(profiles)")
@@ -111,35 +127,48 @@ struct LANLinkBenchmarks {
             devId: identity.devId, localKey: identity.localKey, ip: identity.ip, version: version.rawValue,
             profileID: profile.id)
         guard case .paired(let paired) = outcome else { throw BenchError("LAN pairing failed: \(outcome)") }
+        let name = version.benchName
+        let times = try await timedSends(controller, to: paired.id, name: "\(name).dpwrite")
+        guard let executor = await controller.preferredExecutor(for: paired.id) else {
+            throw BenchError("the LAN link of \(paired.id.rawValue) has no executor to prefer")
+        }
+        let onExecutor = try await withTaskExecutorPreference(executor) {
+            try await timedSends(controller, to: paired.id, name: "\(name).dpwrite.on-link-executor")
+        }
+        await controller.stop()
+        var figures = Figures(times: times, onExecutor: onExecutor)
+        do {
+            if hops {
+                figures.hop = try await LANHops.session(identity, samples: samples)
+                figures.loopHop = try await LANHops.loopSession(identity, samples: samples)
+                figures.peer = try await tinytuyaSetValue(identity, profile: profile)
+            }
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        return figures
+    }
+
+    /// `samples` confirmed brightness changes after 50 unmeasured ones, in microseconds, sorted;
+    /// prints the context switches per write as `<name>.context-switches`.
+    private func timedSends(_ controller: TuyaController, to id: DeviceID, name: String) async throws -> [Double] {
         let clock = ContinuousClock()
         var times: [Double] = []
         times.reserveCapacity(samples)
         let switchesBefore = processContextSwitches()
         for index in 0..<(samples + 50) {
             let started = clock.now
-            _ = try await controller.send(.light(LightCommand(brightness: 10 + index % 80)), to: paired.id)
+            _ = try await controller.send(.light(LightCommand(brightness: 10 + index % 80)), to: id)
             let elapsed = started.duration(to: clock.now)
             if index >= 50 {
                 times.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
             }
         }
         let switches = Double(processContextSwitches() - switchesBefore) / Double(samples + 50)
-        let name = version.benchName
-        print("BENCH \(name).dpwrite.context-switches \(String(format: "%.1f", switches)) switches")
-        await controller.stop()
-        let peer: Peer?
-        let hop: [Double]
-        let loopHop: [Double]
-        do {
-            hop = hops ? try await LANHops.session(identity, samples: samples) : []
-            loopHop = hops ? try await LANHops.loopSession(identity, samples: samples) : []
-            peer = hops ? try await tinytuyaSetValue(identity, profile: profile) : nil
-        } catch {
-            await fleet.stop()
-            throw error
-        }
-        await fleet.stop()
-        return (times.sorted(), hop, loopHop, peer)
+        print("BENCH \(name).context-switches \(String(format: "%.1f", switches)) switches")
+        return times.sorted()
     }
 
     /// tinytuya's `set_value` round trips to the same device, once the gateway let it go

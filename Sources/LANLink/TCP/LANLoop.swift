@@ -6,9 +6,11 @@ import NIOPosix
 /// frame out runs there in one go, without a hop through the cooperative pool.
 public struct LANLoop: Sendable {
     let eventLoop: any EventLoop
+    private let jobs: LoopTaskExecutor
 
     init(_ eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
+        jobs = LoopTaskExecutor(eventLoop: eventLoop)
     }
 
     /// The next loop of the process's shared group (links spread over its threads).
@@ -22,8 +24,31 @@ public struct LANLoop: Sendable {
         eventLoop.executor.asUnownedSerialExecutor()
     }
 
+    /// The loop as a task executor. A task preferring it (`withTaskExecutorPreference`) runs
+    /// its nonisolated code, and the default actors it enters, on the loop's thread: a caller
+    /// that sends to a link on this loop writes from there, and the answer read there resumes
+    /// it there, without waking another thread either way. Nothing that blocks may run so.
+    public var taskExecutor: any TaskExecutor { jobs }
+
+    /// Whether the calling thread is the loop's.
+    public var isCurrent: Bool { eventLoop.inEventLoop }
+
     /// Runs `work` on the loop, after what is queued there already.
     public func execute(_ work: @escaping @Sendable () -> Void) {
         eventLoop.execute(work)
+    }
+}
+
+/// Runs a task's jobs on one event loop, in the order enqueued (see `LANLoop.taskExecutor`).
+private final class LoopTaskExecutor: TaskExecutor {
+    let eventLoop: any EventLoop
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -28,6 +28,9 @@ protocol DeviceLinkDriver: Actor {
     /// Runs `work` on the link: by entering the actor (the extension's default, returning once
     /// `work` has run), or by queueing it on the link's executor (`LANDeviceLink`).
     nonisolated func post(_ work: @escaping @Sendable (isolated Self) -> Void) async
+    /// Where a caller's task best runs to send to this link without waking another thread
+    /// (the LAN link's event loop); nil when no executor is better than another.
+    nonisolated var taskExecutor: (any TaskExecutor)? { get }
     /// The device as persisted (key, desired and confirmed values), for a rekey that keeps them.
     func stored() -> StoredDevice?
 }
@@ -79,6 +82,8 @@ extension DeviceLinkDriver {
         await post { link in work(link, answer) }
         return try await answer.value
     }
+
+    nonisolated var taskExecutor: (any TaskExecutor)? { nil }
 
     /// Runs `work` on the link. Default actors are entered by the caller's task (on its
     /// thread when the actor is free); `LANDeviceLink` hands the work to its event loop.

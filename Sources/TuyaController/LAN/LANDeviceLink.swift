@@ -43,6 +43,7 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// The event loop the actor and its connections run on.
     nonisolated let loop: LANLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.unownedExecutor }
+    nonisolated var taskExecutor: (any TaskExecutor)? { loop.taskExecutor }
 
     /// Where the device is and which version it speaks (changes after a DHCP move or a re-probe).
     private(set) var endpoint: LANEndpoint
@@ -117,9 +118,17 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// A command is handed to the event loop, and the caller's task stays where it is.
     /// Entering the actor instead moves the task onto the loop's thread; its answer then
     /// resumed it on the pool, from where it hopped back onto the loop and off again to
-    /// return: two more wake-ups of a thread per command.
+    /// return: two more wake-ups of a thread per command. A caller already on the loop (a
+    /// task preferring `taskExecutor`) runs the work at once, where it is.
     nonisolated func post(_ work: @escaping @Sendable (isolated LANDeviceLink) -> Void) async {
-        loop.execute { self.assumeIsolated(work) }
+        if loop.isCurrent { return runOnLoop(work) }
+        loop.execute { self.runOnLoop(work) }
+    }
+
+    /// On the loop, the actor's executor: `assumeIsolated` checks that, and cannot be called
+    /// from the async `post` itself.
+    private nonisolated func runOnLoop(_ work: @Sendable (isolated LANDeviceLink) -> Void) {
+        assumeIsolated(work)
     }
 
     func transportTick(now: Duration) {

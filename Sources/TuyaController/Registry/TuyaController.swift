@@ -168,6 +168,13 @@ public actor TuyaController: TuyaControllerProtocol {
             command, mapper: route.mapper, failFastWhenOffline: route.failFastWhenOffline)
     }
 
+    /// The executor on which a task sending to this device runs best (see
+    /// `DeviceLinkDriver.taskExecutor`), for `withTaskExecutorPreference` around a caller that
+    /// sends many commands to one device; nil for an unknown device or when none is better.
+    public func preferredExecutor(for id: DeviceID) -> (any TaskExecutor)? {
+        registry.link(id)?.taskExecutor
+    }
+
     private func route(
         to id: DeviceID
     ) throws -> (link: any DeviceLinkDriver, mapper: DataPointMapper, failFastWhenOffline: Bool) {
