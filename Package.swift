@@ -104,7 +104,6 @@ let package = Package(
             dependencies: [
                 "TuyaCore", "CLibCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -120,8 +119,8 @@ let package = Package(
         ),
         // Async MQTT client over libmosquitto: TLS, auth, last will, QoS 1, reconnect with backoff.
         .target(name: "MQTTLink", dependencies: ["CMosquitto", "Timing"], swiftSettings: strict),
-        // OpenSSL's libcrypto, for the LAN session ciphers keyed once per session key
-        // (TuyaWire/Crypto/LANCipher.swift); libmosquitto already loads it.
+        // OpenSSL's libcrypto, for AES and HMAC keyed once per key and kept (TuyaWire/Crypto:
+        // LANCipher.swift, AESContexts.swift); libmosquitto already loads it.
         .systemLibrary(
             name: "CLibCrypto",
             pkgConfig: "libcrypto",
@@ -324,8 +323,10 @@ let package = Package(
             name: "TuyaWireTests",
             dependencies: [
                 "TuyaWire", "TuyaCore", "YoullTestSupport", "DeviceSimulator", "LocalBroker",
-                // The LAN session ciphers are checked against swift-crypto's own calls.
+                // The libcrypto ciphers (LAN sessions, every key's CBC and ECB) are checked
+                // against swift-crypto's own calls.
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMosquitto", "CBluetooth"], swiftSettings: strict),

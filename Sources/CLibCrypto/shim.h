@@ -1,9 +1,10 @@
 #ifndef YOULL_CLIBCRYPTO_SHIM_H
 #define YOULL_CLIBCRYPTO_SHIM_H
 // OpenSSL's libcrypto (Debian: libssl-dev), the library libmosquitto already loads into the
-// gateway. TuyaWire uses it for the LAN session ciphers only: AES contexts and HMAC states
-// keyed once per session key and reused for every frame, which swift-crypto's one-shot API cannot
-// do (it expands the key schedule, and for GCM the GHASH tables, on every call).
+// gateway. TuyaWire uses it for AES contexts and HMAC states keyed once per key and reused
+// for every frame (the LAN session ciphers, and the AES-128 block modes of every other key),
+// which swift-crypto's one-shot API cannot do (it expands the key schedule, and for GCM the
+// GHASH tables, on every call).
 //
 // The helpers below chain the EVP calls of one frame so that Swift makes one call per frame.
 // Each returns 1 on success and 0 on any failure, after clearing OpenSSL's error queue for
@@ -26,6 +27,18 @@
 static inline int youll_ecb(EVP_CIPHER_CTX *ctx, uint8_t *out, const uint8_t *in, int length) {
     int written = 0;
     if (EVP_CipherUpdate(ctx, out, &written, in, length) == 1 && written == length) return 1;
+    ERR_clear_error();
+    return 0;
+}
+
+/// AES-128-CBC over `length` bytes (whole blocks) with a context keyed for one direction
+/// with padding off: the IV is set first, so nothing chains over from the call before.
+/// `out` may be `in`.
+static inline int youll_cbc(EVP_CIPHER_CTX *ctx, const uint8_t *iv, uint8_t *out, const uint8_t *in, int length) {
+    int written = 0;
+    if (EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, -1) == 1
+        && EVP_CipherUpdate(ctx, out, &written, in, length) == 1 && written == length)
+        return 1;
     ERR_clear_error();
     return 0;
 }

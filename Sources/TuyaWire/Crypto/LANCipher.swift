@@ -71,7 +71,7 @@ final class LANCipher: Sendable {
             if removingPKCS7 { throw .badPadding("length 0 is not a positive multiple of 16") }
             return []
         }
-        return try Self.plaintext(count: count) { out throws(WireError) in
+        return try AESContexts.plaintext(count: count) { out throws(WireError) in
             let done = try ciphertext.withUnsafeBufferPointer { input throws(WireError) in
                 try lock.withLock { _ throws(WireError) in
                     youll_ecb(
@@ -129,7 +129,7 @@ final class LANCipher: Sendable {
         }
         let textLength = try Self.int32(length)
         let aadLength = try Self.int32(aad.count)
-        return try Self.plaintext(count: length) { out throws(WireError) in
+        return try AESContexts.plaintext(count: length) { out throws(WireError) in
             let done = try combined.withUnsafeBufferPointer { sealed throws(WireError) in
                 try aad.withUnsafeBufferPointer { aad throws(WireError) in
                     try lock.withLock { _ throws(WireError) in
@@ -143,26 +143,6 @@ final class LANCipher: Sendable {
             guard done == 1 else { throw .authenticationFailed(what: "LAN 6699 AES-GCM tag") }
             return length
         }
-    }
-
-    /// An array of `count` bytes written by `decrypt`, which returns how many of them to
-    /// keep. When `decrypt` throws, whatever it wrote is zeroed before the memory is given
-    /// back: nothing decrypted outlives a refused frame, not even in freed memory.
-    private static func plaintext(
-        count: Int, _ decrypt: (UnsafeMutableBufferPointer<UInt8>) throws(WireError) -> Int
-    ) throws(WireError) -> [UInt8] {
-        var failure: WireError?
-        let plaintext = [UInt8](unsafeUninitializedCapacity: count) { out, initialised in
-            initialised = 0
-            do throws(WireError) {
-                initialised = try decrypt(out)
-            } catch {
-                out.update(repeating: 0)
-                failure = error
-            }
-        }
-        if let failure { throw failure }
-        return plaintext
     }
 
     /// The context for a mode, or an error naming the mode when this key's version does not
@@ -185,8 +165,8 @@ private struct Contexts {
     mutating func make(_ key: [UInt8], version: LANProtocolVersion) throws(WireError) {
         switch version {
         case .v3_1, .v3_2, .v3_3, .v3_4:
-            ecbEncrypt = try Self.cipher(EVP_aes_128_ecb(), key: key, encrypt: true, blocks: true)
-            ecbDecrypt = try Self.cipher(EVP_aes_128_ecb(), key: key, encrypt: false, blocks: true)
+            ecbEncrypt = try makeCipherContext(EVP_aes_128_ecb(), key: key, encrypt: true, blocks: true)
+            ecbDecrypt = try makeCipherContext(EVP_aes_128_ecb(), key: key, encrypt: false, blocks: true)
             if version == .v3_4 {
                 guard let made = youll_hmac_sha256_new(key, key.count) else {
                     throw .invalidKey("libcrypto could not key HMAC-SHA256")
@@ -194,25 +174,9 @@ private struct Contexts {
                 hmac = made
             }
         case .v3_5:
-            gcmSeal = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: true, blocks: false)
-            gcmOpen = try Self.cipher(EVP_aes_128_gcm(), key: key, encrypt: false, blocks: false)
+            gcmSeal = try makeCipherContext(EVP_aes_128_gcm(), key: key, encrypt: true, blocks: false)
+            gcmOpen = try makeCipherContext(EVP_aes_128_gcm(), key: key, encrypt: false, blocks: false)
         }
-    }
-
-    /// A context keyed for one direction. A block mode (`blocks`) gets padding off, so that
-    /// decryption hands back every block at once; GCM has no padding, and setting it would
-    /// be applied again (as a parameter lookup) each time a frame's nonce is set.
-    private static func cipher(
-        _ type: OpaquePointer?, key: [UInt8], encrypt: Bool, blocks: Bool
-    ) throws(WireError) -> OpaquePointer {
-        guard let context = EVP_CIPHER_CTX_new() else { throw .invalidKey("libcrypto could not make a cipher context") }
-        guard EVP_CipherInit_ex(context, type, nil, key, nil, encrypt ? 1 : 0) == 1,
-            !blocks || EVP_CIPHER_CTX_set_padding(context, 0) == 1
-        else {
-            EVP_CIPHER_CTX_free(context)
-            throw .invalidKey("libcrypto could not key AES-128")
-        }
-        return context
     }
 
     func free() {

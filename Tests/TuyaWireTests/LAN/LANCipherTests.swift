@@ -36,7 +36,7 @@ struct LANCipherTests {
         #expect(client.isEstablished)
     }
 
-    @Test("3.4 frames carry the HMAC-SHA256 swift-crypto computes, and their ECB body decrypts with AESCipher")
+    @Test("3.4 frames carry the HMAC-SHA256 swift-crypto computes, and their body decrypts with its AES-ECB")
     func hmacAndECBAgainstSwiftCrypto() throws {
         var (client, device, _) = connectedPair(version: .v3_4)
         let sessionKey = try #require(client.sessionKey)
@@ -47,21 +47,22 @@ struct LANCipherTests {
             let mac = Array(HMAC<SHA256>.authenticationCode(for: pushed[..<checked], using: key))
             #expect(Array(pushed[checked..<(checked + 32)]) == mac, "\(body.count) bytes")
             // prefix, seqno, cmd, length, retcode: 20 bytes; then header ‖ body, ECB
-            let plaintext = try PKCS7.unpad(AESCipher.decryptECB(Array(pushed[20..<checked]), key: sessionKey))
+            let plaintext = try PKCS7.unpad(
+                SwiftCryptoAES.ecbDecrypt(Array(pushed[20..<checked]), key: sessionKey.bytes))
             #expect(Array(plaintext.dropFirst(15)) == body)
             #expect(client.receive(pushed).compactMap(\.message).first?.payload == body)
         }
         #expect(client.isEstablished)
     }
 
-    @Test("3.3 frames encrypt their body as AESCipher's ECB does, frame after frame")
-    func ecbAgainstAESCipher() throws {
+    @Test("3.3 frames encrypt their body as swift-crypto's AES-ECB does, frame after frame")
+    func ecbAgainstSwiftCrypto() throws {
         var client = LANClientSession(version: .v3_3, localKey: aesKey(lanKey))
         for body in Self.bodies where !body.isEmpty {
             let frame = try client.encode(.control, json: body)
             // prefix, seqno, cmd, length: 16 bytes; the clear header (15); ECB; CRC and suffix (8)
             let ciphertext = Array(frame[31..<(frame.count - 8)])
-            #expect(try PKCS7.unpad(AESCipher.decryptECB(ciphertext, key: aesKey(lanKey))) == body)
+            #expect(try PKCS7.unpad(SwiftCryptoAES.ecbDecrypt(ciphertext, key: aesKey(lanKey).bytes)) == body)
         }
     }
 
