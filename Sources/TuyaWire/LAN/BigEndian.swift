@@ -15,9 +15,17 @@ enum BigEndian {
     }
 
     /// The caller has checked that four bytes exist at `offset`.
+    /// Arrays and slices are read as one unaligned load (every frame's prefix, lengths and
+    /// suffix go through here: four checked subscripts cost several times that).
     static func read<C: RandomAccessCollection<UInt8>>(_ bytes: C, at offset: C.Index) -> UInt32
     where C.Index == Int {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+        let loaded = bytes.withContiguousStorageIfAvailable { storage -> UInt32 in
+            let at = offset - bytes.startIndex
+            precondition(at >= 0 && at + 4 <= storage.count, "BigEndian.read past the end")
+            return UInt32(bigEndian: UnsafeRawBufferPointer(storage).loadUnaligned(fromByteOffset: at, as: UInt32.self))
+        }
+        if let loaded { return loaded }
+        return UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
             | UInt32(bytes[offset + 3])
     }
 }
