@@ -36,6 +36,12 @@ struct BLEBenchmarks {
             Self.report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
             print("BENCH ble.dpwrite.packets \(String(format: "%.1f", packets)) packets")
             print("BENCH ble.dpwrite.context-switches \(String(format: "%.1f", switches)) switches")
+            let (onReader, _, _, readerSwitches) = try await dpWrites(serverMTU: 247, onLinkExecutor: true)
+            Self.report("ble.dpwrite.on-link-executor.p50", onReader[onReader.count / 2])
+            Self.report("ble.dpwrite.on-link-executor.p99", onReader[onReader.count * 99 / 100])
+            print(
+                "BENCH ble.dpwrite.on-link-executor.context-switches \(String(format: "%.1f", readerSwitches)) switches"
+            )
             return
         }
         let floor = try rawEcho(samples: options.samples * 5)
@@ -87,6 +93,13 @@ struct BLEBenchmarks {
             "BENCH ble.dpwrite.mtu23.p99.vs-echo.ratio \(String(format: "%.2f", legacy[legacy.count * 99 / 100] / floor[floor.count * 99 / 100])) x"
         )
         reportRatios("ble.dpwrite.p50.vs-echo", of: samples, to: pinned)
+        // The same writes from a task preferring the link's executor (its reader thread): the
+        // cost of the two hops between a caller on the pool and the link is the difference.
+        let (onReader, _, _, readerSwitches) = try await dpWrites(serverMTU: 247, onLinkExecutor: true)
+        Self.report("ble.dpwrite.on-link-executor.p50", onReader[onReader.count / 2])
+        Self.report("ble.dpwrite.on-link-executor.p99", onReader[onReader.count * 99 / 100])
+        print("BENCH ble.dpwrite.on-link-executor.context-switches \(String(format: "%.1f", readerSwitches)) switches")
+        reportRatios("ble.dpwrite.on-link-executor.p50.vs-echo", of: onReader, to: pinned)
         print(
             "BENCH ble.dpwrite.p50.vs-channel-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / channel[channel.count / 2])) x"
         )
@@ -170,7 +183,9 @@ struct BLEBenchmarks {
     /// device's received frames plus the reports it sent), ATT packets per write (written
     /// plus notified) and the process's context switches per write, against a peripheral
     /// offering `serverMTU` (nil: refusing the exchange).
-    private func dpWrites(serverMTU: UInt16?) async throws -> ([Double], Double, Double, Double) {
+    private func dpWrites(
+        serverMTU: UInt16?, onLinkExecutor: Bool = false
+    ) async throws -> ([Double], Double, Double, Double) {
         let library = ProfileLibrary.load(directories: [URL(fileURLWithPath: options.profiles)])
         guard var profile = library.profile(id: "ble-diffuser-dituo") else {
             throw BenchError("profile ble-diffuser-dituo not found in \(options.profiles)")
@@ -199,7 +214,11 @@ struct BLEBenchmarks {
         let warmup = 50
         let before = await peripheral.statistics
         let switchesBefore = processContextSwitches()
-        let times = try await Self.mistModeWrites(controller, to: paired.id, samples: options.samples, warmup: warmup)
+        let executor = onLinkExecutor ? await controller.preferredExecutor(for: paired.id) : nil
+        if onLinkExecutor, executor == nil { throw BenchError("the BLE link of \(paired.id.rawValue) has no executor") }
+        let times = try await withTaskExecutorPreference(executor) {
+            try await Self.mistModeWrites(controller, to: paired.id, samples: options.samples, warmup: warmup)
+        }
         let switches = processContextSwitches() - switchesBefore
         let after = await peripheral.statistics
         let frames =

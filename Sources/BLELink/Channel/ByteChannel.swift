@@ -9,6 +9,13 @@ public protocol ByteChannel: Sendable {
     func receive() async throws -> [UInt8]?
     /// Closes the link. A pending `receive()` returns nil, a pending `send` throws. Idempotent.
     func close() async
+    /// Where a task waiting on this channel best runs (the thread that reads it), for
+    /// `withTaskExecutorPreference`; nil when no executor is better than another.
+    var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension ByteChannel {
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// What an `ImmediateByteChannel` hands its handler: each PDU, then the end once.

@@ -18,9 +18,11 @@ import Foundation
 /// caller's thread while the socket has room; otherwise they queue, in order, and the reader
 /// thread finishes them when `poll` says the socket is writable. The descriptor is closed by the
 /// reader thread once the channel ended: after `close()`, end-of-file, a socket error, or when
-/// the channel is released.
+/// the channel is released. The reader thread is also a task executor (`taskExecutor`), so a task
+/// waiting for this channel's PDUs can run where they are read.
 public final class SocketChannel: ImmediateByteChannel {
     private let core: SocketChannelCore
+    private let jobs: ReaderExecutor
 
     /// Takes ownership of `descriptor`, a connected seqpacket socket, and makes it non-blocking
     /// and close-on-exec. `maximumPDUSize` bounds one received datagram (an ATT PDU is at most
@@ -32,12 +34,15 @@ public final class SocketChannel: ImmediateByteChannel {
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         core = try SocketChannelCore(descriptor: descriptor, maximumPDUSize: max(1, maximumPDUSize))
-        let core = core
+        jobs = ReaderExecutor(core: core)
+        let (core, jobs) = (core, jobs)
         let reader = Thread {
             nameCurrentThread("youll-ble-rx")
-            core.runReader()
+            core.runReader(jobs: jobs)
         }
-        reader.stackSize = 1 << 18
+        // It also runs the jobs of tasks preferring it (a device link's packet handling, a
+        // caller's command): a pool thread's stack size, of which only what is used is resident.
+        reader.stackSize = 1 << 20
         reader.start()
     }
 
@@ -72,4 +77,7 @@ public final class SocketChannel: ImmediateByteChannel {
     public func deliver(to handler: @escaping @Sendable (ByteChannelEvent) -> Void) { core.deliver(to: handler) }
 
     public func enqueue(_ pdu: [UInt8]) throws(ByteChannelError) { try core.enqueue(pdu) }
+
+    /// The reader thread, for tasks that wait on this channel (see `ReaderExecutor`).
+    public var taskExecutor: (any TaskExecutor)? { jobs }
 }

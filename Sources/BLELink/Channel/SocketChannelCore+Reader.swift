@@ -13,40 +13,56 @@ extension SocketChannelCore {
     private struct Step {
         var handler: Handler?
         var handover: [[UInt8]]
+        var jobs: [UnownedJob]
         var read: Bool
         var write: Bool
     }
 
-    func runReader() {
+    /// Runs until the channel ends; `executor` runs the jobs queued for this thread.
+    func runReader(jobs executor: ReaderExecutor) {
         var buffer = [UInt8](repeating: 0, count: maximumPDUSize)
         var descriptors = [
             pollfd(fd: descriptor, events: 0, revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
         ]
         while true {
-            let step = state.withLock { state -> Step? in
+            let taken = state.withLock { state -> Step? in
                 guard state.end == nil else { return nil }
                 state.wakePending = false
                 defer { state.handover.removeAll() }
                 // A send in its system call elsewhere wakes this thread when it returns.
                 return Step(
-                    handler: state.handler, handover: state.handover, read: !state.readPaused,
+                    handler: state.handler, handover: state.handover, jobs: [], read: !state.readPaused,
                     write: !state.sends.isEmpty && !state.transmitting)
             }
-            guard let step else { break }
+            guard var step = taken else { break }
+            let handingOver = step.handler != nil && !step.handover.isEmpty
+            step.jobs = jobs.withLock { jobs in
+                defer { jobs.queued.removeAll() }
+                jobs.wakePending = false
+                // Busy until nothing is left to hand over or run: then it sleeps in `poll`.
+                jobs.readerBusy = handingOver || !jobs.queued.isEmpty
+                return jobs.queued
+            }
             if let handler = step.handler {
                 for pdu in step.handover { handler(.pdu(pdu)) }
             }
+            for job in step.jobs { executor.run(job) }
+            // After work, the socket is only looked at (what the work queued or changed is taken
+            // up at the next turn, before sleeping): jobs that keep queueing jobs never starve it.
+            let worked = handingOver || !step.jobs.isEmpty
             // A negative descriptor is skipped by poll: with reading paused and nothing to send,
             // a hung-up socket must not wake the loop over and over.
             descriptors[0].fd = step.read || step.write ? descriptor : -1
             descriptors[0].events = Int16((step.read ? POLLIN : 0) | (step.write ? POLLOUT : 0))
             descriptors[0].revents = 0
             descriptors[1].revents = 0
-            if poll(&descriptors, 2, -1) < 0 {
+            if poll(&descriptors, 2, worked ? 0 : -1) < 0 {
                 if errno == EINTR { continue }
                 end(.failed(Self.systemError("poll")))
                 break
             }
+            // Jobs queued by what is read now (a task resumed by a PDU) wait for the next turn.
+            jobs.withLock { $0.readerBusy = true }
             if descriptors[1].revents != 0 { drainWakePipe() }
             let events = Int32(descriptors[0].revents)
             if step.write, events & Int32(POLLOUT | POLLERR | POLLHUP) != 0 { flushSends() }
@@ -117,6 +133,12 @@ extension SocketChannelCore {
     /// The channel ended: nothing can wake this thread any more, the descriptor is closed, and a
     /// handler gets what was handed over but not yet delivered, then the end.
     private func finish() {
+        // First: from now on jobs go elsewhere, and nothing writes to the wake pipe for them.
+        let left = jobs.withLock { jobs in
+            defer { jobs.queued.removeAll() }
+            jobs.readerRunning = false
+            return jobs.queued
+        }
         let (handler, handover, end, closeNow) = state.withLock { state -> (Handler?, [[UInt8]], End, Bool) in
             state.readerRunning = false
             // A send still in its system call closes the descriptor when it returns, so the
@@ -130,6 +152,8 @@ extension SocketChannelCore {
         }
         closeWakePipe()
         if closeNow { Glibc.close(descriptor) }
+        // Nothing runs on this thread any more.
+        for job in left { ReaderExecutor.elsewhere(job) }
         guard let handler else { return }
         for pdu in handover { handler(.pdu(pdu)) }
         handler(.end(end.error))

@@ -67,6 +67,7 @@ final class SocketChannelCore: Sendable {
     let wakeRead: Int32
     private let wakeWrite: Int32
     let state: Mutex<State>
+    let jobs = Mutex(Jobs())
 
     init(descriptor: Int32, maximumPDUSize: Int) throws(ByteChannelError) {
         var pipe: [Int32] = [-1, -1]
@@ -80,6 +81,36 @@ final class SocketChannelCore: Sendable {
         wakeRead = pipe[0]
         wakeWrite = pipe[1]
         state = Mutex(State(wakeWrite: pipe[1]))
+    }
+
+    // MARK: jobs
+
+    /// The jobs of tasks preferring the reader thread (`ReaderExecutor`), under a lock of their
+    /// own: a continuation resumed while `state` is held (a PDU for a waiting `receive()`)
+    /// queues its task here.
+    struct Jobs {
+        var queued: [UnownedJob] = []
+        /// The reader thread is between two `poll`s: it takes what is queued before it sleeps,
+        /// so queueing needs no wake-up.
+        var readerBusy = false
+        var readerRunning = true
+        var wakePending = false
+    }
+
+    /// Queues a job for the reader thread; false once that thread has stopped.
+    func queue(_ job: UnownedJob) -> Bool {
+        jobs.withLock { jobs in
+            guard jobs.readerRunning else { return false }
+            jobs.queued.append(job)
+            if !jobs.readerBusy, !jobs.wakePending {
+                // Under the lock: the reader thread closes the pipe only after it stopped
+                // running, which it says under this lock.
+                jobs.wakePending = true
+                var byte: UInt8 = 1
+                _ = Glibc.write(wakeWrite, &byte, 1)
+            }
+            return true
+        }
     }
 
     // MARK: receiving

@@ -12,6 +12,9 @@ public actor GATTClient {
 
     /// The Tuya service once discovered.
     public private(set) var tuyaService: TuyaGATTService?
+    /// Where a task reading `notifications` best runs: the thread the channel's PDUs are read
+    /// on, when the channel has one (`ByteChannel.taskExecutor`).
+    public nonisolated let taskExecutor: (any TaskExecutor)?
 
     private let bearer: ATTBearer
     private let notifyFilter: NotifyFilter
@@ -20,6 +23,7 @@ public actor GATTClient {
     /// A client over an existing bearer. Notifications on other handles are dropped.
     public init(bearer: ATTBearer) {
         self.bearer = bearer
+        taskExecutor = nil
         notifyFilter = NotifyFilter()
         let (stream, sink) = AsyncStream<[UInt8]>.makeStream()
         notifications = stream
@@ -39,6 +43,7 @@ public actor GATTClient {
     ) {
         let (stream, sink) = AsyncStream<[UInt8]>.makeStream()
         let filter = NotifyFilter()
+        taskExecutor = channel.taskExecutor
         notifications = stream
         notificationSink = sink
         notifyFilter = filter

@@ -48,7 +48,9 @@ actor BLEDeviceLink: ProbedDeviceLink {
     var driver: LinkDriverState
 
     let policy: BLEConnectionPolicy
-    private let transport: any TuyaBLETransport
+    private nonisolated let transport: any TuyaBLETransport
+    /// The current connection's reader thread (see `TuyaBLETransport.taskExecutor`).
+    nonisolated var taskExecutor: (any TaskExecutor)? { transport.taskExecutor }
     private let slots: BLEConnectionSlots
     private let unixMilliseconds: @Sendable () -> Int64
     /// Where the device is, for `stored()`; nil for links made without one (tests).
@@ -204,10 +206,14 @@ actor BLEDeviceLink: ProbedDeviceLink {
         if isStopped { await transport.disconnect() }
         perform(session.connected(now: clock.now(), maximumPacketLength: transport.maximumPacketLength))
         reschedule()
-        for await packet in packets {
-            guard !isStopped else { break }
-            perform(session.receive(packet: packet, now: clock.now(), unixMilliseconds: unixMilliseconds()))
-            reschedule()
+        // On the thread that reads the packets, when the transport has one: a packet is handled
+        // (and its acknowledgement written) where it was read, without waking a pool thread.
+        await withTaskExecutorPreference(transport.taskExecutor) {
+            for await packet in packets {
+                guard !isStopped else { break }
+                perform(session.receive(packet: packet, now: clock.now(), unixMilliseconds: unixMilliseconds()))
+                reschedule()
+            }
         }
         linkUp = false
         linkDropped()

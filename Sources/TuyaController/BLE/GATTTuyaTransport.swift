@@ -86,6 +86,10 @@ public final class GATTTuyaTransport: TuyaBLETransport {
         link.withLock { $0.client?.maximumValueLength } ?? Int(ATTBearer.defaultMTU) - 3
     }
 
+    public var taskExecutor: (any TaskExecutor)? {
+        link.withLock { $0.client?.taskExecutor }
+    }
+
     public func packets() -> AsyncStream<[UInt8]> {
         link.withLock { $0.packets }
     }

@@ -23,9 +23,13 @@ public protocol TuyaBLETransport: Sendable {
     /// once `connect()` has agreed on an MTU with the device, else 20. What the device's own
     /// Tuya layer takes may be less: the session learns that from the device (`BLESession`).
     var maximumPacketLength: Int { get }
+    /// Where the task reading `packets()` (and a caller sending many commands) best runs: the
+    /// thread the current link's packets are read on; nil when there is none or no link.
+    var taskExecutor: (any TaskExecutor)? { get }
 }
 
 extension TuyaBLETransport {
     /// A link at BLE's default ATT MTU of 23.
     public var maximumPacketLength: Int { 20 }
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }
