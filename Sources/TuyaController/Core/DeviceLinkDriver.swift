@@ -28,8 +28,9 @@ protocol DeviceLinkDriver: Actor {
     /// Runs `work` on the link: by entering the actor (the extension's default, returning once
     /// `work` has run), or by queueing it on the link's executor (`LANDeviceLink`).
     nonisolated func post(_ work: @escaping @Sendable (isolated Self) -> Void) async
-    /// Where a caller's task best runs to send to this link without waking another thread
-    /// (the LAN link's event loop); nil when no executor is better than another.
+    /// Where a caller's task best runs to send to this link without waking another thread:
+    /// the LAN link's event loop, the BLE link's current connection's reader thread; nil when
+    /// no executor is better than another (MQTT, a BLE link not connected).
     nonisolated var taskExecutor: (any TaskExecutor)? { get }
     /// The device as persisted (key, desired and confirmed values), for a rekey that keeps them.
     func stored() -> StoredDevice?

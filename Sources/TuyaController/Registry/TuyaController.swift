@@ -171,6 +171,8 @@ public actor TuyaController: TuyaControllerProtocol {
     /// The executor on which a task sending to this device runs best (see
     /// `DeviceLinkDriver.taskExecutor`), for `withTaskExecutorPreference` around a caller that
     /// sends many commands to one device; nil for an unknown device or when none is better.
+    /// A BLE link's changes with each connection: one kept past a reconnect still works, as any
+    /// other executor would.
     public func preferredExecutor(for id: DeviceID) -> (any TaskExecutor)? {
         registry.link(id)?.taskExecutor
     }
