@@ -119,8 +119,8 @@ let package = Package(
         ),
         // Async MQTT client over libmosquitto: TLS, auth, last will, QoS 1, reconnect with backoff.
         .target(name: "MQTTLink", dependencies: ["CMosquitto", "Timing"], swiftSettings: strict),
-        // OpenSSL's libcrypto, for AES and HMAC keyed once per key and kept (TuyaWire/Crypto:
-        // LANCipher.swift, AESContexts.swift); libmosquitto already loads it.
+        // OpenSSL's libcrypto, for AES and HMAC keyed once per key and kept, and AES-ECB
+        // (TuyaWire/Crypto: LANCipher.swift, AESContexts.swift); libmosquitto already loads it.
         .systemLibrary(
             name: "CLibCrypto",
             pkgConfig: "libcrypto",
@@ -323,7 +323,7 @@ let package = Package(
             name: "TuyaWireTests",
             dependencies: [
                 "TuyaWire", "TuyaCore", "YoullTestSupport", "DeviceSimulator", "LocalBroker",
-                // The libcrypto ciphers (LAN sessions, every key's CBC and ECB) are checked
+                // The libcrypto ciphers (LAN sessions, AES-CBC and AES-ECB) are checked
                 // against swift-crypto's own calls.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -2,9 +2,9 @@
 #define YOULL_CLIBCRYPTO_SHIM_H
 // OpenSSL's libcrypto (Debian: libssl-dev), the library libmosquitto already loads into the
 // gateway. TuyaWire uses it for AES contexts and HMAC states keyed once per key and reused
-// for every frame (the LAN session ciphers, and the AES-128 block modes of every other key),
-// which swift-crypto's one-shot API cannot do (it expands the key schedule, and for GCM the
-// GHASH tables, on every call).
+// for every frame (the LAN session ciphers, and AES-CBC under a BLE session key), which
+// swift-crypto's one-shot API cannot do (it expands the key schedule, and for GCM the GHASH
+// tables, on every call); and for AES-ECB keyed per call.
 //
 // The helpers below chain the EVP calls of one frame so that Swift makes one call per frame.
 // Each returns 1 on success and 0 on any failure, after clearing OpenSSL's error queue for

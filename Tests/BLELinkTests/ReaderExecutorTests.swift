@@ -4,18 +4,21 @@ import Testing
 import YoullTestSupport
 
 /// A `SocketChannel`'s reader thread as a task executor (`taskExecutor`): what runs there,
-/// what resumes there, and that a task preferring it never waits for a thread that is gone.
-@Suite("A socket channel's reader thread as a task executor")
+/// what resumes there, and that a task preferring it never waits for a thread that is gone. A
+/// lost job is a task that never resumes: the time limit turns that hang into a failure.
+@Suite("A socket channel's reader thread as a task executor", .timeLimit(.minutes(1)))
 struct ReaderExecutorTests {
     @Test("a task preferring it runs on the reader thread, and the PDU it waits for resumes it there")
     func runsAndResumesOnTheReader() async throws {
         let (a, b) = try SocketChannel.pair()
         let executor = try #require(a.taskExecutor)
-        let (before, received, after) = try await withTaskExecutorPreference(executor) {
-            let before = currentThreadName()
-            try await b.send([0x2A])
-            let received = try await a.receive()
-            return (before, received, currentThreadName())
+        let (before, received, after) = try await withDeadline(10, "a PDU received on the reader thread") {
+            try await withTaskExecutorPreference(executor) {
+                let before = currentThreadName()
+                try await b.send([0x2A])
+                let received = try await a.receive()
+                return (before, received, currentThreadName())
+            }
         }
         #expect(before == "youll-ble-rx")
         #expect(received == [0x2A])
@@ -32,13 +35,14 @@ struct ReaderExecutorTests {
         await b.close()
         // The reader thread stops soon after the close; until then it runs the jobs itself.
         let name = try await withDeadline(10, "a job off the stopped reader thread") {
-            while true {
+            while !Task.isCancelled {
                 let name = await withTaskExecutorPreference(executor) {
                     await Task.yield()
                     return currentThreadName()
                 }
                 if name != "youll-ble-rx" { return name }
             }
+            return "cancelled"
         }
         #expect(name != "youll-ble-rx")
     }
@@ -60,6 +64,40 @@ struct ReaderExecutorTests {
         }
         spinner.cancel()
         await a.close()
+        await b.close()
+    }
+
+    @Test("with no traffic at all, jobs that queue jobs all run: the thread never sleeps with one queued")
+    func jobsQueuedByJobsRun() async throws {
+        let (a, b) = try SocketChannel.pair()
+        let executor = try #require(a.taskExecutor)
+        let turns = try await withDeadline(10, "10,000 yields on the reader thread") {
+            await Task(executorPreference: executor) {
+                var turns = 0
+                for _ in 0..<10_000 where !Task.isCancelled {
+                    await Task.yield()
+                    turns += 1
+                }
+                return turns
+            }.value
+        }
+        #expect(turns == 10_000)
+        await a.close()
+        await b.close()
+    }
+
+    @Test("a task waiting on the reader thread for a PDU when the channel closes is resumed with the end")
+    func waitingTaskResumedAtTheEnd() async throws {
+        let (a, b) = try SocketChannel.pair()
+        let executor = try #require(a.taskExecutor)
+        let waiting = Task(executorPreference: executor) { try await a.receive() }
+        // Most often it is waiting by now; either way the answer is the end.
+        for _ in 0..<10 { await Task.yield() }
+        await a.close()
+        let received = try await withDeadline(10, "the waiting receive() resumed by the close") {
+            try await waiting.value
+        }
+        #expect(received == nil)
         await b.close()
     }
 }

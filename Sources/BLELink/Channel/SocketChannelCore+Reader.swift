@@ -71,9 +71,14 @@ extension SocketChannelCore {
         finish()
     }
 
-    /// Reads every datagram that is ready and hands each on; stops early when reading pauses.
+    /// At most this many PDUs are read per turn: then the jobs queued for this thread (the
+    /// device link handling them) run before the next are read.
+    static let batch = 32
+
+    /// Reads the datagrams that are ready (at most `batch`) and hands each on; stops early when
+    /// reading pauses.
     private func readAvailable(into buffer: inout [UInt8]) {
-        while true {
+        for _ in 0..<Self.batch {
             switch receiveOne(into: &buffer) {
             case .wouldBlock:
                 return

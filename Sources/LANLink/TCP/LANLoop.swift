@@ -27,7 +27,8 @@ public struct LANLoop: Sendable {
     /// The loop as a task executor. A task preferring it (`withTaskExecutorPreference`) runs
     /// its nonisolated code, and the default actors it enters, on the loop's thread: a caller
     /// that sends to a link on this loop writes from there, and the answer read there resumes
-    /// it there, without waking another thread either way. Nothing that blocks may run so.
+    /// it there, without waking another thread either way. Nothing that blocks may run so, and
+    /// a default actor entered from such a task runs here too, with what other tasks queued on it.
     public var taskExecutor: any TaskExecutor { jobs }
 
     /// Whether the calling thread is the loop's.

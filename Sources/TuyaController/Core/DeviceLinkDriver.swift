@@ -26,7 +26,8 @@ protocol DeviceLinkDriver: Actor {
     /// Drops the link; waiting commands fail with `stopped`.
     func stop() async
     /// Runs `work` on the link: by entering the actor (the extension's default, returning once
-    /// `work` has run), or by queueing it on the link's executor (`LANDeviceLink`).
+    /// `work` has run), or by queueing it on the link's executor (`LANDeviceLink`; at once when
+    /// the caller is already on it).
     nonisolated func post(_ work: @escaping @Sendable (isolated Self) -> Void) async
     /// Where a caller's task best runs to send to this link without waking another thread:
     /// the LAN link's event loop, the BLE link's current connection's reader thread; nil when

@@ -156,7 +156,7 @@ public actor TuyaController: TuyaControllerProtocol {
     /// frame and returns the state the device confirms.
     ///
     /// Only the lookup runs on the controller's actor; the rest, and the wait for the device's
-    /// answer, on the shared pool: not on the controller, which it would otherwise have to hop
+    /// answer, on the shared pool (or the executor the caller prefers): not on the controller, which it would otherwise have to hop
     /// back onto (a wake-up of the pool per command) just to return, nor on a caller's actor
     /// (the bridge's, busy with every message, delayed each hop back under load). A caller
     /// that awaits each command has them applied in its order; commands sent concurrently
@@ -173,6 +173,12 @@ public actor TuyaController: TuyaControllerProtocol {
     /// sends many commands to one device; nil for an unknown device or when none is better.
     /// A BLE link's changes with each connection: one kept past a reconnect still works, as any
     /// other executor would.
+    ///
+    /// Everything such a task does runs on that thread, and so do the default actors it enters
+    /// (this controller's, for the lookup in `send`): Swift's runtime then runs what other
+    /// tasks queued on such an actor there too, and lets them go on there until they suspend.
+    /// Use it around a loop of commands to one device, not around work that may block or take
+    /// long: the thread also reads the device's connection (and, for LAN, other devices').
     public func preferredExecutor(for id: DeviceID) -> (any TaskExecutor)? {
         registry.link(id)?.taskExecutor
     }

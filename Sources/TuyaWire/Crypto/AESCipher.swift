@@ -1,6 +1,7 @@
 import Crypto
 
-/// AES-128 in the two modes Tuya uses, on the key's kept libcrypto contexts (`AESContexts`).
+/// AES-128 in the two modes Tuya uses, through libcrypto (`AESContexts`: CBC on contexts kept
+/// per key, ECB keyed for each call).
 /// Neither pads: callers pad first (PKCS#7 for MQTT/LAN, zeros for BLE).
 public enum AESCipher {
     /// AES-128-ECB over whole 16-byte blocks (Tuya MQTT "2.2", LAN discovery and handshakes).

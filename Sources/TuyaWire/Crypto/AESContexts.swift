@@ -114,7 +114,10 @@ final class AESContexts: Sendable {
 func makeCipherContext(
     _ type: OpaquePointer?, key: [UInt8], encrypt: Bool, blocks: Bool
 ) throws(WireError) -> OpaquePointer {
-    guard let context = EVP_CIPHER_CTX_new() else { throw .invalidKey("libcrypto could not make a cipher context") }
+    guard let context = EVP_CIPHER_CTX_new() else {
+        ERR_clear_error()
+        throw .invalidKey("libcrypto could not make a cipher context")
+    }
     guard EVP_CipherInit_ex(context, type, nil, key, nil, encrypt ? 1 : 0) == 1,
         !blocks || EVP_CIPHER_CTX_set_padding(context, 0) == 1
     else {

@@ -7,7 +7,8 @@ import Crypto
 public struct AESKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public let bytes: [UInt8]
     let symmetric: SymmetricKey
-    /// Its CBC and ECB contexts, made on first use and shared by the key's copies.
+    /// Its libcrypto contexts: CBC's made on first use and kept, shared by the key's copies;
+    /// ECB's made for each call (see `AESContexts`).
     let contexts: AESContexts
 
     public init(bytes: [UInt8]) throws(WireError) {

@@ -3,10 +3,10 @@ import Testing
 import TuyaWire
 import YoullTestSupport
 
-/// Every key keeps its CBC and ECB contexts (libcrypto) for all its calls: what comes out must
-/// be what swift-crypto computes with a fresh key each time, whatever was done with the key
-/// before, from however many tasks at once.
-@Suite("AES-128 CBC and ECB on a key's kept contexts")
+/// Every key keeps its CBC contexts (libcrypto) for all its calls, and keys ECB for each: what
+/// comes out must be what swift-crypto computes with a fresh key each time, whatever was done
+/// with the key before, from however many tasks at once.
+@Suite("AES-128 CBC on a key's kept contexts, and ECB")
 struct AESContextsTests {
     @Test("CBC matches NIST SP 800-38A F.2.1 and F.2.2")
     func cbcKnownAnswer() throws {
