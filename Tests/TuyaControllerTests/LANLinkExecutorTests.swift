@@ -1,6 +1,5 @@
 import DeviceSimulator
 import LANLink
-import LocalBroker
 import Testing
 import TuyaCore
 import TuyaWire
@@ -22,11 +21,7 @@ struct LANLinkExecutorTests {
         var profile = try #require(library.profile(id: "rgbcct-bulb-v2"))
         profile.frameGapMilliseconds = 0
         library = ProfileLibrary(profiles: library.all.filter { $0.id != profile.id } + [profile])
-        let options = LANSimulatorOptions(
-            lights: 1, diffusers: 0, versions: [version], baseAddress: LANTestAddress.unique(),
-            discoveryPort: try LocalBroker.freeLoopbackPort(),
-            plaintextDiscoveryPort: try LocalBroker.freeLoopbackPort(), broadcastInterval: nil,
-            seed: UInt64.random(in: 1...1_000_000))
+        let options = try LANSimulatorOptions.oneLight(version)
         let fleet = try LANSimulatorFleet(options: options, library: library)
         try await fleet.start()
         let controller = TuyaController(

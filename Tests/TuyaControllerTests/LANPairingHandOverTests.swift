@@ -1,6 +1,5 @@
 import DeviceSimulator
 import LANLink
-import LocalBroker
 import Synchronization
 import Testing
 import TuyaCore
@@ -20,11 +19,7 @@ struct LANPairingHandOverTests {
         "a command sent the moment pairing returns is confirmed, and the device never refuses the link's connection",
         arguments: [LANProtocolVersion.v3_3, .v3_4, .v3_5])
     func commandRightAfterPairing(version: LANProtocolVersion) async throws {
-        let options = LANSimulatorOptions(
-            lights: 1, diffusers: 0, versions: [version], baseAddress: LANTestAddress.unique(),
-            discoveryPort: try LocalBroker.freeLoopbackPort(),
-            plaintextDiscoveryPort: try LocalBroker.freeLoopbackPort(), broadcastInterval: nil,
-            seed: UInt64.random(in: 1...1_000_000))
+        let options = try LANSimulatorOptions.oneLight(version)
         let fleet = try LANSimulatorFleet(options: options, library: Repository.shippedProfiles)
         try await fleet.start()
         let lamp = try #require(fleet.identities.first)

@@ -1,7 +1,6 @@
 import DeviceSimulator
 import Foundation
 import LANLink
-import LocalBroker
 import Synchronization
 import Testing
 import Timing
@@ -164,11 +163,7 @@ struct LANRoguePeerTests {
         arguments: Hostile.allCases)
     func hostilePeer(_ hostile: Hostile) async throws {
         let address = LANTestAddress.unique()
-        let options = LANSimulatorOptions(
-            lights: 1, diffusers: 0, versions: [hostile.version], baseAddress: address,
-            discoveryPort: try LocalBroker.freeLoopbackPort(),
-            plaintextDiscoveryPort: try LocalBroker.freeLoopbackPort(),
-            broadcastInterval: nil, seed: UInt64.random(in: 1...1_000_000))
+        let options = try LANSimulatorOptions.oneLight(hostile.version, at: address)
         let fleet = try LANSimulatorFleet(options: options, library: Repository.shippedProfiles)
         let identity = try #require(fleet.identities.first)
         #expect(identity.ip == address)
