@@ -48,7 +48,8 @@ extension DataPointMapper {
         guard let brightness = command.brightness, (0...100).contains(brightness), command.colorTemperature == nil,
             command.scene == nil, profile.dataPoint(for: .colour) != nil
         else { return command }
-        let shown = command.colour ?? (lightState(from: current).mode == "colour" ? reportedColour(in: current) : nil)
+        // The mode alone, as `lightState(from:)` reads it, not the whole state.
+        let shown = command.colour ?? (label(.workMode, in: current) == "colour" ? reportedColour(in: current) : nil)
         guard var colour = shown else { return command }
         // A colour at value 0 is black, which bulbs refuse or show as off: 1 % is the floor.
         colour.value = max(1, brightness)
@@ -119,7 +120,7 @@ extension DataPointMapper {
     }
 
     private func requireType(
-        _ spec: DataPointSpec, _ types: Set<DataPointType>, capability: Capability
+        _ spec: DataPointSpec, _ types: [DataPointType], capability: Capability
     ) throws(MappingError) {
         guard types.contains(spec.type) else {
             let expected = types.map(\.name).sorted().joined(separator: " or ")
