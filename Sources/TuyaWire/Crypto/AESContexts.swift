@@ -20,7 +20,7 @@ final class AESContexts: Sendable {
         fileprivate var type: OpaquePointer? {
             switch self {
             case .cbcEncrypt, .cbcDecrypt: EVP_aes_128_cbc()
-            case .ecbEncrypt, .ecbDecrypt: EVP_aes_128_ecb()
+            case .ecbEncrypt, .ecbDecrypt: OpaquePointer(bitPattern: fetchedECB) ?? EVP_aes_128_ecb()
             }
         }
 
@@ -127,3 +127,13 @@ func makeCipherContext(
     }
     return context
 }
+
+/// AES-128-ECB fetched from libcrypto's providers once for the process (never freed), as an
+/// address (a plain number is Sendable; 0 if the fetch failed, and then the implicit fetch of
+/// `EVP_aes_128_ecb()` is used). ECB is keyed for each call (`AESContexts`), and keying from
+/// `EVP_aes_128_ecb()` fetches the cipher again every time: 334 against 148 ns a call.
+private let fetchedECB: UInt = {
+    let cipher = EVP_CIPHER_fetch(nil, "AES-128-ECB", nil)
+    if cipher == nil { ERR_clear_error() }
+    return UInt(bitPattern: cipher)
+}()
