@@ -120,7 +120,7 @@ let package = Package(
         // Async MQTT client over libmosquitto: TLS, auth, last will, QoS 1, reconnect with backoff.
         .target(name: "MQTTLink", dependencies: ["CMosquitto", "Timing"], swiftSettings: strict),
         // OpenSSL's libcrypto, for AES and HMAC keyed once per key and kept, and AES-ECB
-        // (TuyaWire/Crypto: LANCipher.swift, AESContexts.swift); libmosquitto already loads it.
+        // (TuyaWire/Crypto: LANCipher.swift, CBCContexts.swift); libmosquitto already loads it.
         .systemLibrary(
             name: "CLibCrypto",
             pkgConfig: "libcrypto",

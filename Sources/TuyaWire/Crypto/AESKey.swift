@@ -7,15 +7,14 @@ import Crypto
 public struct AESKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public let bytes: [UInt8]
     let symmetric: SymmetricKey
-    /// Its libcrypto contexts: CBC's made on first use and kept, shared by the key's copies;
-    /// ECB's made for each call (see `AESContexts`).
-    let contexts: AESContexts
+    /// Its AES-CBC contexts, made on first use and shared by the key's copies.
+    let cbc: CBCContexts
 
     public init(bytes: [UInt8]) throws(WireError) {
         guard bytes.count == 16 else { throw .invalidKey("AES-128 key must be 16 bytes, got \(bytes.count)") }
         self.bytes = bytes
         symmetric = SymmetricKey(data: bytes)
-        contexts = AESContexts(key: bytes)
+        cbc = CBCContexts()
     }
 
     /// A Tuya local key as typed: 16 ASCII characters, used as the raw key bytes.

@@ -36,14 +36,6 @@ final class LANCipher: Sendable {
         contexts = made
     }
 
-    /// A length libcrypto takes as an `int`; frames are far smaller (`LANFrame.defaultMaxSize`).
-    private static func int32(_ count: Int) throws(WireError) -> Int32 {
-        guard let value = Int32(exactly: count) else {
-            throw .lengthOutOfRange(field: "LAN cipher input", value: count, limit: Int(Int32.max))
-        }
-        return value
-    }
-
     deinit {
         contexts.free()
     }
@@ -55,7 +47,9 @@ final class LANCipher: Sendable {
         }
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         let done = try lock.withLock { _ throws(WireError) in
-            youll_ecb(try Self.context(contexts.ecbEncrypt, "AES-ECB"), base, base, try Self.int32(buffer.count))
+            youll_ecb(
+                try Self.context(contexts.ecbEncrypt, "AES-ECB"), base, base,
+                try LibCrypto.length(buffer.count, of: "LAN cipher input"))
         }
         guard done == 1 else { throw .malformed("AES-ECB encryption failed") }
     }
@@ -71,12 +65,12 @@ final class LANCipher: Sendable {
             if removingPKCS7 { throw .badPadding("length 0 is not a positive multiple of 16") }
             return []
         }
-        return try AESContexts.plaintext(count: count) { out throws(WireError) in
+        return try LibCrypto.plaintext(count: count) { out throws(WireError) in
             let done = try ciphertext.withUnsafeBufferPointer { input throws(WireError) in
                 try lock.withLock { _ throws(WireError) in
                     youll_ecb(
                         try Self.context(contexts.ecbDecrypt, "AES-ECB"), out.baseAddress, input.baseAddress,
-                        try Self.int32(count))
+                        try LibCrypto.length(count, of: "LAN cipher input"))
                 }
             }
             guard done == 1 else { throw .malformed("AES-ECB decryption failed") }
@@ -104,8 +98,8 @@ final class LANCipher: Sendable {
         guard start >= 0, start <= frame.count, aad.lowerBound >= 0, aad.upperBound <= start else {
             throw .malformed("AES-GCM sealing from byte \(start), authenticating \(aad), of \(frame.count) bytes")
         }
-        let length = try Self.int32(frame.count - start)
-        let aadLength = try Self.int32(aad.count)
+        let length = try LibCrypto.length(frame.count - start, of: "LAN cipher input")
+        let aadLength = try LibCrypto.length(aad.count, of: "LAN cipher input")
         frame.append(contentsOf: repeatElement(0, count: 16))
         let done = try frame.withUnsafeMutableBufferPointer { all throws(WireError) in
             try lock.withLock { _ throws(WireError) in
@@ -127,9 +121,9 @@ final class LANCipher: Sendable {
         guard length >= 0 else {
             throw .truncated(what: "AES-GCM nonce and tag", needed: 28, available: combined.count)
         }
-        let textLength = try Self.int32(length)
-        let aadLength = try Self.int32(aad.count)
-        return try AESContexts.plaintext(count: length) { out throws(WireError) in
+        let textLength = try LibCrypto.length(length, of: "LAN cipher input")
+        let aadLength = try LibCrypto.length(aad.count, of: "LAN cipher input")
+        return try LibCrypto.plaintext(count: length) { out throws(WireError) in
             let done = try combined.withUnsafeBufferPointer { sealed throws(WireError) in
                 try aad.withUnsafeBufferPointer { aad throws(WireError) in
                     try lock.withLock { _ throws(WireError) in
@@ -165,8 +159,8 @@ private struct Contexts {
     mutating func make(_ key: [UInt8], version: LANProtocolVersion) throws(WireError) {
         switch version {
         case .v3_1, .v3_2, .v3_3, .v3_4:
-            ecbEncrypt = try makeCipherContext(EVP_aes_128_ecb(), key: key, encrypt: true, blocks: true)
-            ecbDecrypt = try makeCipherContext(EVP_aes_128_ecb(), key: key, encrypt: false, blocks: true)
+            ecbEncrypt = try LibCrypto.cipherContext(LibCrypto.aes128ECB, key: key, encrypt: true, blocks: true)
+            ecbDecrypt = try LibCrypto.cipherContext(LibCrypto.aes128ECB, key: key, encrypt: false, blocks: true)
             if version == .v3_4 {
                 guard let made = youll_hmac_sha256_new(key, key.count) else {
                     throw .invalidKey("libcrypto could not key HMAC-SHA256")
@@ -174,8 +168,8 @@ private struct Contexts {
                 hmac = made
             }
         case .v3_5:
-            gcmSeal = try makeCipherContext(EVP_aes_128_gcm(), key: key, encrypt: true, blocks: false)
-            gcmOpen = try makeCipherContext(EVP_aes_128_gcm(), key: key, encrypt: false, blocks: false)
+            gcmSeal = try LibCrypto.cipherContext(EVP_aes_128_gcm(), key: key, encrypt: true, blocks: false)
+            gcmOpen = try LibCrypto.cipherContext(EVP_aes_128_gcm(), key: key, encrypt: false, blocks: false)
         }
     }
 
