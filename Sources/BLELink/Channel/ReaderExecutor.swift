@@ -7,8 +7,9 @@
 /// A default actor entered from such a task runs on the reader thread too, with the jobs other
 /// tasks queued on it (Swift's runtime drains an actor where it is scheduled, and lets a task
 /// that leaves it go on there until it suspends): a device link's own work, which never blocks,
-/// and callers' brief steps until their next wait. Reads wait meanwhile; `readAvailable` hands
-/// at most `SocketChannelCore.batch` PDUs on per turn, so the jobs get their turn between a flooding peer's PDUs.
+/// and callers' brief steps until their next wait. Reads wait meanwhile; the thread hands at
+/// most `SocketChannelCore.batch` PDUs on per turn, so the jobs get their turn between a
+/// flooding peer's PDUs.
 ///
 /// The executor outlives the channel: once the reader thread has stopped, jobs go to the
 /// global concurrent executor, so a task still preferring a closed connection's executor runs

@@ -22,7 +22,7 @@ import Foundation
 /// waiting for this channel's PDUs can run where they are read.
 public final class SocketChannel: ImmediateByteChannel {
     private let core: SocketChannelCore
-    private let jobs: ReaderExecutor
+    private let executor: ReaderExecutor
 
     /// Takes ownership of `descriptor`, a connected seqpacket socket, and makes it non-blocking
     /// and close-on-exec. `maximumPDUSize` bounds one received datagram (an ATT PDU is at most
@@ -34,11 +34,11 @@ public final class SocketChannel: ImmediateByteChannel {
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         core = try SocketChannelCore(descriptor: descriptor, maximumPDUSize: max(1, maximumPDUSize))
-        jobs = ReaderExecutor(core: core)
-        let (core, jobs) = (core, jobs)
+        executor = ReaderExecutor(core: core)
+        let (core, executor) = (core, executor)
         let reader = Thread {
             nameCurrentThread("youll-ble-rx")
-            core.runReader(jobs: jobs)
+            core.runReader(executor: executor)
         }
         // It also runs the jobs of tasks preferring it (a device link's packet handling, a
         // caller's command): a pool thread's stack size, of which only what is used is resident.
@@ -79,5 +79,5 @@ public final class SocketChannel: ImmediateByteChannel {
     public func enqueue(_ pdu: [UInt8]) throws(ByteChannelError) { try core.enqueue(pdu) }
 
     /// The reader thread, for tasks that wait on this channel (see `ReaderExecutor`).
-    public var taskExecutor: (any TaskExecutor)? { jobs }
+    public var taskExecutor: (any TaskExecutor)? { executor }
 }

@@ -13,30 +13,29 @@ extension SocketChannelCore {
     private struct Step {
         var handler: Handler?
         var handover: [[UInt8]]
-        var jobs: [UnownedJob]
         var read: Bool
         var write: Bool
     }
 
     /// Runs until the channel ends; `executor` runs the jobs queued for this thread.
-    func runReader(jobs executor: ReaderExecutor) {
+    func runReader(executor: ReaderExecutor) {
         var buffer = [UInt8](repeating: 0, count: maximumPDUSize)
         var descriptors = [
             pollfd(fd: descriptor, events: 0, revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
         ]
         while true {
-            let taken = state.withLock { state -> Step? in
+            let step = state.withLock { state -> Step? in
                 guard state.end == nil else { return nil }
                 state.wakePending = false
                 defer { state.handover.removeAll() }
                 // A send in its system call elsewhere wakes this thread when it returns.
                 return Step(
-                    handler: state.handler, handover: state.handover, jobs: [], read: !state.readPaused,
+                    handler: state.handler, handover: state.handover, read: !state.readPaused,
                     write: !state.sends.isEmpty && !state.transmitting)
             }
-            guard var step = taken else { break }
+            guard let step else { break }
             let handingOver = step.handler != nil && !step.handover.isEmpty
-            step.jobs = jobs.withLock { jobs in
+            let queued = jobs.withLock { jobs in
                 defer { jobs.queued.removeAll() }
                 jobs.wakePending = false
                 // Busy until nothing is left to hand over or run: then it sleeps in `poll`.
@@ -46,10 +45,10 @@ extension SocketChannelCore {
             if let handler = step.handler {
                 for pdu in step.handover { handler(.pdu(pdu)) }
             }
-            for job in step.jobs { executor.run(job) }
+            for job in queued { executor.run(job) }
             // After work, the socket is only looked at (what the work queued or changed is taken
             // up at the next turn, before sleeping): jobs that keep queueing jobs never starve it.
-            let worked = handingOver || !step.jobs.isEmpty
+            let worked = handingOver || !queued.isEmpty
             // A negative descriptor is skipped by poll: with reading paused and nothing to send,
             // a hung-up socket must not wake the loop over and over.
             descriptors[0].fd = step.read || step.write ? descriptor : -1

@@ -81,7 +81,6 @@ extension DataPointMapper {
 
     /// Enum labels as JSON carries them, string-typed enums, and the BLE index form
     /// (protocol/TUYA.md §1.8) should a transport hand one over unconverted.
-    /// The label a mode-like DP reports (an enum label, a string, or an enum's index).
     func label(_ capability: Capability, in values: DataPoints) -> String? {
         switch reported(capability, in: values) {
         case (_, .enumeration(let label))?, (_, .string(let label))?: label
