@@ -159,9 +159,8 @@ public actor TuyaController: TuyaControllerProtocol {
     /// answer, on the shared pool (or the executor the caller prefers): not on the controller,
     /// which it would otherwise have to hop back onto (a wake-up of the pool per command) just
     /// to return, nor on a caller's actor (the bridge's, busy with every message, delayed each
-    /// hop back under load). A caller
-    /// that awaits each command has them applied in its order; commands sent concurrently
-    /// reach the device's link in whichever order they arrive.
+    /// hop back under load). A caller that awaits each command has them applied in its order;
+    /// commands sent concurrently reach the device's link in whichever order they arrive.
     @discardableResult
     public nonisolated func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
         let route = try await route(to: id)
