@@ -31,17 +31,12 @@ struct BLEBenchmarks {
 
     func run() async throws {
         if options.dpWriteOnly {
-            let (samples, _, packets, switches) = try await dpWrites(serverMTU: 247)
-            Self.report("ble.dpwrite.p50", samples[samples.count / 2])
-            Self.report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
-            print("BENCH ble.dpwrite.packets \(String(format: "%.1f", packets)) packets")
-            print("BENCH ble.dpwrite.context-switches \(String(format: "%.1f", switches)) switches")
-            let (onReader, _, _, readerSwitches) = try await dpWrites(serverMTU: 247, onLinkExecutor: true)
-            Self.report("ble.dpwrite.on-link-executor.p50", onReader[onReader.count / 2])
-            Self.report("ble.dpwrite.on-link-executor.p99", onReader[onReader.count * 99 / 100])
-            print(
-                "BENCH ble.dpwrite.on-link-executor.context-switches \(String(format: "%.1f", readerSwitches)) switches"
-            )
+            let (pool, onReader) = try await dpWrites(serverMTU: 247, alsoOnLinkExecutor: true)
+            Self.report("ble.dpwrite.p50", pool.times[pool.times.count / 2])
+            Self.report("ble.dpwrite.p99", pool.times[pool.times.count * 99 / 100])
+            print("BENCH ble.dpwrite.packets \(String(format: "%.1f", pool.packets)) packets")
+            print("BENCH ble.dpwrite.context-switches \(String(format: "%.1f", pool.switches)) switches")
+            if let onReader { Self.reportOnLinkExecutor(onReader) }
             return
         }
         let floor = try rawEcho(samples: options.samples * 5)
@@ -68,13 +63,15 @@ struct BLEBenchmarks {
 
         // A device on older firmware first: it refuses the ATT MTU exchange, so every Tuya frame
         // crosses in 20-byte packets (what every DP write took before the gateway offered 247).
-        let (legacy, legacyFrames, legacyPackets, _) = try await dpWrites(serverMTU: nil)
+        let legacyWrites = try await dpWrites(serverMTU: nil).pool
+        let (legacy, legacyFrames, legacyPackets) = (legacyWrites.times, legacyWrites.frames, legacyWrites.packets)
         Self.report("ble.dpwrite.mtu23.p50", legacy[legacy.count / 2])
         Self.report("ble.dpwrite.mtu23.p99", legacy[legacy.count * 99 / 100])
         print("BENCH ble.dpwrite.mtu23.frames \(String(format: "%.1f", legacyFrames)) frames")
         print("BENCH ble.dpwrite.mtu23.packets \(String(format: "%.1f", legacyPackets)) packets")
 
-        let (samples, frames, packets, switches) = try await dpWrites(serverMTU: 247)
+        let (pool, onReader) = try await dpWrites(serverMTU: 247, alsoOnLinkExecutor: true)
+        let (samples, frames, packets, switches) = (pool.times, pool.frames, pool.packets, pool.switches)
         Self.report("ble.dpwrite.p50", samples[samples.count / 2])
         Self.report("ble.dpwrite.p99", samples[samples.count * 99 / 100])
         print("BENCH ble.dpwrite.frames \(String(format: "%.1f", frames)) frames")
@@ -95,11 +92,10 @@ struct BLEBenchmarks {
         reportRatios("ble.dpwrite.p50.vs-echo", of: samples, to: pinned)
         // The same writes from a task preferring the link's executor (its reader thread): the
         // cost of the two hops between a caller on the pool and the link is the difference.
-        let (onReader, _, _, readerSwitches) = try await dpWrites(serverMTU: 247, onLinkExecutor: true)
-        Self.report("ble.dpwrite.on-link-executor.p50", onReader[onReader.count / 2])
-        Self.report("ble.dpwrite.on-link-executor.p99", onReader[onReader.count * 99 / 100])
-        print("BENCH ble.dpwrite.on-link-executor.context-switches \(String(format: "%.1f", readerSwitches)) switches")
-        reportRatios("ble.dpwrite.on-link-executor.p50.vs-echo", of: onReader, to: pinned)
+        if let onReader {
+            Self.reportOnLinkExecutor(onReader)
+            reportRatios("ble.dpwrite.on-link-executor.p50.vs-echo", of: onReader.times, to: pinned)
+        }
         print(
             "BENCH ble.dpwrite.p50.vs-channel-echo.ratio \(String(format: "%.2f", samples[samples.count / 2] / channel[channel.count / 2])) x"
         )
@@ -107,6 +103,14 @@ struct BLEBenchmarks {
 
     static func report(_ name: String, _ microseconds: Double) {
         print("BENCH \(name) \(String(format: "%.1f", microseconds)) us")
+    }
+
+    /// `ble.dpwrite.on-link-executor.*`: p50, p99 and context switches per write.
+    private static func reportOnLinkExecutor(_ writes: Writes) {
+        report("ble.dpwrite.on-link-executor.p50", writes.times[writes.times.count / 2])
+        report("ble.dpwrite.on-link-executor.p99", writes.times[writes.times.count * 99 / 100])
+        print(
+            "BENCH ble.dpwrite.on-link-executor.context-switches \(String(format: "%.1f", writes.switches)) switches")
     }
 
     // MARK: - The floor
@@ -181,11 +185,20 @@ struct BLEBenchmarks {
 
     /// DP write → confirmed latencies in microseconds (sorted), Tuya frames per write (the
     /// device's received frames plus the reports it sent), ATT packets per write (written
-    /// plus notified) and the process's context switches per write, against a peripheral
-    /// offering `serverMTU` (nil: refusing the exchange).
+    /// plus notified) and the process's context switches per write.
+    struct Writes {
+        var times: [Double]
+        var frames: Double
+        var packets: Double
+        var switches: Double
+    }
+
+    /// Writes against a peripheral offering `serverMTU` (nil: refusing the exchange) from a
+    /// task on the pool and, with `alsoOnLinkExecutor`, then from a task preferring the link's
+    /// executor, to the same paired device.
     private func dpWrites(
-        serverMTU: UInt16?, onLinkExecutor: Bool = false
-    ) async throws -> ([Double], Double, Double, Double) {
+        serverMTU: UInt16?, alsoOnLinkExecutor: Bool = false
+    ) async throws -> (pool: Writes, onExecutor: Writes?) {
         let library = ProfileLibrary.load(directories: [URL(fileURLWithPath: options.profiles)])
         guard var profile = library.profile(id: "ble-diffuser-dituo") else {
             throw BenchError("profile ble-diffuser-dituo not found in \(options.profiles)")
@@ -212,21 +225,29 @@ struct BLEBenchmarks {
         guard case .paired(let paired) = outcome else { throw BenchError("pairing failed: \(outcome)") }
 
         let warmup = 50
-        let before = await peripheral.statistics
-        let switchesBefore = processContextSwitches()
-        let executor = onLinkExecutor ? await controller.preferredExecutor(for: paired.id) : nil
-        if onLinkExecutor, executor == nil { throw BenchError("the BLE link of \(paired.id.rawValue) has no executor") }
-        let times = try await withTaskExecutorPreference(executor) {
-            try await Self.mistModeWrites(controller, to: paired.id, samples: options.samples, warmup: warmup)
+        let samples = options.samples
+        func measure(on executor: (any TaskExecutor)?) async throws -> Writes {
+            let before = await peripheral.statistics
+            let switchesBefore = processContextSwitches()
+            let times = try await withTaskExecutorPreference(executor) {
+                try await Self.mistModeWrites(controller, to: paired.id, samples: samples, warmup: warmup)
+            }
+            let switches = processContextSwitches() - switchesBefore
+            let after = await peripheral.statistics
+            let frames =
+                Double(after.framesReceived - before.framesReceived) + Double(after.reportsSent - before.reportsSent)
+            let packets =
+                Double(after.packetsReceived - before.packetsReceived) + Double(after.packetsSent - before.packetsSent)
+            let writes = Double(samples + warmup)
+            return Writes(
+                times: times, frames: frames / writes, packets: packets / writes, switches: Double(switches) / writes)
         }
-        let switches = processContextSwitches() - switchesBefore
-        let after = await peripheral.statistics
-        let frames =
-            Double(after.framesReceived - before.framesReceived) + Double(after.reportsSent - before.reportsSent)
-        let packets =
-            Double(after.packetsReceived - before.packetsReceived) + Double(after.packetsSent - before.packetsSent)
-        let writes = Double(options.samples + warmup)
-        return (times, frames / writes, packets / writes, Double(switches) / writes)
+        let pool = try await measure(on: nil)
+        guard alsoOnLinkExecutor else { return (pool, nil) }
+        guard let executor = await controller.preferredExecutor(for: paired.id) else {
+            throw BenchError("the BLE link of \(paired.id.rawValue) has no executor")
+        }
+        return (pool, try await measure(on: executor))
     }
 
     /// DP write → confirmed latencies in microseconds, sorted: the diffuser's mist mode
