@@ -21,12 +21,7 @@ struct LANLinkExecutorTests {
         var profile = try #require(library.profile(id: "rgbcct-bulb-v2"))
         profile.frameGapMilliseconds = 0
         library = ProfileLibrary(profiles: library.all.filter { $0.id != profile.id } + [profile])
-        let options = try LANSimulatorOptions.oneLight(version)
-        let fleet = try LANSimulatorFleet(options: options, library: library)
-        try await fleet.start()
-        let controller = TuyaController(
-            bus: InMemoryBus(), library: library, lan: LANNetwork(connector: TCPConnector()))
-        do {
+        try await withLANFleet(try LANSimulatorOptions.oneLight(version), library: library) { fleet, controller in
             try await controller.start()
             let lamp = try #require(fleet.identities.first)
             let outcome = try await controller.pairLAN(
@@ -53,13 +48,7 @@ struct LANLinkExecutorTests {
                 throw DeadlineExceeded(what: "the simulated lamp's state")
             }
             #expect(light.brightness == 42, "\(version): the device holds the last command")
-        } catch {
-            await controller.stop()
-            await fleet.stop()
-            throw error
         }
-        await controller.stop()
-        await fleet.stop()
     }
 
     @Test("an unknown device has no executor to prefer")

@@ -1,5 +1,4 @@
 import DeviceSimulator
-import LANLink
 import Synchronization
 import Testing
 import TuyaCore
@@ -20,23 +19,19 @@ struct LANPairingHandOverTests {
         arguments: [LANProtocolVersion.v3_3, .v3_4, .v3_5])
     func commandRightAfterPairing(version: LANProtocolVersion) async throws {
         let options = try LANSimulatorOptions.oneLight(version)
-        let fleet = try LANSimulatorFleet(options: options, library: Repository.shippedProfiles)
-        try await fleet.start()
-        let lamp = try #require(fleet.identities.first)
-        let id = try #require(DeviceID(lamp.devId))
-        let controller = TuyaController(
-            bus: InMemoryBus(), library: Repository.shippedProfiles, lan: LANNetwork(connector: TCPConnector()))
-        let busy = Mutex<[String]>([])
-        let events = controller.events()
-        let watcher = Task {
-            for await event in events {
-                if case .availabilityChanged(_, let status) = event, status.availability == .busy {
-                    busy.withLock { $0.append(status.hint ?? "") }
+        try await withLANFleet(options, library: Repository.shippedProfiles) { fleet, controller in
+            let lamp = try #require(fleet.identities.first)
+            let id = try #require(DeviceID(lamp.devId))
+            let busy = Mutex<[String]>([])
+            let events = controller.events()
+            let watcher = Task {
+                for await event in events {
+                    if case .availabilityChanged(_, let status) = event, status.availability == .busy {
+                        busy.withLock { $0.append(status.hint ?? "") }
+                    }
                 }
             }
-        }
-        defer { watcher.cancel() }
-        do {
+            defer { watcher.cancel() }
             try await controller.start()
             // Pair, command at once, remove: several rounds, as a user pairing devices one
             // after another would.
@@ -55,12 +50,6 @@ struct LANPairingHandOverTests {
             }
             #expect(busy.withLock { $0 }.isEmpty, "\(version): the link was refused as busy after pairing")
             #expect(await fleet.lanStatistics(of: lamp.devId)?.connectionsRefused == 0, "\(version)")
-        } catch {
-            await controller.stop()
-            await fleet.stop()
-            throw error
         }
-        await controller.stop()
-        await fleet.stop()
     }
 }
