@@ -79,9 +79,20 @@ extension DeviceLinkDriver {
     nonisolated func send(
         _ command: DeviceCommand, mapper: DataPointMapper, failFastWhenOffline: Bool
     ) async throws -> DeviceState {
-        try await ask { link, answer in
+        try await submit(command, mapper: mapper, failFastWhenOffline: failFastWhenOffline).value
+    }
+
+    /// `send`'s first half: returns once the link has mapped and queued the command (or
+    /// refused it), with the answer still to wait for. Commands submitted one after another
+    /// are mapped against, and coalesced with, the ones before them in that order.
+    nonisolated func submit(
+        _ command: DeviceCommand, mapper: DataPointMapper, failFastWhenOffline: Bool
+    ) async -> CommandAnswer {
+        let answer = CommandAnswer()
+        await post { link in
             link.accept(command, mapper: mapper, failFastWhenOffline: failFastWhenOffline, answer: answer)
         }
+        return answer
     }
 
     /// Hands `work` an answer to settle on the link and waits for it here.

@@ -160,12 +160,25 @@ public actor TuyaController: TuyaControllerProtocol {
     /// which it would otherwise have to hop back onto (a wake-up of the pool per command) just
     /// to return, nor on a caller's actor (the bridge's, busy with every message, delayed each
     /// hop back under load). A caller that awaits each command has them applied in its order;
-    /// commands sent concurrently reach the device's link in whichever order they arrive.
+    /// commands sent concurrently reach the device's link in whichever order they arrive
+    /// (`submit` keeps the order of commands that must not wait for each other).
     @discardableResult
     public nonisolated func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
         let route = try await route(to: id)
         return try await route.link.send(
             command, mapper: route.mapper, failFastWhenOffline: route.failFastWhenOffline)
+    }
+
+    /// `send` in two steps: returns once the device's link has validated and queued the
+    /// command, with its confirmation still to await. Commands submitted one after another
+    /// are queued in that order, each mapped against (and coalesced with) the ones before it,
+    /// without waiting for their confirmations; `pendingState` read after `submit` returns
+    /// includes the command. An invalid command or an offline device comes out of the
+    /// receipt, as from `send`.
+    public nonisolated func submit(_ command: DeviceCommand, to id: DeviceID) async throws -> CommandReceipt {
+        let route = try await route(to: id)
+        return CommandReceipt(
+            await route.link.submit(command, mapper: route.mapper, failFastWhenOffline: route.failFastWhenOffline))
     }
 
     /// The executor on which a task sending to this device runs best (see

@@ -5,56 +5,94 @@ import TuyaWire
 extension BridgeServer {
     /// `<base>/<name>/set`: a typed command for one device. With a `transaction` the outcome
     /// is answered on `bridge/response/device/set`; a failure is also a `command_failed` event.
-    func handleSet(name: String, payload: [UInt8]) async {
+    /// Commands to one device are queued on its link in the order they arrived, `place` being
+    /// this one's in its lane (`SetLanes`); each then waits for its own confirmation.
+    func handleSet(name: String, payload: [UInt8], place: Int) async {
         let verb = "device/set"
         let transaction = BridgeRequest.transaction(in: payload)
-        guard let device = await controller.device(named: name) else {
+        if !setLanes.isTurn(of: place, in: name) {
+            await withCheckedContinuation { setLanes.wait($0, for: place, in: name) }
+        }
+        let submitted = await submit(payload, to: name)
+        setLanes.leave(name)?.resume()
+        switch consume submitted {
+        case .unknownDevice:
             logger.notice("command for unknown device \"\(name.prefix(64))\" ignored")
             if transaction != nil {
                 respond(
                     verb, .failure(verb: verb, message: "no device is named \"\(name.prefix(64))\" or has that id"),
                     transaction: transaction)
             }
-            return
+        case .failed(let device, let error, let sentAt):
+            await commandFailed(device, error, sentAt: sentAt, transaction: transaction)
+        case .queued(let device, let receipt, let sentAt):
+            do {
+                let state = try await receipt.confirmation()
+                metrics.recordCommand(.confirmed, latency: .now - sentAt)
+                // Saved before the answer, so a confirmed command survives a crash that follows it;
+                // an answer never says "ok" for a state the gateway could not keep.
+                if let failure = await persistConfirmed(device.id) {
+                    throw BridgeFailure(
+                        message:
+                            "\(device.name) confirmed the command, but the gateway could not save it (\(failure)); "
+                            + "it would be lost if the gateway restarted: check the state directory's disk")
+                }
+                if transaction != nil {
+                    respond(
+                        verb,
+                        .ok(
+                            CommandConfirmedPayload(
+                                id: device.id.rawValue, friendlyName: device.name, state: DeviceStatePayload.json(state)
+                            )),
+                        transaction: transaction)
+                }
+            } catch {
+                await commandFailed(device, error, sentAt: sentAt, transaction: transaction)
+            }
         }
-        var sentAt: ContinuousClock.Instant?
+    }
+
+    /// A `/set` taken as far as its device's link, or why it went no further.
+    private enum Submitted: ~Copyable {
+        case unknownDevice
+        /// Not valid for the device (`sentAt` nil), or refused by the controller.
+        case failed(TuyaDevice, any Error, sentAt: ContinuousClock.Instant?)
+        case queued(TuyaDevice, CommandReceipt, sentAt: ContinuousClock.Instant)
+    }
+
+    /// Looks the device up, parses the command and queues it on the device's link.
+    private func submit(_ payload: [UInt8], to name: String) async -> Submitted {
+        guard let device = await controller.device(named: name) else { return .unknownDevice }
+        let command: DeviceCommand
         do {
-            let command = try await parseCommand(payload, for: device)
-            metrics.commandsSent.increment()
-            let start = ContinuousClock.now
-            sentAt = start
-            let state = try await controller.send(command, to: device.id)
-            metrics.recordCommand(.confirmed, latency: .now - start)
-            // Saved before the answer, so a confirmed command survives a crash that follows it;
-            // an answer never says "ok" for a state the gateway could not keep.
-            if let failure = await persistConfirmed(device.id) {
-                throw BridgeFailure(
-                    message:
-                        "\(device.name) confirmed the command, but the gateway could not save it (\(failure)); "
-                        + "it would be lost if the gateway restarted: check the state directory's disk")
-            }
-            if transaction != nil {
-                respond(
-                    verb,
-                    .ok(
-                        CommandConfirmedPayload(
-                            id: device.id.rawValue, friendlyName: device.name, state: DeviceStatePayload.json(state))),
-                    transaction: transaction)
-            }
+            command = try await parseCommand(payload, for: device)
         } catch {
-            counters.commandsFailed += 1
-            if let sentAt {
-                let timedOut = if case ControllerError.confirmationTimeout = error { true } else { false }
-                metrics.recordCommand(timedOut ? .timedOut : .failed, latency: .now - sentAt)
-            }
-            let message = Self.describe(error)
-            logger.notice("command for \(device.name) failed: \(message)")
-            if transaction != nil { respond(verb, .failure(verb: verb, message: message), transaction: transaction) }
-            await emit(
-                "command_failed", device: device.id,
-                BridgeJSON.object(
-                    CommandFailedPayload(id: device.id.rawValue, friendlyName: device.name, error: message)))
+            return .failed(device, error, sentAt: nil)
         }
+        metrics.commandsSent.increment()
+        let start = ContinuousClock.now
+        do {
+            return .queued(device, try await controller.submit(command, to: device.id), sentAt: start)
+        } catch {
+            return .failed(device, error, sentAt: start)
+        }
+    }
+
+    private func commandFailed(
+        _ device: TuyaDevice, _ error: any Error, sentAt: ContinuousClock.Instant?, transaction: JSONValue?
+    ) async {
+        let verb = "device/set"
+        counters.commandsFailed += 1
+        if let sentAt {
+            let timedOut = if case ControllerError.confirmationTimeout = error { true } else { false }
+            metrics.recordCommand(timedOut ? .timedOut : .failed, latency: .now - sentAt)
+        }
+        let message = Self.describe(error)
+        logger.notice("command for \(device.name) failed: \(message)")
+        if transaction != nil { respond(verb, .failure(verb: verb, message: message), transaction: transaction) }
+        await emit(
+            "command_failed", device: device.id,
+            BridgeJSON.object(CommandFailedPayload(id: device.id.rawValue, friendlyName: device.name, error: message)))
     }
 
     private func parseCommand(_ payload: [UInt8], for device: TuyaDevice) async throws -> DeviceCommand {

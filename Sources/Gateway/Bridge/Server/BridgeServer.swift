@@ -93,6 +93,7 @@ public actor BridgeServer {
     private var savedStatesTask: Task<Void, Never>?
     private var requests: [Int: Task<Void, Never>] = [:]
     private var admission: RequestAdmission
+    var setLanes = SetLanes()
     /// Checks signed requests; nil when `bridge.auth` is off.
     var authenticator: RequestAuthenticator?
     /// The broker closed the connection and no reconnect has failed since: a takeover if it
@@ -356,25 +357,25 @@ public actor BridgeServer {
             refuse(incoming, payload: message.payload, reason: reason)
         case .admitted(let id):
             let payload = message.payload
-            requests[id] = Task { [weak self] in await self?.serve(incoming, payload: payload, admitted: id) }
+            // Taken here, in the order the messages arrived, not in the task.
+            let place = if case .set(let name) = incoming { setLanes.take(name) } else { 0 }
+            requests[id] = Task { [weak self] in
+                await self?.serve(incoming, payload: payload, place: place, admitted: id)
+            }
         }
     }
 
     /// Serves the request and counts it finished in the same turn on the server as its
     /// answer was queued: a client that sends its next request on the answer never finds
     /// the previous one still counted (it would be refused as one too many).
-    private func serve(_ incoming: BridgeTopics.Incoming, payload: [UInt8], admitted id: Int) async {
-        await serve(incoming, payload: payload)
-        admission.finished(id)
-        requests[id] = nil
-    }
-
-    private func serve(_ incoming: BridgeTopics.Incoming, payload: [UInt8]) async {
+    private func serve(_ incoming: BridgeTopics.Incoming, payload: [UInt8], place: Int, admitted id: Int) async {
         switch incoming {
         case .request(let verb): await answer(verb: verb, payload: payload)
-        case .set(let name): await handleSet(name: name, payload: payload)
+        case .set(let name): await handleSet(name: name, payload: payload, place: place)
         case .get(let name): await handleGet(name: name)
         }
+        admission.finished(id)
+        requests[id] = nil
     }
 
     private func refuse(_ incoming: BridgeTopics.Incoming, payload: [UInt8], reason: String) {
