@@ -154,20 +154,25 @@ struct LoadClientPlan: Sendable {
     let targets: [Target]
 
     /// Runs until `deadline`: one request at a time, never to a device sooner than the frame
-    /// gap after the last one (the gateway would wait out the gap; this measures the daemon).
+    /// gap after the answer to the last one (the gateway would wait out the gap; this measures
+    /// the daemon). Counted from the answer, not from the request: the gateway counts the gap
+    /// from when it wrote the frame, which is after the request and before the answer. Counted
+    /// from the request, one slow answer made the next command to that device wait out the
+    /// rest of the gap in the gateway, and the next, each about the 2 ms margin less: the p99
+    /// of 27-98 ms the notes reported, depending on how the warm-up ended.
     func run(
         _ client: BridgeLoadClient, baseTopic: String, deadline: ContinuousClock.Instant, sequence start: Int
     ) async -> LoadLevel {
         var level = LoadLevel(
             concurrency: 1, wall: 0, confirmed: 0, failed: 0, timedOut: 0, latencies: [], gapWaits: 0)
-        var lastSent = [ContinuousClock.Instant?](repeating: nil, count: targets.count)
+        var lastAnswered = [ContinuousClock.Instant?](repeating: nil, count: targets.count)
         var counts = [Int](repeating: start, count: targets.count)
         var position = 0
         var sequence = 0
         while ContinuousClock.now < deadline {
             let slot = position % targets.count
             position += 1
-            if let last = lastSent[slot] {
+            if let last = lastAnswered[slot] {
                 let release = last + MQTTBenchmarks.frameGap + MQTTBenchmarks.gapMargin
                 if ContinuousClock.now < release {
                     level.gapWaits += 1
@@ -182,10 +187,10 @@ struct LoadClientPlan: Sendable {
             let transaction = "c\(index)-\(start)-\(sequence)"
             let payload = Array(#"{"\#(target.field)":\#(value),"transaction":"\#(transaction)"}"#.utf8)
             let sent = ContinuousClock.now
-            lastSent[slot] = sent
             let outcome = await client.request(
                 "\(baseTopic)/\(target.name)/set", payload, transaction: transaction, lane: index)
             let ended = ContinuousClock.now
+            lastAnswered[slot] = ended
             // Only what was answered within the window counts toward the rate.
             guard ended <= deadline else { break }
             switch outcome {
