@@ -69,6 +69,15 @@ struct MappingStateTests {
         #expect(lightState(bulb, [id(25): .string("03aabb")]) == LightState())
     }
 
+    @Test("a reported scene names the profile's scene whatever the case of its hex digits, and only a whole match does")
+    func sceneCase() {
+        #expect(lightState(bulb, [id(25): .string("000E0D0000000000000000C80000")])?.scene == "night")
+        #expect(lightState(bulb, [id(25): .string("000e0d0000000000000000c80000")])?.scene == "night")
+        #expect(lightState(bulb, [id(25): .string("000e0d0000000000000000c8000")])?.scene == nil)
+        #expect(lightState(bulb, [id(25): .string("000e0d0000000000000000c80000 ")])?.scene == nil)
+        #expect(lightState(bulb, [id(25): .string("000é0d0000000000000000c80000")])?.scene == nil)
+    }
+
     @Test("white bulb raw values map back to percent and kelvin")
     func whiteBulb() {
         #expect(

@@ -96,9 +96,8 @@ public struct SimulatedLANDevice: Sendable {
     /// Bytes from the connected client.
     public mutating func receive(_ bytes: [UInt8], at time: Duration) -> [Action] {
         var actions = advance(to: time)
-        guard isConnected, var current = session else { return actions }
-        let events = current.receive(bytes)
-        session = current
+        // Mutated in place: a copy taken out of the optional would copy the session's buffers too.
+        guard isConnected, let events = session?.receive(bytes) else { return actions }
         for event in events {
             switch event {
             case .send(let answer): actions.append(.send(answer))
@@ -230,10 +229,7 @@ public struct SimulatedLANDevice: Sendable {
     }
 
     private mutating func reply(_ command: LANCommand, retcode: UInt32 = 0, json: [UInt8]) -> [Action] {
-        guard var current = session, let bytes = try? current.encode(command, retcode: retcode, json: json) else {
-            return []
-        }
-        session = current
+        guard let bytes = try? session?.encode(command, retcode: retcode, json: json) else { return [] }
         return [.send(bytes)]
     }
 

@@ -18,10 +18,16 @@ public struct DataPointID: Hashable, Comparable, Sendable, CustomStringConvertib
     }
 
     /// Parses the JSON key form (`"20"`): plain decimal digits only, no sign or spaces.
+    /// Read byte by byte: every key of every report goes through here.
     public init?(jsonKey: String) {
-        guard !jsonKey.isEmpty, jsonKey.count <= 3, jsonKey.allSatisfy({ $0.isASCII && $0.isNumber }),
-            let value = Int(jsonKey)
-        else { return nil }
+        var value = 0
+        var digits = 0
+        for byte in jsonKey.utf8 {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 3 else { return nil }
+            value = value * 10 + Int(byte &- UInt8(ascii: "0"))
+            digits += 1
+        }
+        guard digits > 0 else { return nil }
         self.init(value)
     }
 

@@ -107,9 +107,18 @@ extension DataPointMapper {
         guard let (_, value) = reported(.scene, in: values) else { return nil }
         return profile.scenes.first { scene in
             switch (scene.value, value) {
-            case (.string(let a), .string(let b)): a.lowercased() == b.lowercased()
+            case (.string(let a), .string(let b)): Self.equalIgnoringCase(a, b)
             default: scene.value == value
             }
         }?.name
+    }
+
+    /// `a.lowercased() == b.lowercased()`, without making two strings per scene for every
+    /// report when both are ASCII (hex scene values are).
+    static func equalIgnoringCase(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (a.utf8, b.utf8)
+        guard x.allSatisfy({ $0 < 0x80 }), y.allSatisfy({ $0 < 0x80 }) else { return a.lowercased() == b.lowercased() }
+        func folded(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        return x.count == y.count && zip(x, y).allSatisfy { folded($0) == folded($1) }
     }
 }
