@@ -82,9 +82,9 @@ extension DeviceLinkDriver {
         try await submit(command, mapper: mapper, failFastWhenOffline: failFastWhenOffline).value
     }
 
-    /// `send`'s first half: returns once the link has mapped and queued the command (or
-    /// refused it), with the answer still to wait for. Commands submitted one after another
-    /// are mapped against, and coalesced with, the ones before them in that order.
+    /// `send`'s first half: returns once the command is posted to the link (see `post`:
+    /// run there in the order posted), with the answer still to wait for. Commands submitted
+    /// one after another are queued, and coalesced, in that order.
     nonisolated func submit(
         _ command: DeviceCommand, mapper: DataPointMapper, failFastWhenOffline: Bool
     ) async -> CommandAnswer {

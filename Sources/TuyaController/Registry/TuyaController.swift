@@ -169,12 +169,12 @@ public actor TuyaController: TuyaControllerProtocol {
             command, mapper: route.mapper, failFastWhenOffline: route.failFastWhenOffline)
     }
 
-    /// `send` in two steps: returns once the device's link has validated and queued the
-    /// command, with its confirmation still to await. Commands submitted one after another
-    /// are queued in that order, each mapped against (and coalesced with) the ones before it,
-    /// without waiting for their confirmations; `pendingState` read after `submit` returns
-    /// includes the command. An invalid command or an offline device comes out of the
-    /// receipt, as from `send`.
+    /// `send` in two steps: returns once the command is on its way to the device's link
+    /// (handed to the link's executor, behind everything handed to it before), with its
+    /// confirmation still to await. Commands submitted one after another reach the link, and
+    /// are coalesced there, in that order without waiting for each other's confirmations;
+    /// `pendingState` read after `submit` returns includes the command (it queues behind
+    /// it). An invalid command or an offline device comes out of the receipt, as from `send`.
     public nonisolated func submit(_ command: DeviceCommand, to id: DeviceID) async throws -> CommandReceipt {
         let route = try await route(to: id)
         return CommandReceipt(

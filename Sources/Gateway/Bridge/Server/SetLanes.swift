@@ -6,7 +6,9 @@
 /// step (TOGGLE reads the current state) was overtaken by the next: TOGGLE then OFF, published
 /// back to back, could leave the light on.
 ///
-/// Lanes are keyed by the name in the topic. Owned by the bridge's actor.
+/// Lanes are keyed by the name in the topic: a client that addresses one device by its
+/// friendly name and by its id in the same burst gets two lanes, not ordered between them.
+/// Owned by the bridge's actor.
 struct SetLanes {
     private struct Lane {
         /// Places given out, and the place whose turn it is.
