@@ -1,4 +1,5 @@
 import CMosquitto
+import Synchronization
 import Timing
 
 /// An MQTT 3.1.1 client over libmosquitto for the gateway's broker connection.
@@ -33,9 +34,16 @@ public actor MQTTClient {
     }
 
     private let eventSink: Mailbox<MQTTEvent>.Continuation
-    private let loop: NetworkLoop
-    private var phase = Phase.idle
-    private var closing = false
+    let loop: NetworkLoop
+    private var phase = Phase.idle {
+        didSet { updateAccepting() }
+    }
+    private var closing = false {
+        didSet { updateAccepting() }
+    }
+    /// Whether `forwardNow` may hand a message to libmosquitto: what `hand` checks for QoS 1,
+    /// kept where a caller off the actor can read it.
+    nonisolated let accepting = Mutex(false)
     private var loopFinished = false
     private var announced = false
     private var lastAttemptError: MQTTError?
@@ -128,10 +136,9 @@ public actor MQTTClient {
     /// (the controller's device links, which learn the outcome from the device's report). Runs
     /// on the client, so a burst of messages costs one wake-up, not a task hop each; returns
     /// when `messages` finishes.
-    public func forward(_ messages: Mailbox<MQTTOutgoing>) async {
-        for await message in messages {
-            hand(topic: message.topic, payload: message.payload, qos: message.qos, retain: false, to: .nobody)
-        }
+    private func updateAccepting() {
+        let accepting = !closing && (phase == .connected || phase == .reconnecting)
+        self.accepting.withLock { $0 = accepting }
     }
 
     private func hand(topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, to waiter: PublishWaiter) {
@@ -144,12 +151,17 @@ public actor MQTTClient {
         }
         var mid: Int32 = 0
         var unwritten = false
+        // Counted before libmosquitto has it, so its PUBACK cannot come unsignalled.
+        loop.awaitPublishes(1)
         let rc = loop.withMosquitto { mosq in
             let rc = payload.withUnsafeBytes { bytes in
                 mosquitto_publish(mosq, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain)
             }
             unwritten = mosquitto_want_write(mosq)
             return rc
+        }
+        if rc != MOSQ_ERR_SUCCESS.rawValue, !(rc == MOSQ_ERR_NO_CONN.rawValue && qos == .atLeastOnce) {
+            loop.awaitPublishes(-1)
         }
         switch rc {
         case MOSQ_ERR_SUCCESS.rawValue:
@@ -254,7 +266,10 @@ public actor MQTTClient {
                 eventSink.yield(.reconnectFailed(failure, retryIn: delay))
             }
         case .published(let mid):
-            publishWaiters.removeValue(forKey: mid)?.waiter.resume()
+            if let pending = publishWaiters.removeValue(forKey: mid) {
+                loop.awaitPublishes(-1)
+                pending.waiter.resume()
+            }
         case .subscribed(let mid, let granted):
             subscriptionGranted(mid: mid, granted: granted)
         case .unsubscribed(let mid):
@@ -306,6 +321,7 @@ public actor MQTTClient {
         subscribeMids = [:]
         for (mid, pending) in publishWaiters where pending.qos == .atMostOnce {
             publishWaiters[mid] = nil
+            loop.awaitPublishes(-1)
             pending.waiter.resume(throwing: MQTTError.notConnected)
         }
         for waiter in unsubscribeWaiters.values { waiter.resume() }
@@ -356,6 +372,7 @@ public actor MQTTClient {
         phase = .idle
         let waiters =
             connectWaiters + subscribeWaiters.values.flatMap { $0 } + Array(unsubscribeWaiters.values)
+        loop.awaitPublishes(-publishWaiters.count)
         for pending in publishWaiters.values { pending.waiter.resume(throwing: MQTTError.closed) }
         connectWaiters = []
         publishWaiters = [:]

@@ -14,16 +14,3 @@ public struct MQTTMessage: Sendable, Hashable {
         self.retain = retain
     }
 }
-
-/// A message to publish through `MQTTClient.forward`: not retained, at `qos`.
-public struct MQTTOutgoing: Sendable, Hashable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: MQTTQoS
-
-    public init(topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce) {
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-    }
-}

@@ -52,17 +52,15 @@ public final class PublishReceipt: Sendable {
     }
 }
 
-/// Who waits for a publish: a caller of `publish`, a `PublishReceipt`, or no one (`forward`).
+/// Who waits for a publish: a caller of `publish` or a `PublishReceipt` (no one waits for `forward`).
 enum PublishWaiter: Sendable {
     case caller(CheckedContinuation<Void, any Error>)
     case receipt(PublishReceipt)
-    case nobody
 
     func resume() {
         switch self {
         case .caller(let continuation): continuation.resume()
         case .receipt(let receipt): receipt.complete(nil)
-        case .nobody: break
         }
     }
 
@@ -70,7 +68,6 @@ enum PublishWaiter: Sendable {
         switch self {
         case .caller(let continuation): continuation.resume(throwing: error)
         case .receipt(let receipt): receipt.complete(error)
-        case .nobody: break
         }
     }
 }

@@ -15,6 +15,11 @@ final class CallbackBox: Sendable {
     let signals: Mailbox<LinkSignal>.Continuation
     /// Counts accepted CONNACKs, so the loop can tell an established session from a failed attempt.
     let sessions = Atomic<Int>(0)
+    /// Publishes someone waits for (`MQTTClient.publish`), counted up before each is handed to
+    /// libmosquitto: while there are none, a PUBACK (or a QoS 0 write) is not signalled. The
+    /// device links' frames (`forward`) are not waited for, and signalling each of their
+    /// PUBACKs woke a thread of the pool for nothing, once per command.
+    let awaitedPublishes = Atomic<Int>(0)
 
     init(signals: Mailbox<LinkSignal>.Continuation) {
         self.signals = signals
@@ -38,7 +43,9 @@ final class CallbackBox: Sendable {
             CallbackBox.from(userdata).signals.yield(.disconnected(code: code, systemError: systemError))
         }
         mosquitto_publish_callback_set(mosq) { _, userdata, mid in
-            CallbackBox.from(userdata).signals.yield(.published(mid: mid))
+            let box = CallbackBox.from(userdata)
+            guard box.awaitedPublishes.load(ordering: .acquiring) > 0 else { return }
+            box.signals.yield(.published(mid: mid))
         }
         mosquitto_subscribe_callback_set(mosq) { _, userdata, mid, count, granted in
             let levels =

@@ -112,6 +112,12 @@ final class NetworkLoop: Sendable {
         wake()
     }
 
+    /// Counts publishes someone waits for up (before handing one over) or down (once it is
+    /// settled or given up): see `CallbackBox.awaitedPublishes`.
+    func awaitPublishes(_ change: Int) {
+        box.awaitedPublishes.add(change, ordering: .releasing)
+    }
+
     /// Runs `body` with the handle unless the loop is stopping; holds the lock so the network
     /// thread cannot destroy the handle meanwhile.
     func withMosquitto<R>(_ body: (OpaquePointer) -> R) -> R? {

@@ -7,21 +7,18 @@ import Timing
 /// duplicate it); subscriptions are restored by the client after every reconnect, and
 /// `.connected` is reported only once they are granted again.
 ///
-/// Device links' frames go through one ordered outbox that the client drains itself
-/// (`MQTTClient.forward`), not through a task per device: 1,000 devices held 1,000 tasks and
-/// streams for it, and each frame cost a task wake-up and a wait for its PUBACK that no one used.
+/// Device links' frames are handed to libmosquitto by the link itself (`MQTTClient.forward`,
+/// from the link's thread): not through a task per device (1,000 devices held 1,000 tasks and
+/// streams), nor through one outbox drained by a task (a wake-up of another thread for every
+/// frame, on the path of every command's round trip).
 public struct MQTTDeviceBus: DeviceBus {
     public let client: MQTTClient
     public let statistics: DeviceBusStatistics?
-    private let outbox: Outbox
 
     public init(configuration: MQTTConfiguration) throws(MQTTError) {
         let client = try MQTTClient(configuration: configuration)
         self.client = client
         statistics = DeviceBusStatistics()
-        let (frames, continuation) = Mailbox.make(of: MQTTOutgoing.self)
-        outbox = Outbox(continuation)
-        Task { await client.forward(frames) }
     }
 
     public func connect() async throws {
@@ -34,7 +31,7 @@ public struct MQTTDeviceBus: DeviceBus {
     }
 
     public func send(topic: String, payload: [UInt8]) {
-        outbox.continuation.yield(MQTTOutgoing(topic: topic, payload: payload))
+        client.forward(topic: topic, payload: payload)
         statistics?.sent()
     }
 
@@ -62,22 +59,6 @@ public struct MQTTDeviceBus: DeviceBus {
     }
 
     public func close() async {
-        outbox.continuation.finish()
         await client.close()
-    }
-}
-
-/// The device links' outbox. The task draining it holds the client, so the stream must end
-/// when the last copy of the bus goes, closed or not: otherwise a bus dropped without `close()`
-/// would keep its client, and the client's network thread, for ever.
-private final class Outbox: Sendable {
-    let continuation: Mailbox<MQTTOutgoing>.Continuation
-
-    init(_ continuation: Mailbox<MQTTOutgoing>.Continuation) {
-        self.continuation = continuation
-    }
-
-    deinit {
-        continuation.finish()
     }
 }
