@@ -65,7 +65,7 @@ extension DeviceLinkDriver {
     /// transport needs it) and returns the state the device confirms, or throws
     /// `confirmationTimeout` naming the DPs still pending.
     nonisolated func send(_ writes: DataPoints) async throws -> DeviceState {
-        try await ask { link, answer in link.enqueue(writes, answer: answer) }
+        try await posting { link, answer in link.enqueue(writes, answer: answer) }.value
     }
 
     /// The controller's `send` in one visit to the link (no hop back and forth to read the
@@ -88,20 +88,19 @@ extension DeviceLinkDriver {
     nonisolated func submit(
         _ command: DeviceCommand, mapper: DataPointMapper, failFastWhenOffline: Bool
     ) async -> CommandAnswer {
-        let answer = CommandAnswer()
-        await post { link in
+        await posting { link, answer in
             link.accept(command, mapper: mapper, failFastWhenOffline: failFastWhenOffline, answer: answer)
         }
-        return answer
     }
 
-    /// Hands `work` an answer to settle on the link and waits for it here.
-    private nonisolated func ask(
+    /// Posts `work` with an answer for it to settle on the link, and returns the answer once
+    /// `post` has.
+    private nonisolated func posting(
         _ work: @escaping @Sendable (isolated Self, CommandAnswer) -> Void
-    ) async throws -> DeviceState {
+    ) async -> CommandAnswer {
         let answer = CommandAnswer()
         await post { link in work(link, answer) }
-        return try await answer.value
+        return answer
     }
 
     nonisolated var taskExecutor: (any TaskExecutor)? { nil }
@@ -149,7 +148,13 @@ extension DeviceLinkDriver {
 
     /// Keeps the one timer task sleeping until the earliest wake the core or the transport asks for.
     func reschedule() {
-        let wake = [inCore { $0.nextWake }, transportWake].compactMap { $0 }.min()
+        // Without an array of the two: this runs for every command and every report.
+        let wake =
+            switch (inCore { $0.nextWake }, transportWake) {
+            case (let core?, let transport?): min(core, transport)
+            case (let only?, nil), (nil, let only?): only
+            case (nil, nil): nil as Duration?
+            }
         driver.timer.arm(for: isStopped ? nil : wake, clock: clock) { [weak self] in await self?.tick() }
     }
 
