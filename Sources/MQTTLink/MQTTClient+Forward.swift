@@ -7,16 +7,30 @@ extension MQTTClient {
     /// order. Dropped, as `publish` would fail them, before the first connection and after
     /// `close()`; kept by libmosquitto while reconnecting and sent after it.
     public nonisolated func forward(topic: String, payload: [UInt8]) {
-        guard accepting.withLock({ $0 }) else { return }
+        guard accepting.load(ordering: .acquiring) else { return }
+        _ = handOver(topic: topic, payload: payload, qos: .atLeastOnce, retain: false)
+    }
+
+    /// Hands one message to libmosquitto under the loop's lock (`publish`'s and `forward`'s
+    /// one way in): its result code (nil when the loop is stopping) and message id.
+    ///
+    /// Without `mosquitto_loop_start`, libmosquitto (2.0, `packet__queue`) writes the packet to
+    /// the socket inside `mosquitto_publish`, except while a callback runs on the network
+    /// thread, which writes what is queued once the callback returns (it looks at
+    /// `mosquitto_want_write` after every read). Only bytes the socket did not take need the
+    /// network thread now: a wake-up per message would cost it a poll round and two system
+    /// calls for nothing.
+    nonisolated func handOver(topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool) -> (rc: Int32?, mid: Int32) {
         var mid: Int32 = 0
-        let unwritten = loop.withMosquitto { mosq in
-            _ = payload.withUnsafeBytes { bytes in
-                mosquitto_publish(
-                    mosq, &mid, topic, Int32(bytes.count), bytes.baseAddress, MQTTQoS.atLeastOnce.rawValue, false)
+        var unwritten = false
+        let rc = loop.withMosquitto { mosq in
+            let rc = payload.withUnsafeBytes { bytes in
+                mosquitto_publish(mosq, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain)
             }
-            return mosquitto_want_write(mosq)
+            unwritten = mosquitto_want_write(mosq)
+            return rc
         }
-        // As in `hand`: only bytes the socket did not take need the network thread.
-        if unwritten == true { loop.wake() }
+        if rc == MOSQ_ERR_SUCCESS.rawValue, unwritten { loop.wake() }
+        return (rc, mid)
     }
 }

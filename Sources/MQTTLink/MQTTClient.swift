@@ -41,9 +41,9 @@ public actor MQTTClient {
     private var closing = false {
         didSet { updateAccepting() }
     }
-    /// Whether `forwardNow` may hand a message to libmosquitto: what `hand` checks for QoS 1,
+    /// Whether `forward` may hand a message to libmosquitto: what `hand` checks for QoS 1,
     /// kept where a caller off the actor can read it.
-    nonisolated let accepting = Mutex(false)
+    nonisolated let accepting = Atomic<Bool>(false)
     private var loopFinished = false
     private var announced = false
     private var lastAttemptError: MQTTError?
@@ -138,7 +138,7 @@ public actor MQTTClient {
     /// when `messages` finishes.
     private func updateAccepting() {
         let accepting = !closing && (phase == .connected || phase == .reconnecting)
-        self.accepting.withLock { $0 = accepting }
+        self.accepting.store(accepting, ordering: .releasing)
     }
 
     private func hand(topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, to waiter: PublishWaiter) {
@@ -149,30 +149,15 @@ public actor MQTTClient {
         case (.connected, _), (.reconnecting, .atLeastOnce):
             break
         }
-        var mid: Int32 = 0
-        var unwritten = false
         // Counted before libmosquitto has it, so its PUBACK cannot come unsignalled.
         loop.awaitPublishes(1)
-        let rc = loop.withMosquitto { mosq in
-            let rc = payload.withUnsafeBytes { bytes in
-                mosquitto_publish(mosq, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain)
-            }
-            unwritten = mosquitto_want_write(mosq)
-            return rc
-        }
+        let (rc, mid) = handOver(topic: topic, payload: payload, qos: qos, retain: retain)
         if rc != MOSQ_ERR_SUCCESS.rawValue, !(rc == MOSQ_ERR_NO_CONN.rawValue && qos == .atLeastOnce) {
             loop.awaitPublishes(-1)
         }
         switch rc {
         case MOSQ_ERR_SUCCESS.rawValue:
             publishWaiters[mid] = (qos, waiter)
-            // Without `mosquitto_loop_start`, libmosquitto (2.0, `packet__queue`) writes the
-            // packet to the socket inside `mosquitto_publish`, except while a callback runs
-            // on the network thread, which writes what is queued once the callback returns
-            // (it looks at `mosquitto_want_write` after every read). Only bytes the socket did
-            // not take need the network thread now: a wake-up per message would cost it a
-            // poll round and two system calls for nothing.
-            if unwritten { loop.wake() }
         case MOSQ_ERR_NO_CONN.rawValue where qos == .atLeastOnce:
             // Queued inside libmosquitto and sent after the reconnect: wait for its PUBACK.
             publishWaiters[mid] = (qos, waiter)
