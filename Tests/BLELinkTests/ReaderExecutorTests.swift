@@ -14,17 +14,12 @@ struct ReaderExecutorTests {
         _ body: (SocketChannel, SocketChannel, any TaskExecutor) async throws -> T
     ) async throws -> T {
         let (a, b) = try SocketChannel.pair()
-        let result: T
-        do {
-            result = try await body(a, b, try #require(a.taskExecutor))
-        } catch {
+        return try await withCleanup {
+            try await body(a, b, try #require(a.taskExecutor))
+        } cleanup: {
             await a.close()
             await b.close()
-            throw error
         }
-        await a.close()
-        await b.close()
-        return result
     }
 
     @Test("a task preferring it runs on the reader thread, and the PDU it waits for resumes it there")

@@ -30,15 +30,10 @@ func withLANFleet<T>(
     let fleet = try LANSimulatorFleet(options: options, library: library)
     try await fleet.start()
     let controller = TuyaController(bus: InMemoryBus(), library: library, lan: LANNetwork(connector: TCPConnector()))
-    let result: T
-    do {
-        result = try await body(fleet, controller)
-    } catch {
+    return try await withCleanup {
+        try await body(fleet, controller)
+    } cleanup: {
         await controller.stop()
         await fleet.stop()
-        throw error
     }
-    await controller.stop()
-    await fleet.stop()
-    return result
 }
