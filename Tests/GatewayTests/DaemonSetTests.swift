@@ -15,7 +15,9 @@ struct DaemonSetTests {
     static let timeout = Duration.seconds(20)
 
     /// A real broker, one simulated light and the daemon, with the light paired as "lamp".
-    static func withLamp(seed: UInt64, _ body: (RunningDaemon, LocalBroker) async throws -> Void) async throws {
+    static func withLamp(
+        seed: UInt64, _ body: (RunningDaemon, LocalBroker, _ lampID: String) async throws -> Void
+    ) async throws {
         let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-set-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
@@ -28,7 +30,7 @@ struct DaemonSetTests {
         let identity = try #require(fleet.identities.first)
         try await withRunningDaemon(broker: broker, state: state) { daemon in
             try await daemon.pair(devId: identity.devId, localKey: identity.localKey, as: "lamp")
-            try await body(daemon, broker)
+            try await body(daemon, broker, identity.devId)
         }
     }
 
@@ -38,7 +40,7 @@ struct DaemonSetTests {
         "a confirmed /set's answer and the device's new state reach a QoS 1 subscriber at QoS 0, as does everything live the bridge sends"
     )
     func commandTrafficIsQoS0() async throws {
-        try await Self.withLamp(seed: 27) { daemon, broker in
+        try await Self.withLamp(seed: 27) { daemon, broker, _ in
             let watcher = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: broker.port))
             defer { Task { await watcher.close() } }
             let events = watcher.events
@@ -78,7 +80,7 @@ struct DaemonSetTests {
         "TOGGLE flips the power the light reports, both ways, and a colour without a brightness keeps the brightness it has"
     )
     func commandsThatReadTheCurrentState() async throws {
-        try await Self.withLamp(seed: 28) { daemon, _ in
+        try await Self.withLamp(seed: 28) { daemon, _, _ in
             func set(_ payload: [String: JSONValue]) async throws -> [String: JSONValue] {
                 let answer = try await daemon.client.set(device: "lamp", payload: payload, timeout: Self.timeout)
                 return try #require(answer.objectValue?["state"]?.objectValue, "\(answer)")

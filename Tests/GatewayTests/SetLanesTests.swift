@@ -7,7 +7,7 @@ import Testing
 struct SetLanesTests {
     /// The bridge's use of the lanes, on one actor as on the bridge's.
     actor Bridge {
-        var lanes = SetLanes()
+        var lanes = SetLanes<String>()
         private(set) var served: [String] = []
 
         func take(_ name: String) -> Int { lanes.take(name) }
@@ -48,5 +48,28 @@ struct SetLanesTests {
             group.addTask { await bridge.serve("lamp", place: lamp) }
         }
         #expect(await bridge.served == ["diffuser0", "lamp0", "lamp1"])
+    }
+
+    @Test("a turn lane serves its places in the order they were taken, and is idle once all are served")
+    func turnLaneOrder() async {
+        actor Lookups {
+            var lane = TurnLane()
+            private(set) var served: [Int] = []
+            func take() -> Int { lane.take() }
+            func serve(_ place: Int) async {
+                if !lane.isTurn(of: place) { await withCheckedContinuation { lane.wait($0, for: place) } }
+                served.append(place)
+                lane.leave()?.resume()
+            }
+        }
+        let lookups = Lookups()
+        var places: [Int] = []
+        for _ in 0..<5 { places.append(await lookups.take()) }
+        #expect(await !lookups.lane.isIdle)
+        await withTaskGroup(of: Void.self) { group in
+            for place in places.reversed() { group.addTask { await lookups.serve(place) } }
+        }
+        #expect(await lookups.served == [0, 1, 2, 3, 4])
+        #expect(await lookups.lane.isIdle)
     }
 }

@@ -5,24 +5,34 @@ import TuyaWire
 extension BridgeServer {
     /// `<base>/<name>/set`: a typed command for one device. With a `transaction` the outcome
     /// is answered on `bridge/response/device/set`; a failure is also a `command_failed` event.
-    /// Commands to one device are queued on its link in the order they arrived, `place` being
-    /// this one's in its lane (`SetLanes`); each then waits for its own confirmation.
+    /// `place` is this command's in the order `/set` commands arrived (`setLookups`): the names
+    /// are resolved in that order, and each takes its device's place (`SetLanes`) as it is,
+    /// so commands to one device are queued on its link in the order they arrived, whether
+    /// they named it by its name or by its id; each then waits for its own confirmation.
     func handleSet(name: String, payload: [UInt8], place: Int) async {
         let verb = "device/set"
         let transaction = BridgeRequest.transaction(in: payload)
-        if !setLanes.isTurn(of: place, in: name) {
-            await withCheckedContinuation { setLanes.wait($0, for: place, in: name) }
+        if !setLookups.isTurn(of: place) {
+            await withCheckedContinuation { setLookups.wait($0, for: place) }
         }
-        let submitted = await submit(payload, to: name)
-        setLanes.leave(name)?.resume()
-        switch consume submitted {
-        case .unknownDevice:
+        let found = await controller.device(named: name)
+        let lane = found.map { setLanes.take($0.id) }
+        setLookups.leave()?.resume()
+        guard let found, let lane else {
             logger.notice("command for unknown device \"\(name.prefix(64))\" ignored")
             if transaction != nil {
                 respond(
                     verb, .failure(verb: verb, message: "no device is named \"\(name.prefix(64))\" or has that id"),
                     transaction: transaction)
             }
+            return
+        }
+        if !setLanes.isTurn(of: lane, in: found.id) {
+            await withCheckedContinuation { setLanes.wait($0, for: lane, in: found.id) }
+        }
+        let submitted = await submit(payload, to: found)
+        setLanes.leave(found.id)?.resume()
+        switch consume submitted {
         case .failed(let device, let error, let sentAt):
             await commandFailed(device, error, sentAt: sentAt, transaction: transaction)
         case .queued(let device, let receipt, let sentAt):
@@ -54,15 +64,13 @@ extension BridgeServer {
 
     /// A `/set` taken as far as its device's link, or why it went no further.
     private enum Submitted: ~Copyable {
-        case unknownDevice
         /// Not valid for the device (`sentAt` nil), or refused by the controller.
         case failed(TuyaDevice, any Error, sentAt: ContinuousClock.Instant?)
         case queued(TuyaDevice, CommandReceipt, sentAt: ContinuousClock.Instant)
     }
 
-    /// Looks the device up, parses the command and queues it on the device's link.
-    private func submit(_ payload: [UInt8], to name: String) async -> Submitted {
-        guard let device = await controller.device(named: name) else { return .unknownDevice }
+    /// Parses the command and queues it on the device's link.
+    private func submit(_ payload: [UInt8], to device: TuyaDevice) async -> Submitted {
         let command: DeviceCommand
         do {
             command = try await parseCommand(payload, for: device)

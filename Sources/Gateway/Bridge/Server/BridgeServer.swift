@@ -93,7 +93,8 @@ public actor BridgeServer {
     private var savedStatesTask: Task<Void, Never>?
     private var requests: [Int: Task<Void, Never>] = [:]
     private var admission: RequestAdmission
-    var setLanes = SetLanes()
+    var setLookups = TurnLane()
+    var setLanes = SetLanes<DeviceID>()
     /// Checks signed requests; nil when `bridge.auth` is off.
     var authenticator: RequestAuthenticator?
     /// The broker closed the connection and no reconnect has failed since: a takeover if it
@@ -358,7 +359,7 @@ public actor BridgeServer {
         case .admitted(let id):
             let payload = message.payload
             // Taken here, in the order the messages arrived, not in the task.
-            let place = if case .set(let name) = incoming { setLanes.take(name) } else { 0 }
+            let place = if case .set = incoming { setLookups.take() } else { 0 }
             requests[id] = Task { [weak self] in
                 await self?.serve(incoming, payload: payload, place: place, admitted: id)
             }
