@@ -105,11 +105,12 @@ extension DataPointMapper {
     /// The profile's name for the reported scene value; hex strings compare case-insensitively.
     private func sceneName(in values: DataPoints) -> String? {
         guard let (_, value) = reported(.scene, in: values) else { return nil }
+        // A device reports back the value it was sent: an exact match is the common case, and
+        // scene values (long hex strings sharing a prefix) compare fastest exactly.
+        if let exact = profile.scenes.first(where: { $0.value == value }) { return exact.name }
+        guard case .string(let reported) = value else { return nil }
         return profile.scenes.first { scene in
-            switch (scene.value, value) {
-            case (.string(let a), .string(let b)): Self.equalIgnoringCase(a, b)
-            default: scene.value == value
-            }
+            if case .string(let name) = scene.value { Self.equalIgnoringCase(name, reported) } else { false }
         }?.name
     }
 
