@@ -19,6 +19,9 @@ import Timing
 ///   does the same in the background.
 public actor MQTTClient {
     /// Connection state changes and received messages. One consumer; finishes after `close()`.
+    /// A message is yielded by the network thread as it arrives, a connection change once the
+    /// client has handled it (after the subscriptions are granted again, for `.connected`): a
+    /// message sent by the broker at once after a reconnect may come before `.connected`.
     public nonisolated let events: Mailbox<MQTTEvent>
     public nonisolated let configuration: MQTTConfiguration
 
@@ -64,7 +67,8 @@ public actor MQTTClient {
         self.configuration = configuration
         (events, eventSink) = Mailbox.make(of: MQTTEvent.self)
         let (signals, signalSink) = Mailbox.make(of: LinkSignal.self)
-        loop = try NetworkLoop(configuration: configuration, clock: OffsetClock(clock), signals: signalSink)
+        loop = try NetworkLoop(
+            configuration: configuration, clock: OffsetClock(clock), signals: signalSink, messages: eventSink)
         loop.start()
         // The single consumer: hands signals to the actor in the C thread's order, the first
         // of a run from here and the rest of it on the actor (one hop per run, not per
@@ -259,8 +263,6 @@ public actor MQTTClient {
             subscriptionGranted(mid: mid, granted: granted)
         case .unsubscribed(let mid):
             unsubscribeWaiters.removeValue(forKey: mid)?.resume()
-        case .message(let message):
-            eventSink.yield(.message(message))
         }
     }
 

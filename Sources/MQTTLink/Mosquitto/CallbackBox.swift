@@ -10,9 +10,13 @@ import Synchronization
 
 /// The object libmosquitto's `void *userdata` points at (retained with `Unmanaged` while the
 /// `mosquitto` handle lives). Its callbacks run on the network thread, so they only copy C data
-/// into `LinkSignal`s and yield them; the stream is unbounded, so a yield never blocks that thread.
+/// into `LinkSignal`s and yield them; the streams are unbounded, so a yield never blocks that thread.
 final class CallbackBox: Sendable {
     let signals: Mailbox<LinkSignal>.Continuation
+    /// The client's events: a message received needs nothing of the client's state, so it goes
+    /// to the client's consumer from here. Through the client's actor it woke one more thread
+    /// of the pool on the way to the consumer, once per device report.
+    let messages: Mailbox<MQTTEvent>.Continuation
     /// Counts accepted CONNACKs, so the loop can tell an established session from a failed attempt.
     let sessions = Atomic<Int>(0)
     /// Publishes someone waits for (`MQTTClient.publish`), counted up before each is handed to
@@ -21,8 +25,9 @@ final class CallbackBox: Sendable {
     /// PUBACKs woke a thread of the pool for nothing, once per command.
     let awaitedPublishes = Atomic<Int>(0)
 
-    init(signals: Mailbox<LinkSignal>.Continuation) {
+    init(signals: Mailbox<LinkSignal>.Continuation, messages: Mailbox<MQTTEvent>.Continuation) {
         self.signals = signals
+        self.messages = messages
     }
 
     /// Registers the callbacks. `nonisolated` on purpose: a C callback formed in a main-actor
@@ -69,7 +74,7 @@ final class CallbackBox: Sendable {
                 qos: MQTTQoS(rawValue: message.qos) ?? .atLeastOnce,
                 retain: message.retain
             )
-            CallbackBox.from(userdata).signals.yield(.message(received))
+            CallbackBox.from(userdata).messages.yield(.message(received))
         }
     }
 

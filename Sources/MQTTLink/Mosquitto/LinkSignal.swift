@@ -1,5 +1,6 @@
 /// What the network thread reports to `MQTTClient`, copied out of C memory so it is Sendable.
 /// Produced by libmosquitto's callbacks and by `NetworkLoop` itself, in one ordered stream.
+/// Messages received are not signals: they go to the client's events directly (`CallbackBox`).
 enum LinkSignal: Sendable {
     /// CONNACK with return code 0.
     case connackAccepted
@@ -16,5 +17,4 @@ enum LinkSignal: Sendable {
     case published(mid: Int32)
     case subscribed(mid: Int32, granted: [Int32])
     case unsubscribed(mid: Int32)
-    case message(MQTTMessage)
 }

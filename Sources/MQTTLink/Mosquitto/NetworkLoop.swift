@@ -54,10 +54,11 @@ final class NetworkLoop: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    init(configuration: MQTTConfiguration, clock: OffsetClock, signals: Mailbox<LinkSignal>.Continuation)
-        throws(MQTTError)
-    {
-        let box = CallbackBox(signals: signals)
+    init(
+        configuration: MQTTConfiguration, clock: OffsetClock, signals: Mailbox<LinkSignal>.Continuation,
+        messages: Mailbox<MQTTEvent>.Continuation
+    ) throws(MQTTError) {
+        let box = CallbackBox(signals: signals, messages: messages)
         let userdata = Unmanaged.passRetained(box).toOpaque()
         do {
             handle = try MosquittoHandle.make(configuration: configuration, userdata: userdata)
