@@ -5,9 +5,11 @@ extension MQTTClient {
     /// client's actor and no word of the outcome: for a caller that sends one device's frames
     /// in order itself (a device link). Messages handed over one after another leave in that
     /// order. Dropped, as `publish` would fail them, before the first connection and after
-    /// `close()`; kept by libmosquitto while reconnecting and sent after it.
+    /// `close()`; kept by libmosquitto while reconnecting and sent after it. Sent once the
+    /// CONNACK is in, even before the client has handled it: a device's report kept for the
+    /// session may bring its link online and ask for a write at once.
     public nonisolated func forward(topic: String, payload: [UInt8]) {
-        guard accepting.load(ordering: .acquiring) else { return }
+        guard accepting.load(ordering: .acquiring) || loop.isSessionLive else { return }
         _ = handOver(topic: topic, payload: payload, qos: .atLeastOnce, retain: false)
     }
 

@@ -149,7 +149,9 @@ public actor MQTTClient {
         guard !closing else { return waiter.resume(throwing: MQTTError.closed) }
         switch (phase, qos) {
         case (.idle, _), (.connecting, _), (.reconnecting, .atMostOnce):
-            return waiter.resume(throwing: MQTTError.notConnected)
+            // Unless the CONNACK is in and this client has not handled it yet (an answer to a
+            // message the broker kept for the session, which came with it).
+            guard loop.isSessionLive else { return waiter.resume(throwing: MQTTError.notConnected) }
         case (.connected, _), (.reconnecting, .atLeastOnce):
             break
         }

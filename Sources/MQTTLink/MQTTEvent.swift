@@ -1,5 +1,7 @@
-/// What `MQTTClient.events` reports: connection state changes and received messages, in the
-/// order libmosquitto produced them.
+/// What `MQTTClient.events` reports: connection state changes and received messages. Messages
+/// come in the order libmosquitto received them, and those of a connection before its
+/// `.disconnected`; a message the broker sends at once after a (re)connect, such as one kept
+/// for a persistent session, may come before `.connected`.
 public enum MQTTEvent: Sendable, Equatable {
     /// The session is up and every remembered subscription has been granted again (SUBACK),
     /// so a message published by anyone after this event reaches this client.

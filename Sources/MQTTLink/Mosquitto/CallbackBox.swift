@@ -19,6 +19,11 @@ final class CallbackBox: Sendable {
     let messages: Mailbox<MQTTEvent>.Continuation
     /// Counts accepted CONNACKs, so the loop can tell an established session from a failed attempt.
     let sessions = Atomic<Int>(0)
+    /// A CONNACK accepted and no disconnect since: set here, before the client's actor hears of
+    /// either. A message kept by the broker for a persistent session comes in the same read as
+    /// the CONNACK, and reaches the client's consumer before the client has handled that
+    /// CONNACK: an answer to it must not be refused as "not connected".
+    let live = Atomic<Bool>(false)
     /// Publishes someone waits for (`MQTTClient.publish`), counted up before each is handed to
     /// libmosquitto: while there are none, a PUBACK (or a QoS 0 write) is not signalled. The
     /// device links' frames (`forward`) are not waited for, and signalling each of their
@@ -38,6 +43,7 @@ final class CallbackBox: Sendable {
             let box = CallbackBox.from(userdata)
             if code == 0 {
                 box.sessions.add(1, ordering: .releasing)
+                box.live.store(true, ordering: .releasing)
                 box.signals.yield(.connackAccepted)
             } else {
                 box.signals.yield(.connackRefused(code: code))
@@ -45,7 +51,9 @@ final class CallbackBox: Sendable {
         }
         mosquitto_disconnect_callback_set(mosq) { _, userdata, code in
             let systemError = errno
-            CallbackBox.from(userdata).signals.yield(.disconnected(code: code, systemError: systemError))
+            let box = CallbackBox.from(userdata)
+            box.live.store(false, ordering: .releasing)
+            box.signals.yield(.disconnected(code: code, systemError: systemError))
         }
         mosquitto_publish_callback_set(mosq) { _, userdata, mid in
             let box = CallbackBox.from(userdata)

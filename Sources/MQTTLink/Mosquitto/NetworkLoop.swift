@@ -119,6 +119,10 @@ final class NetworkLoop: Sendable {
         box.awaitedPublishes.add(change, ordering: .releasing)
     }
 
+    /// Whether libmosquitto holds an accepted session now (`CallbackBox.live`), which the
+    /// client's actor may not have heard yet.
+    var isSessionLive: Bool { box.live.load(ordering: .acquiring) }
+
     /// Runs `body` with the handle unless the loop is stopping; holds the lock so the network
     /// thread cannot destroy the handle meanwhile.
     func withMosquitto<R>(_ body: (OpaquePointer) -> R) -> R? {
