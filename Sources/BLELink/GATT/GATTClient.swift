@@ -193,7 +193,9 @@ public actor GATTClient {
             }
             let next = characteristics.first { $0.declarationHandle > notify.declarationHandle }
             let end = next.map { $0.declarationHandle - 1 } ?? service.endHandle
-            guard
+            // The CCCD follows the value: a value at the last handle (0xFFFF from a hostile
+            // peripheral) leaves no room for one.
+            guard notify.valueHandle < end,
                 let configuration = try await findDescriptor(
                     .clientCharacteristicConfiguration, from: notify.valueHandle + 1, to: end)
             else { throw .configurationDescriptorMissing(characteristic: notify.uuid) }
