@@ -74,4 +74,31 @@ struct FrameFreshnessTests {
         #expect(guard_.check(time: 4_000, sequence: 3, now: Self.now + 2) == .rejected(.timeOutsideWindow))
         #expect(guard_.offset == nil)
     }
+
+    /// `t` comes from inside a device's frame: any 64-bit integer. Whatever it is, the frame is
+    /// judged (never a trap on the arithmetic), an absurd time is never learned as the
+    /// device's clock, and the device's next sane frame is accepted.
+    @Test("t at the ends of the 64-bit range is refused without a trap and teaches nothing")
+    func extremeTimes() {
+        let hostile: [Int64] = [
+            .max, .min, 9_000_000_000_000_000_000, -9_000_000_000_000_000_000, Self.now &- .min, .max - 1, -1,
+        ]
+        for first in hostile {
+            for second in hostile {
+                var guard_ = FrameFreshness()
+                #expect(guard_.check(time: first, sequence: 1, now: Self.now) == .rejected(.timeOutsideWindow))
+                #expect(guard_.check(time: second, sequence: 2, now: Self.now + 1) == .rejected(.timeOutsideWindow))
+                #expect(guard_.offset == nil, "t \(first) then \(second) taught an offset")
+                #expect(
+                    guard_.check(time: Self.now + 2, sequence: 3, now: Self.now + 2) == .fresh(emittedAt: Self.now + 2))
+            }
+        }
+        // Two absurd frames that agree with each other (rule 4) do not make a timeline either.
+        var guard_ = FrameFreshness()
+        _ = guard_.check(time: 9_000_000_000_000_000_000, sequence: 1, now: Self.now)
+        #expect(
+            guard_.check(time: 9_000_000_000_000_000_001, sequence: 2, now: Self.now + 1)
+                == .rejected(.timeOutsideWindow))
+        #expect(guard_.offset == nil)
+    }
 }

@@ -64,7 +64,11 @@ struct FrameFreshness: Sendable {
     /// Judges one frame heard at `now` (the gateway's unix seconds) and, when it is new,
     /// remembers it.
     mutating func check(time: Int64, sequence: UInt32?, now: Int64) -> Verdict {
-        let sample = Seen(offset: time &- now, time: time, sequence: sequence)
+        // `t` is any integer a frame carries. Outside 0...2⁴⁰ (about the year 36812) it is no
+        // clock at all: refused, not kept as a candidate, so every sum and difference below
+        // stays far inside Int64.
+        guard (0...Self.latestTime).contains(time) else { return .rejected(.timeOutsideWindow) }
+        let sample = Seen(offset: time - now, time: time, sequence: sequence)
         let verdict = judge(sample)
         guard case .rejected = verdict else {
             accept(sample)
@@ -110,6 +114,9 @@ struct FrameFreshness: Sendable {
         guard let sequence = sample.sequence, let previous = candidate.sequence else { return true }
         return Self.follows(sequence, previous)
     }
+
+    /// The largest `t` taken for a time: 2⁴⁰ seconds.
+    static let latestTime: Int64 = 1 << 40
 
     /// Whether `sequence` comes after `previous` on a counter that wraps at 2³².
     static func follows(_ sequence: UInt32, _ previous: UInt32) -> Bool {
