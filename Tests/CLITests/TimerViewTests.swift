@@ -19,6 +19,40 @@ struct TimerViewTests {
         #expect(!line.contains("left"))
     }
 
+    /// The status and cue events come over the broker, where any client may forge them: a
+    /// number out of any sane range makes a line with what is sane in it, never a crash.
+    @Test(
+        "absurd or negative seconds in a status or a cue give a line, not a crash",
+        arguments: [
+            JSONValue.double(1e300), .double(-1e300), .integer(.max), .integer(.min), .double(9.3e18), .integer(-5),
+        ])
+    func hostileSeconds(value: JSONValue) {
+        for (elapsed, remaining) in [(value, JSONValue.integer(10)), (.integer(10), value), (value, value)] {
+            let line = TimerLine.render(
+                .object([
+                    "state": .string("running"), "phase": .string("stage"), "stage": .string("sit"),
+                    "elapsed_seconds": elapsed, "remaining_seconds": remaining, "next_bell_seconds": value,
+                ]))
+            #expect(line.hasPrefix("sit  "), "\(line)")
+            #expect(line.count < 200, "\(line)")
+        }
+        let cue = TimerLine.cue(["actual_seconds": value, "description": .string("bell 1"), "outcome": .string("sent")])
+        #expect(cue.contains("bell 1  sent"), "\(cue)")
+    }
+
+    @Test("a negative elapsed time draws an empty bar, a finished one a full bar")
+    func barBounds() {
+        func line(_ elapsed: Double, _ remaining: Double) -> String {
+            TimerLine.render(
+                .object([
+                    "state": .string("running"), "phase": .string("stage"), "stage": .string("sit"),
+                    "elapsed_seconds": .double(elapsed), "remaining_seconds": .double(remaining),
+                ]))
+        }
+        #expect(line(-5, 10).contains("[" + String(repeating: "-", count: 20) + "]"))
+        #expect(line(30, -10).contains("[" + String(repeating: "#", count: 20) + "]"))
+    }
+
     @Test("ramp steps print at most one line a second, the newest held back; other cues at once")
     func throttle() {
         var throttle = CueThrottle()

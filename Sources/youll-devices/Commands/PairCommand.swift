@@ -219,7 +219,11 @@ struct PairPermit: AsyncParsableCommand {
                 var request: [String: JSONValue] = ["value": .bool(true)]
                 if let seconds { request["time"] = .integer(Int64(seconds)) }
                 let answer = try await client.request("permit_join", request, timeout: limit)
-                let window = answer["time"]?.int64Value ?? Int64(seconds ?? 120)
+                // The daemon's answer, within the 1–3600 s it accepts (a forged answer must not
+                // set the wait): else what was asked.
+                let window =
+                    answer["time"]?.int64Value.flatMap { (1...3600).contains($0) ? $0 : nil }
+                    ?? Int64(seconds ?? 120)
                 if !bridge.json {
                     printNote("pairing permitted for \(window) s; power on the devices to pair (Ctrl-C to stop)")
                     Self.printLANCandidates(answer["lan_candidates"])

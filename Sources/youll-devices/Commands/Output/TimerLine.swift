@@ -26,7 +26,8 @@ enum TimerLine {
         }
         if let remaining = seconds(object["remaining_seconds"]) {
             let total = elapsed + remaining
-            let filled = total > 0 ? min(barWidth, Int((elapsed / total * Double(barWidth)).rounded(.down))) : barWidth
+            let share = total > 0 ? min(1, max(0, elapsed / total)) : 1
+            let filled = Int((share * Double(barWidth)).rounded(.down))
             parts.append(
                 "\(clock(elapsed)) / \(clock(total)) [\(String(repeating: "#", count: filled))\(String(repeating: "-", count: barWidth - filled))] \(clock(remaining)) left"
             )
@@ -46,23 +47,28 @@ enum TimerLine {
 
     /// `mm:ss`, or `h:mm:ss` from an hour.
     static func clock(_ seconds: Double) -> String {
-        let total = max(0, Int(seconds.rounded(.down)))
+        let total = Int(min(max(0, seconds.isFinite ? seconds : 0), 1e9).rounded(.down))
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let (hours, minutes, rest) = (total / 3600, (total % 3600) / 60, total % 60)
         return hours > 0 ? "\(hours):\(two(minutes)):\(two(rest))" : "\(two(minutes)):\(two(rest))"
     }
 
+    /// Seconds from the bridge's JSON, which any client of the broker can forge: nil unless
+    /// a number within ±10⁹ s (about 31 years), so nothing below can overflow.
     static func seconds(_ value: JSONValue?) -> Double? {
-        switch value {
-        case .integer(let int)?: Double(int)
-        case .double(let double)?: double
-        default: nil
-        }
+        let number: Double? =
+            switch value {
+            case .integer(let int)?: Double(int)
+            case .double(let double)?: double
+            default: nil
+            }
+        guard let number, abs(number) <= 1e9 else { return nil }
+        return number
     }
 
     /// A `session_cue` event as one line: `00:04.0  bell 1 of stage 1  lamp  confirmed (+3 ms)`.
     static func cue(_ data: [String: JSONValue]) -> String {
-        let at = seconds(data["actual_seconds"]) ?? 0
+        let at = max(0, seconds(data["actual_seconds"]) ?? 0)
         let tenths = Int((at * 10).rounded()) % 10
         var line = "\(clock(at)).\(tenths)  \(data["description"]?.stringValue ?? "cue")"
         if let device = data["device"]?.stringValue { line += "  \(device)" }
