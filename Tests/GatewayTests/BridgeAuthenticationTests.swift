@@ -77,6 +77,16 @@ struct BridgeAuthenticationTests {
         }
     }
 
+    @Test("a signed auth.time at either end of the 64-bit range is stale, not a crash")
+    func extremeTimes() {
+        var checker = authenticator()
+        for time in [Int64.min, .min + 1, .max, -1] {
+            let signed = BridgeAuthentication.sign(verb: "backup", payload: [:], token: Self.token, time: time)
+            let refusal = checker.check(verb: "backup", payload: signed, now: Self.now)
+            #expect(refusal?.reason == "stale", "auth.time \(time): \(refusal?.message ?? "accepted")")
+        }
+    }
+
     @Test("a nonce is forgotten only once its request is outside the window, so a late replay is stale")
     func replayAfterWindow() {
         var checker = authenticator()

@@ -67,8 +67,10 @@ struct RequestAuthenticator: Sendable {
                 message: "request not signed: bad signature (auth.mac does not match this request signed with the "
                     + "gateway's token; is the token in \(tokenFile) the one the client uses?)")
         }
-        let skew = time > now ? time - now : now - time
-        guard skew <= window else {
+        // The larger minus the smaller, wrapping: exact as an unsigned number for any two Int64s
+        // (a signed auth.time may be anything, Int64.min included).
+        let skew = UInt64(bitPattern: time > now ? time &- now : now &- time)
+        guard skew <= UInt64(window) else {
             return Refusal(
                 reason: "stale",
                 message: "request not signed: auth.time is \(skew) s \(time > now ? "ahead of" : "behind") the "
