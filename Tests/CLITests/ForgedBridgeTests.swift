@@ -85,4 +85,52 @@ struct ForgedBridgeTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("pairing permitted for 1 s"), "\(result.stderr)")
     }
+
+    /// bash's `compgen -W` expands every word it is given (command substitution included), and
+    /// the completion script hands it what the binary offers: names from a retained
+    /// `bridge/devices` anyone on the broker can publish. Pressing TAB must not run them.
+    @Test("bash completion offers no forged name that the shell would run, and still the plain ones")
+    func completionInjection() async throws {
+        let broker = try await LocalBroker.started()
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "youll-injected-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: marker) }
+        let forged: JSONValue = .array([
+            .object([
+                "id": .string("a1"), "friendly_name": .string("desk"), "capabilities": .array([.string("brightness")]),
+            ]),
+            .object(["id": .string("a2"), "friendly_name": .string("d$(touch \(marker.path))")]),
+            .object(["id": .string("a3"), "friendly_name": .string("d`touch \(marker.path)`")]),
+            .object([
+                "id": .string("a4"), "friendly_name": .string("dim"),
+                "capabilities": .array([.string("b$(touch \(marker.path))")]),
+            ]),
+        ])
+        let publisher = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: broker.port))
+        try await publisher.connect()
+        try await publisher.publish(
+            topic: "youll/bridge/devices", payload: CompactJSON.encode(forged), qos: .atLeastOnce, retain: true)
+        await publisher.close()
+        // What bash does on `youll-devices get d<TAB>` and `youll-devices set dim b<TAB>`.
+        let binary = try CLIRunner.binary().path
+        let script = """
+            source <("$BIN" --generate-completion-script bash)
+            complete_line() {
+                COMP_WORDS=("$BIN" "$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+                COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+                _youll-devices
+                printf '%s\\n' "${COMPREPLY[@]}"
+            }
+            complete_line get d
+            complete_line set dim b
+            """
+        var environment = environment(broker)
+        environment["BIN"] = binary
+        let result = try await ChildProcess.run("/bin/bash", ["-c", script], environment: environment)
+        #expect(!FileManager.default.fileExists(atPath: marker.path), "a TAB ran a forged name: \(result.stdout)")
+        let offered = result.stdout.split(separator: "\n").map(String.init)
+        #expect(offered.contains("desk"), "\(result.stdout) \(result.stderr)")
+        #expect(offered.contains("dim"), "\(result.stdout)")
+        #expect(offered.allSatisfy { !$0.contains("$") && !$0.contains("`") }, "\(result.stdout)")
+    }
 }

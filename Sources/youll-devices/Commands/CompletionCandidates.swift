@@ -12,7 +12,7 @@ enum CompletionCandidates {
 
     /// Friendly names of the paired devices.
     static let devices = CompletionKind.custom { words, _, prefix in
-        await pairedDevices(words).map(\.friendlyName).filter { $0.hasPrefix(prefix) }.sorted()
+        await pairedDevices(words).map(\.friendlyName).filter { $0.hasPrefix(prefix) && isShellSafe($0) }.sorted()
     }
 
     /// A comma-separated list of friendly names (`timer start --devices`): completes the last item.
@@ -20,13 +20,14 @@ enum CompletionCandidates {
         let done = prefix.split(separator: ",", omittingEmptySubsequences: false).dropLast().joined(separator: ",")
         let last = prefix.split(separator: ",", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         let head = done.isEmpty ? "" : done + ","
-        return await pairedDevices(words).map(\.friendlyName).filter { $0.hasPrefix(last) }.sorted().map { head + $0 }
+        return await pairedDevices(words).map(\.friendlyName).filter { $0.hasPrefix(last) && isShellSafe($0) }
+            .sorted().map { head + $0 }
     }
 
     /// The configured presets (`timer.presets`, built-ins included).
     static let presets = CompletionKind.custom { words, _, prefix in
         let configured = (try? configuration(words))?.timer.presets.map(\.name) ?? ["calm", "focus", "sleep"]
-        return configured.filter { $0.hasPrefix(prefix) }
+        return configured.filter { $0.hasPrefix(prefix) && isShellSafe($0) }
     }
 
     /// `field=` for the device named earlier on the line (`set lamp bri<TAB>`), from its capabilities.
@@ -36,7 +37,21 @@ enum CompletionCandidates {
         let others = words.enumerated().filter { $0.offset != index }.map(\.element)
         let named = others.lazy.compactMap { word in devices.first { $0.friendlyName == word || $0.id == word } }.first
         let names = named?.capabilities ?? []
-        return names.filter { $0.hasPrefix(prefix) }.sorted().map { $0 + "=" }
+        return names.filter { $0.hasPrefix(prefix) && isShellSafe($0) }.sorted().map { $0 + "=" }
+    }
+
+    /// Whether a word may be offered to the shell. bash's `compgen -W`, which the generated
+    /// script hands the candidates to, expands every word (`$(…)`, backquotes, `${…}`, `~`,
+    /// braces) and so runs what it finds; and the names come from the retained
+    /// `bridge/devices`, which anyone on the broker can publish. Only letters, digits and
+    /// `_ - . : @ %` pass: a name with a space, a quote or a `$` is still usable when typed,
+    /// only not offered.
+    static func isShellSafe(_ word: String) -> Bool {
+        !word.isEmpty
+            && word.unicodeScalars.allSatisfy { scalar in
+                scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal
+                    || "_-.:@%".unicodeScalars.contains(scalar)
+            }
     }
 
     /// The configuration the command on the line would use: its `--config`, else the usual search.
