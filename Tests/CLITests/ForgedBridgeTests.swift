@@ -75,6 +75,26 @@ struct ForgedBridgeTests {
         #expect(result.stdout.hasPrefix("sit  "), "\(result.stdout)")
     }
 
+    /// An escape sequence in a forged status would reach the user's terminal (set its title,
+    /// rewrite the screen, on some terminals worse).
+    @Test("timer status shows terminal escapes in a forged stage, state or id as text, never sends them")
+    func timerStatusEscapes() async throws {
+        let broker = try await LocalBroker.started()
+        let escape = "\u{1B}]0;owned\u{07}\u{1B}[2J"
+        let bridge = try await ForgedBridge(broker: broker) { _ in
+            .object([
+                "state": .string("running" + escape), "phase": .string("stage"), "stage": .string("sit" + escape),
+                "elapsed_seconds": .integer(10), "remaining_seconds": .integer(10), "id": .string("s1" + escape),
+            ])
+        }
+        let result = try await CLIRunner.run(["timer", "status", "--timeout", "10"], environment: environment(broker))
+        await bridge.stop()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            !result.stdout.contains("\u{1B}") && !result.stdout.contains("\u{07}"), "\(result.stdout.debugDescription)")
+        #expect(result.stdout.hasPrefix("sit\\u{1b}]0;owned"), "\(result.stdout.debugDescription)")
+    }
+
     @Test("pair permit with an absurd window answers within its own bounds", arguments: absurd)
     func permitWindow(value: JSONValue) async throws {
         let broker = try await LocalBroker.started()

@@ -172,6 +172,12 @@ struct DoctorCheckTests {
         #expect(DoctorCheck.bleLinks(health: health(connected: [], waiting: [], adapter: .null)) == nil)
         #expect(DoctorCheck.bleLinks(health: nil) == nil)
         #expect(DoctorCheck.bleLinks(health: .string("garbage")) == nil)
+        // The answer comes over the broker, where it can be forged: escapes are shown, not sent.
+        let forged = DoctorCheck.bleLinks(
+            health: health(connected: ["a\u{1B}[2J"], waiting: [], adapter: .string("hci0\u{1B}]0;x\u{07}")))
+        #expect(
+            forged?.detail == "the daemon holds 1 of 3 connections on hci0\\u{1b}]0;x\\u{7} (a\\u{1b}[2J); none waiting"
+        )
     }
 
     @Test("no profiles at all fails; broken files are a warning each, after the count")

@@ -47,12 +47,14 @@ extension DoctorCheck {
     /// connections in use against the limit, and who waits. nil when the daemon did not
     /// answer or has no adapter (the `ble` check already says why).
     public static func bleLinks(health: JSONValue?) -> DoctorCheck? {
-        guard let ble = health?.objectValue?["ble"]?.objectValue, let adapter = ble["adapter"]?.stringValue,
+        guard let ble = health?.objectValue?["ble"]?.objectValue,
+            let adapter = ble["adapter"]?.stringValue.map({ BridgeText.printable($0, maximumLength: 64) }),
             let limit = ble["limit"]?.int64Value
         else { return nil }
+        // The answer comes over the broker: names are shown with any control character as text.
         func names(_ key: String) -> [String] {
             guard case .array(let items)? = ble[key] else { return [] }
-            return items.prefix(16).compactMap { $0.stringValue.map { String($0.prefix(64)) } }
+            return items.prefix(16).compactMap { $0.stringValue.map { BridgeText.printable($0, maximumLength: 64) } }
         }
         let connected = names("connected")
         let waiting = names("waiting")

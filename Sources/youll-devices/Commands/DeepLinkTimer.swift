@@ -21,7 +21,7 @@ enum DeepLinkTimer {
         }
         let status = try await client.request(
             "session/start", ["preset": .string(preset), "minutes": .integer(minutes)], timeout: timeout)
-        var lines = ["started session \(status["id"]?.stringValue ?? "?"): \(TimerLine.render(status))"]
+        var lines = ["started session \(TimerLine.text(status["id"]) ?? "?"): \(TimerLine.render(status))"]
         if case .array(let following)? = status["devices"], following.isEmpty {
             lines.append(TimerStartCommand.noDevicesWarning)
         }

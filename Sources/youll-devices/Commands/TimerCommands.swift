@@ -74,7 +74,7 @@ struct TimerStartCommand: AsyncParsableCommand {
                             try await TimerFollow.follow(client, session: status.objectValue?["id"]?.stringValue)
                         } else {
                             print(
-                                "started session \(status.objectValue?["id"]?.stringValue ?? "?"): \(TimerLine.render(status))"
+                                "started session \(TimerLine.text(status.objectValue?["id"]) ?? "?"): \(TimerLine.render(status))"
                             )
                         }
                     }
@@ -177,7 +177,7 @@ struct TimerHistoryCommand: AsyncParsableCommand {
                     + "(longest \(Self.days(object["longest_streak_days"]?.int64Value ?? 0)))"
             )
             if case .array(let badges)? = object["badges"], !badges.isEmpty {
-                print("badges: \(badges.compactMap(\.stringValue).joined(separator: ", "))")
+                print("badges: \(badges.compactMap { TimerLine.text($0) }.joined(separator: ", "))")
             }
         }
     }

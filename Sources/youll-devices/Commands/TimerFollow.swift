@@ -79,7 +79,7 @@ enum TimerFollow {
             return .cue(TimerLine.cue(data))
         case "session_ended":
             let elapsed = TimerLine.clock(TimerLine.seconds(data["elapsed_seconds"]) ?? 0)
-            return .ended("session \(data["state"]?.stringValue ?? "ended") after \(elapsed)")
+            return .ended("session \(TimerLine.text(data["state"]) ?? "ended") after \(elapsed)")
         default:
             return nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Gateway
 import TuyaCore
 
 /// The timer's progress as one line: `sit  02:10 / 10:00 [#####-------] 07:50 left · next bell 00:50`.
@@ -8,12 +9,12 @@ enum TimerLine {
 
     static func render(_ status: JSONValue) -> String {
         guard let object = status.objectValue else { return "no session" }
-        let state = object["state"]?.stringValue ?? "?"
+        let state = text(object["state"]) ?? "?"
         guard state != "idle" else { return "no session is running" }
         let phase: String =
-            switch object["phase"]?.stringValue {
+            switch text(object["phase"]) {
             case "warm_up": "warm-up"
-            case "stage": object["stage"]?.stringValue ?? "stage"
+            case "stage": text(object["stage"]) ?? "stage"
             case let other?: other
             case nil: "?"
             }
@@ -45,6 +46,13 @@ enum TimerLine {
         return ["state", "phase", "stage"].map { object?[$0]?.stringValue }
     }
 
+    /// A string from the bridge's JSON as it may be printed: anyone on the broker can forge
+    /// it, so control characters (terminal escapes) are shown as `\u{…}` and it is cut at
+    /// 80 characters.
+    static func text(_ value: JSONValue?) -> String? {
+        value?.stringValue.map { BridgeText.printable($0, maximumLength: 80) }
+    }
+
     /// `mm:ss`, or `h:mm:ss` from an hour.
     static func clock(_ seconds: Double) -> String {
         let total = Int(min(max(0, seconds.isFinite ? seconds : 0), 1e9).rounded(.down))
@@ -70,9 +78,9 @@ enum TimerLine {
     static func cue(_ data: [String: JSONValue]) -> String {
         let at = max(0, seconds(data["actual_seconds"]) ?? 0)
         let tenths = Int((at * 10).rounded()) % 10
-        var line = "\(clock(at)).\(tenths)  \(data["description"]?.stringValue ?? "cue")"
-        if let device = data["device"]?.stringValue { line += "  \(device)" }
-        line += "  \(data["outcome"]?.stringValue ?? "")"
+        var line = "\(clock(at)).\(tenths)  \(text(data["description"]) ?? "cue")"
+        if let device = text(data["device"]) { line += "  \(device)" }
+        line += "  \(text(data["outcome"]) ?? "")"
         if let late = data["lateness_ms"]?.int64Value { line += " (+\(late) ms)" }
         return line
     }
