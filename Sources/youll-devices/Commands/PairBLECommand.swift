@@ -86,15 +86,18 @@ struct PairBLE: AsyncParsableCommand {
                 "permit_join", ["value": .bool(true), "time": .integer(Int64(seconds)), "transport": .string("ble")],
                 timeout: limit)
             if !bridge.json { printNote("scanning for \(seconds) s…") }
-            var found: [JSONValue] = []
+            var found = ScanList()
             try await forEach(events, for: .seconds(seconds)) { message in
                 guard let event = message.json, let type = event["type"]?.stringValue else { return true }
                 if type == "device_found", event["data"]?["transport"]?.stringValue == "ble", let data = event["data"] {
-                    found.append(data)
+                    found.add(data)
                 }
                 return !(type == "permit_join_changed" && event["data"]?["value"]?.boolValue == false)
             }
-            return found
+            if found.dropped > 0, !bridge.json {
+                printNote("more than \(ScanList.limit) devices heard; \(found.dropped) more not shown")
+            }
+            return found.devices
         }
         if bridge.json {
             printJSONLine(.array(found))
@@ -114,5 +117,28 @@ struct PairBLE: AsyncParsableCommand {
             table.append([address, product, bound, rssi, profile].map { BridgeText.printable($0) })
         }
         table.print()
+    }
+}
+
+/// The devices a BLE scan heard, once each by address (the latest report wins, in the order
+/// first heard), at most `limit`: the events come over the broker, where anyone can publish
+/// a flood of them.
+struct ScanList {
+    static let limit = 256
+    private(set) var devices: [JSONValue] = []
+    private var index: [String: Int] = [:]
+    /// Devices heard beyond `limit`, not kept.
+    private(set) var dropped = 0
+
+    mutating func add(_ device: JSONValue) {
+        let address = device["address"]?.stringValue ?? ""
+        if !address.isEmpty, let at = index[address] {
+            devices[at] = device
+        } else if devices.count < Self.limit {
+            if !address.isEmpty { index[address] = devices.count }
+            devices.append(device)
+        } else {
+            dropped += 1
+        }
     }
 }
