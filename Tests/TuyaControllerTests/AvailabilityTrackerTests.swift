@@ -87,6 +87,17 @@ struct AvailabilityTrackerTests {
         #expect(t.receivedGoodFrame(now: .seconds(121)) == [.changed(.online, hint: nil)])
     }
 
+    @Test("a flood of undecryptable frames is remembered as the few that count, and still means auth_failed")
+    func keyMismatchFlood() {
+        var t = online()
+        var changes: [AvailabilityTracker.Action] = []
+        for index in 0..<10_000 { changes += t.receivedKeyMismatch(now: .milliseconds(2000 + index / 10)) }
+        #expect(changes == [.changed(.authFailed, hint: "local key mismatch")])
+        #expect(t.rememberedMismatches <= 3)
+        #expect(t.receivedGoodFrame(now: .seconds(3)) == [.changed(.online, hint: nil)])
+        #expect(t.receivedKeyMismatch(now: .seconds(4)).isEmpty, "one after a good frame is counted, not believed")
+    }
+
     @Test("mismatches spread wider than the window never add up to auth_failed")
     func keyMismatchWindow() {
         var t = online()

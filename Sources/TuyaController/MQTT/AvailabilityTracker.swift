@@ -46,6 +46,8 @@ struct AvailabilityTracker: Sendable {
     private var unansweredSince: Duration?
     /// Undecryptable frames since the last good one, oldest first.
     private var mismatches: [Duration] = []
+    /// How many mismatches are remembered (for tests: never more than the few that count).
+    var rememberedMismatches: Int { mismatches.count }
 
     init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -111,6 +113,10 @@ struct AvailabilityTracker: Sendable {
         unansweredSince = unansweredSince.map { max($0, now) }
         mismatches.append(now)
         mismatches.removeAll { $0 < now - configuration.keyMismatchWindow }
+        // Only the latest few matter (they are in time order): anyone can send intact frames
+        // that do not decrypt, as fast as the broker takes them.
+        let excess = mismatches.count - configuration.keyMismatchesForAuthFailure
+        if excess > 0 { mismatches.removeFirst(excess) }
         guard mismatches.count >= configuration.keyMismatchesForAuthFailure else { return [] }
         return change(to: .authFailed, hint: Self.keyMismatchHint)
     }
