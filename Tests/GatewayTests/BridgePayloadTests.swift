@@ -21,6 +21,18 @@ struct BridgePayloadTests {
         }
     }
 
+    /// An unknown field is named back to the sender, logged and stored as an event: a key of
+    /// 60 KB (the payload limit is 64 KiB) must not become all three.
+    @Test("an unknown field with a huge or control-character name is named back shortened and printable")
+    func hugeUnknownField() {
+        let key = String(repeating: "k", count: 60_000)
+        let huge = error(#"{"\#(key)":1}"#)
+        #expect(huge?.field.count == BridgePayloadError.maximumFieldLength + 1, "64 characters and an ellipsis")
+        #expect((huge?.description.count ?? .max) < 1_000)
+        let escaped = error(#"{"a\u001b[2J":1}"#)
+        #expect(escaped?.field == #"a\u{1b}[2J"#)
+    }
+
     @Test("the issue's example sets power, brightness and colour temperature in one command")
     func issueExample() throws {
         let command = try parse(#"{"state":"ON","brightness":40,"color_temp":2700}"#)

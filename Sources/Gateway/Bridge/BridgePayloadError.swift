@@ -5,10 +5,15 @@ public struct BridgePayloadError: Error, Hashable, Sendable, CustomStringConvert
     public var field: String
     public var reason: String
 
+    /// `field` may be a key the sender made up (an unknown field is named back to it): it is
+    /// kept to 64 characters with control characters shown as text, because the error is
+    /// answered, logged and stored as an event, and a 60 KB key would be all three.
     public init(field: String, reason: String) {
-        self.field = field
+        self.field = BridgeText.printable(field, maximumLength: Self.maximumFieldLength)
         self.reason = reason
     }
+
+    public static let maximumFieldLength = 64
 
     public var description: String { "\(field): \(reason)" }
 }
