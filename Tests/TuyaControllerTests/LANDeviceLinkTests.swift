@@ -187,6 +187,26 @@ struct LANDeviceLinkTests {
         await rig.link.stop()
     }
 
+    /// Broadcasts are unauthenticated: anyone on the network can claim a paired device's id
+    /// from its own address. While the link's session is up the device is demonstrably where
+    /// the link reaches it; a real move shows when the connection fails (then the latest
+    /// broadcast is followed, above, or read by the reprobe).
+    @Test("a broadcast claiming another address while the session is up moves nothing and saves nothing")
+    func ignoresAMoveWhileEstablished() async throws {
+        let rig = try Rig(version: .v3_4)
+        await rig.link.start()
+        try await rig.waitFor("online") { $0.availability == .online }
+        let before = await rig.link.stored()?.lan?.ip
+        #expect(await !rig.link.addressChanged(to: "192.0.2.66"))
+        #expect(await rig.link.stored()?.lan?.ip == before)
+        let link = rig.link
+        _ = try await withDeadline(Rig.realTimeLimit, "a confirmed command") {
+            try await link.send([Fixtures.dp(1): .bool(true)])
+        }
+        #expect(rig.device.statistics.connections == 1, "the session was never dropped for the claimed address")
+        await rig.link.stop()
+    }
+
     @Test("stopping fails a waiting command and opens no further connection")
     func stopFailsWaiters() async throws {
         let rig = try Rig(version: .v3_4)

@@ -178,12 +178,16 @@ actor LANDeviceLink: ProbedDeviceLink {
         await open?.closeAndWait(timeout: configuration.releaseTimeout)
     }
 
-    /// The device was heard broadcasting from another address (a DHCP change): use it from
-    /// the next connection on, at once when not connected now. Returns whether it changed.
+    /// The device was heard broadcasting from another address (a DHCP change): connect there
+    /// at once. Returns whether it changed. Ignored while the session is up: the device is
+    /// then demonstrably where the link reaches it, and broadcasts are unauthenticated (anyone
+    /// can claim a device's id from their own address, and each claim cost a database write).
+    /// A real move shows when the connection fails; then the next broadcast is followed here,
+    /// or the latest one read by the reprobe.
     func addressChanged(to ip: String) -> Bool {
-        guard ip != endpoint.ip, LANEndpoint.isIPv4(ip) else { return false }
+        guard ip != endpoint.ip, LANEndpoint.isIPv4(ip), !policy.isEstablished else { return false }
         endpoint.ip = ip
-        if !policy.isEstablished, !isStopped {
+        if !isStopped {
             closeStream()
             perform(policy.retryNow(now: clock.now()))
             reschedule()
