@@ -163,6 +163,37 @@ struct HADiscoveryBrokerTests {
         await world.close()
     }
 
+    /// Anyone on the broker can publish `online` on Home Assistant's status topic, and each
+    /// one republished every config and state. Births back to back now make one republish at
+    /// once (and one more at the end of the interval, `BirthRepublishesTests`).
+    @Test("thirty homeassistant/status online back to back republish once, not thirty times")
+    func birthFloodRepublishesOnce() async throws {
+        let world = try await World()
+        try await Self.withDaemon(world) { daemon in
+            try await daemon.pair(world.light, as: "living-room")
+            let bridgeConfig = "homeassistant/device/youll_bridge/config"
+            let marker = "youll/bridge/response/health_check"
+            let stream = try await daemon.client.subscribe([bridgeConfig, marker])
+            for _ in 0..<30 { try await world.publish("homeassistant/status", "online") }
+            // The bridge reads its messages in order and a birth's republish is enqueued before
+            // the next message is read: whatever was republished at once is out before this answer.
+            let response = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: world.broker.port))
+            try await response.connect()
+            try await response.publish(
+                topic: "youll/bridge/request/health_check", payload: Array(#"{"transaction":"after-births"}"#.utf8))
+            await response.close()
+            var republished = 0
+            for await message in stream where !message.retained {
+                if message.topic == marker, String(decoding: message.payload, as: UTF8.self).contains("after-births") {
+                    break
+                }
+                if message.topic == bridgeConfig { republished += 1 }
+            }
+            #expect(republished == 1)
+        }
+        await world.close()
+    }
+
     @Test("removing a device clears its retained config and forgets it in the ledger")
     func removalClears() async throws {
         let world = try await World()

@@ -31,6 +31,30 @@ extension BridgeServer {
         discoveryPublisher?.commitLedger()
     }
 
+    /// Home Assistant said `online`: everything is republished, at once or, within
+    /// `BirthRepublishes.interval` of the last republish, once at its end.
+    func homeAssistantCameOnline() async {
+        switch births.birth(at: time.now()) {
+        case .now:
+            logger.info("Home Assistant is online; republishing discovery and state")
+            await republishAll()
+        case .at(let due):
+            let sleepUntil = time.sleepUntil
+            births.trailing = Task { [weak self] in
+                do { try await sleepUntil(due) } catch { return }
+                await self?.republishAfterBirths()
+            }
+        case .coalesced:
+            break
+        }
+    }
+
+    private func republishAfterBirths() async {
+        births.trailingRan(at: time.now())
+        logger.info("Home Assistant said online again; republishing discovery and state")
+        await republishAll()
+    }
+
     /// Whether `topic` is Home Assistant's status topic, and the message asks for a republish.
     func isHomeAssistantBirth(topic: String, payload: [UInt8]) -> Bool? {
         guard let publisher = discoveryPublisher, topic == publisher.discovery.statusTopic else { return nil }

@@ -110,6 +110,7 @@ public actor BridgeServer {
     var pendingDevicesPublish: Task<Void, Never>?
     var pairingWindow = PermitJoinWindow()
     var permitJoinTimer: Task<Void, Never>?
+    var births = BirthRepublishes()
     /// The BLE scan of the current pairing window, when it includes BLE.
     var bleScan: BLEPairingScan?
     /// Home Assistant discovery, when enabled.
@@ -211,6 +212,7 @@ public actor BridgeServer {
     private func close() async {
         admission.refuseNew()
         permitJoinTimer?.cancel()
+        births.trailing?.cancel()
         publisher.publish(topics.state, BridgeJSON.value(AvailabilityPayload.offline), retain: true)
         await publisher.outbox.flush(timeout: .seconds(3))
         discoveryPublisher?.commitLedger()
@@ -343,10 +345,7 @@ public actor BridgeServer {
         metrics.messagesIn.increment()
         if let birth = isHomeAssistantBirth(topic: message.topic, payload: message.payload) {
             // A retained `online` is old news: every connection republishes anyway.
-            if birth, !message.retain {
-                logger.info("Home Assistant is online; republishing discovery and state")
-                await republishAll()
-            }
+            if birth, !message.retain { await homeAssistantCameOnline() }
             return
         }
         // A retained command would be replayed at every start: only live messages count.
