@@ -37,9 +37,15 @@ struct LANSightings: Sendable {
             id: id, ip: broadcast.ip, version: broadcast.version, productKey: broadcast.productKey, lastSeen: now)
     }
 
-    mutating func record(_ sighting: LANSighting) -> Change? {
+    /// Records a sighting. When the table is full a new device takes the place of one that
+    /// `isKept` does not keep (the paired devices): a burst of forged ids once filled it until
+    /// the next start, and no real device was recorded after it, nor a paired one's new address.
+    mutating func record(_ sighting: LANSighting, isKept: (DeviceID) -> Bool = { _ in false }) -> Change? {
         guard let previous = latest[sighting.id] else {
-            guard latest.count < Self.capacity else { return nil }
+            if latest.count >= Self.capacity {
+                guard let evicted = latest.keys.first(where: { !isKept($0) }) else { return nil }
+                latest[evicted] = nil
+            }
             latest[sighting.id] = sighting
             return .new(sighting)
         }

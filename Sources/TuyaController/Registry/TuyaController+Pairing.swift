@@ -179,7 +179,7 @@ extension TuyaController {
     func heard(_ datagram: LANDatagram) async {
         let now = Date(timeIntervalSince1970: TimeInterval(unixTime()))
         guard let sighting = LANSightings.decode(datagram.bytes, source: datagram.source, at: now),
-            let change = sightings.record(sighting)
+            let change = sightings.record(sighting, isKept: { registry.device($0) != nil })
         else { return }
         let id = sighting.id
         if let link = registry.link(id) as? LANDeviceLink {
