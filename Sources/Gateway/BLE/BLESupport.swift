@@ -30,8 +30,11 @@ extension DiscoveredDevice {
 typealias BLEScannerFactory = @Sendable () -> any BLEDeviceScanning
 
 /// A scan for Tuya BLE devices while pairing is permitted: each Tuya device heard is
-/// reported once per window, with its product id, bound flag, signal and matching profile.
+/// reported once per window, with its product id, bound flag, signal and matching profile;
+/// at most `limit` of them (anyone nearby can advertise as many addresses as they like, and
+/// each report is an event stored and published).
 actor BLEPairingScan {
+    static let limit = 1024
     private let scanner: any BLEDeviceScanning
     private let library: ProfileLibrary
     private var reported: Set<String> = []
@@ -53,7 +56,7 @@ actor BLEPairingScan {
     }
 
     private func heard(_ device: DiscoveredDevice, found: @Sendable (TuyaDiscoveredDevice) async -> Void) async {
-        guard !reported.contains(device.address),
+        guard reported.count < Self.limit, !reported.contains(device.address),
             let tuya = TuyaDiscovery(sightings: [device.tuyaSighting], library: library).devices.first
         else { return }
         reported.insert(device.address)
