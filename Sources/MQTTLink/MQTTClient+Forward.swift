@@ -1,6 +1,10 @@
 import CMosquitto
 
 extension MQTTClient {
+    /// Messages received while `configuration.maximumBufferedMessages` were waiting to be read,
+    /// dropped (a flood on a subscribed topic, or a consumer that stopped reading).
+    public nonisolated var droppedMessages: Int { loop.droppedMessages }
+
     /// Publishes at QoS 1 from the caller's thread and returns at once, with no hop to the
     /// client's actor and no word of the outcome: for a caller that sends one device's frames
     /// in order itself (a device link). Messages handed over one after another leave in that

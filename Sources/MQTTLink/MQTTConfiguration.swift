@@ -26,6 +26,10 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible, CustomReflec
     public var maxInflight: Int
     /// How long a connect may take from TCP connect to CONNACK before it counts as failed.
     public var connectTimeout: Duration
+    /// Messages received and not yet read by the client's consumer, at most: more are dropped
+    /// and counted (`MQTTClient.droppedMessages`). Anyone who can publish on a subscribed
+    /// topic can send faster than the consumer reads; without a bound the buffer grew with it.
+    public var maximumBufferedMessages = 16_384
 
     /// TLS with server verification. There is deliberately no "insecure" switch: a gateway that
     /// accepts any certificate hands its device keys to whoever answers.

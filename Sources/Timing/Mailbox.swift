@@ -29,6 +29,13 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
             storage.yield(element)
         }
 
+        /// As `yield(_:)`, unless `limit` elements are buffered already: then the element is
+        /// dropped and the answer is false.
+        @inlinable @discardableResult
+        public func yield(_ element: Element, buffering limit: Int) -> Bool {
+            storage.yield(element, limit: limit)
+        }
+
         /// Ends the sequence once the consumer has read what is buffered.
         public func finish() {
             storage.finish()
@@ -135,9 +142,9 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
 
     @usableFromInline init() {}
 
-    @inlinable func yield(_ element: Element) -> Bool {
+    @inlinable func yield(_ element: Element, limit: Int = .max) -> Bool {
         let (accepted, waiter) = state.withLock { state -> (Bool, UnsafeContinuation<Void, Never>?) in
-            guard !state.finished, !state.ended else { return (false, nil) }
+            guard !state.finished, !state.ended, state.buffer.count - state.head < limit else { return (false, nil) }
             state.buffer.append(element)
             defer { state.waiter = nil }
             return (true, state.waiter)

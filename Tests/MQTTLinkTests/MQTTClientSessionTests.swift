@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import Timing
+import YoullTestSupport
 
 @testable import MQTTLink
 
@@ -56,5 +57,42 @@ struct MQTTClientSessionTests {
             await responder.close()
         }
         await requester.close()
+    }
+
+    /// Anyone who can publish on a subscribed topic can send faster than the consumer reads:
+    /// what waits to be read is bounded, the rest dropped and counted, and the client keeps
+    /// working once its consumer catches up.
+    @Test("a flood beyond maximumBufferedMessages is dropped and counted; the first ones are kept in order")
+    func floodIsBounded() async throws {
+        let broker = try TestBroker()
+        var configuration = MQTTConfiguration(host: "127.0.0.1", port: broker.port)
+        configuration.maximumBufferedMessages = 50
+        let slow = try MQTTClient(configuration: configuration)
+        var reader = EventReader(slow)
+        let publisher = try client(broker, "flood-publisher")
+        try await slow.connect()
+        // Read, so only messages wait from here on.
+        _ = await reader.next { $0 == .connected }
+        try await publisher.connect()
+        try await slow.subscribe("flood/#", qos: .atMostOnce)
+        for index in 0..<500 {
+            try await publisher.publish(topic: "flood/\(index)", payload: [], qos: .atMostOnce)
+        }
+        // Nobody reads meanwhile: the first 50 wait, the other 450 are dropped as they arrive.
+        try await withDeadline(.seconds(20), "the flood to arrive") {
+            while slow.droppedMessages < 450 { await Task.yield() }
+        }
+        #expect(slow.droppedMessages == 450)
+        var topics: [String] = []
+        while topics.count < 50,
+            let message = await reader.next(where: { if case .message = $0 { true } else { false } })
+        {
+            if case .message(let received) = message { topics.append(received.topic) }
+        }
+        #expect(topics == (0..<50).map { "flood/\($0)" })
+        try await publisher.publish(topic: "flood/after", payload: [1], qos: .atLeastOnce)
+        #expect(await reader.message(on: "flood/after")?.payload == [1])
+        await publisher.close()
+        await slow.close()
     }
 }

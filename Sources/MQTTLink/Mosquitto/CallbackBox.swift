@@ -17,6 +17,9 @@ final class CallbackBox: Sendable {
     /// to the client's consumer from here. Through the client's actor it woke one more thread
     /// of the pool on the way to the consumer, once per device report.
     let messages: Mailbox<MQTTEvent>.Continuation
+    /// `MQTTConfiguration.maximumBufferedMessages`, and the messages dropped beyond it.
+    let messageLimit: Int
+    let droppedMessages = Atomic<Int>(0)
     /// Counts accepted CONNACKs, so the loop can tell an established session from a failed attempt.
     let sessions = Atomic<Int>(0)
     /// A CONNACK accepted and no disconnect since: set here, before the client's actor hears of
@@ -30,9 +33,10 @@ final class CallbackBox: Sendable {
     /// PUBACKs woke a thread of the pool for nothing, once per command.
     let awaitedPublishes = Atomic<Int>(0)
 
-    init(signals: Mailbox<LinkSignal>.Continuation, messages: Mailbox<MQTTEvent>.Continuation) {
+    init(signals: Mailbox<LinkSignal>.Continuation, messages: Mailbox<MQTTEvent>.Continuation, messageLimit: Int) {
         self.signals = signals
         self.messages = messages
+        self.messageLimit = messageLimit
     }
 
     /// Registers the callbacks. `nonisolated` on purpose: a C callback formed in a main-actor
@@ -82,7 +86,10 @@ final class CallbackBox: Sendable {
                 qos: MQTTQoS(rawValue: message.qos) ?? .atLeastOnce,
                 retain: message.retain
             )
-            CallbackBox.from(userdata).messages.yield(.message(received))
+            let box = CallbackBox.from(userdata)
+            if !box.messages.yield(.message(received), buffering: box.messageLimit) {
+                box.droppedMessages.add(1, ordering: .relaxed)
+            }
         }
     }
 

@@ -58,7 +58,8 @@ final class NetworkLoop: Sendable {
         configuration: MQTTConfiguration, clock: OffsetClock, signals: Mailbox<LinkSignal>.Continuation,
         messages: Mailbox<MQTTEvent>.Continuation
     ) throws(MQTTError) {
-        let box = CallbackBox(signals: signals, messages: messages)
+        let box = CallbackBox(
+            signals: signals, messages: messages, messageLimit: max(1, configuration.maximumBufferedMessages))
         let userdata = Unmanaged.passRetained(box).toOpaque()
         do {
             handle = try MosquittoHandle.make(configuration: configuration, userdata: userdata)
@@ -118,6 +119,10 @@ final class NetworkLoop: Sendable {
     func awaitPublishes(_ change: Int) {
         box.awaitedPublishes.add(change, ordering: .releasing)
     }
+
+    /// Messages received and dropped because the client's consumer had `maximumBufferedMessages`
+    /// unread (also after the mailbox ended, when nobody reads them any more).
+    var droppedMessages: Int { box.droppedMessages.load(ordering: .relaxed) }
 
     /// Whether libmosquitto holds an accepted session now (`CallbackBox.live`), which the
     /// client's actor may not have heard yet.

@@ -18,7 +18,7 @@ public struct MQTTDeviceBus: DeviceBus {
     public init(configuration: MQTTConfiguration) throws(MQTTError) {
         let client = try MQTTClient(configuration: configuration)
         self.client = client
-        statistics = DeviceBusStatistics()
+        statistics = DeviceBusStatistics(dropped: { client.droppedMessages })
     }
 
     public func connect() async throws {

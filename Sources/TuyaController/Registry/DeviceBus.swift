@@ -42,7 +42,8 @@ public final class DeviceBusStatistics: Sendable {
         public var messagesOut: Int
         public var connections: Int
         /// Frames refused by reason: `time_outside_window`, `time_went_back`,
-        /// `sequence_went_back` (see `FrameFreshness`) and `older_than_command`.
+        /// `sequence_went_back` (see `FrameFreshness`), `older_than_command`, and `buffer_full`
+        /// (dropped unread: more arrived than the gateway reads).
         public var rejectedFrames: [String: Int]
 
         public init(
@@ -59,8 +60,12 @@ public final class DeviceBusStatistics: Sendable {
     }
 
     private let counts = Mutex(Snapshot())
+    /// Frames the bus dropped before anyone read them (`buffer_full`).
+    private let dropped: @Sendable () -> Int
 
-    public init() {}
+    public init(dropped: @escaping @Sendable () -> Int = { 0 }) {
+        self.dropped = dropped
+    }
 
     func received() { counts.withLock { $0.messagesIn += 1 } }
     func sent() { counts.withLock { $0.messagesOut += 1 } }
@@ -68,9 +73,17 @@ public final class DeviceBusStatistics: Sendable {
     func rejected(_ reason: String) { counts.withLock { $0.rejectedFrames[reason, default: 0] += 1 } }
 
     /// Every reason a device frame may be refused for, as the metrics label them.
-    public static let rejectionReasons = FrameFreshness.Rejection.allCases.map(\.rawValue) + [olderThanCommand]
+    public static let rejectionReasons =
+        FrameFreshness.Rejection.allCases.map(\.rawValue) + [olderThanCommand, bufferFull]
     /// A report emitted before the last command the gateway sent (`DeviceLinkCore`).
     static let olderThanCommand = "older_than_command"
+    /// Dropped unread: frames arrived faster than the gateway read them.
+    static let bufferFull = "buffer_full"
 
-    public var snapshot: Snapshot { counts.withLock { $0 } }
+    public var snapshot: Snapshot {
+        var snapshot = counts.withLock { $0 }
+        let dropped = dropped()
+        if dropped > 0 { snapshot.rejectedFrames[Self.bufferFull] = dropped }
+        return snapshot
+    }
 }

@@ -68,6 +68,7 @@ public actor BridgeServer {
         var commandsFailed = 0
         var messagesIn = 0
         var connections = 0
+        var droppedLogged = 0  // messages dropped unread, as last logged (`publishHealth`)
     }
 
     let settings: Settings
