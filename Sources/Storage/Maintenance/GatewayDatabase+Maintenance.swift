@@ -18,11 +18,13 @@ extension GatewayDatabase {
     }
 
     /// Stores changed reminders and the transitions that changed them in one transaction,
-    /// so a crash never keeps one without the other.
+    /// so a crash never keeps one without the other. The newest `eventLimit` transitions are
+    /// kept, as events are: each snooze is one, and a client can send snoozes without end.
     public func saveMaintenance(
         reminders: [StoredReminder], transitions: [StoredReminderTransition]
     ) async throws(StorageError) {
         guard !reminders.isEmpty || !transitions.isEmpty else { return }
+        let limit = eventLimit
         try await write("saving maintenance reminders") { db in
             for reminder in reminders {
                 try db.execute(
@@ -49,6 +51,13 @@ extension GatewayDatabase {
                         transition.cause,
                     ])
             }
+            guard !transitions.isEmpty else { return }
+            try db.execute(
+                sql: """
+                    DELETE FROM maintenance_transitions
+                    WHERE id <= (SELECT id FROM maintenance_transitions ORDER BY id DESC LIMIT 1 OFFSET ?)
+                    """,
+                arguments: [limit])
         }
     }
 

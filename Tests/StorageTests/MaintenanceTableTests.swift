@@ -1,0 +1,23 @@
+import Foundation
+import Storage
+import Testing
+import TuyaCore
+
+/// Real SQLite files in a scratch directory.
+@Suite("maintenance tables")
+struct MaintenanceTableTests {
+    @Test("the newest transitions are kept, as many as events, however many snoozes come")
+    func transitionsAreTrimmed() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state, eventLimit: 5)
+        for index in 1...12 {
+            let transition = StoredReminderTransition(
+                device: Fixture.lampID, type: "refill", from: "due", to: "snoozed",
+                at: Date(timeIntervalSince1970: 1_750_000_000 + Double(index)), cause: "snooze \(index)")
+            try await database.saveMaintenance(reminders: [], transitions: [transition])
+        }
+        let kept = try await database.maintenanceTransitions()
+        #expect(kept.map(\.cause) == (8...12).map { "snooze \($0)" })
+    }
+}
