@@ -20,4 +20,19 @@ struct MaintenanceTableTests {
         let kept = try await database.maintenanceTransitions()
         #expect(kept.map(\.cause) == (8...12).map { "snooze \($0)" })
     }
+
+    @Test("delivered alerts are kept up to the limit, newest first; undelivered ones are never dropped")
+    func deliveredAlertsAreTrimmed() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state, eventLimit: 5)
+        try await database.enqueueAlert(id: "waiting", payload: "{}")
+        for index in 1...12 {
+            try await database.enqueueAlert(id: "alert-\(index)", payload: "{}")
+            try await database.markAlertDelivered("alert-\(index)")
+        }
+        let rows = try await database.outboxAlerts()
+        #expect(rows.map(\.id) == ["waiting"] + (8...12).map { "alert-\($0)" })
+        #expect(try await database.enqueueAlert(id: "alert-12", payload: "{}") == false, "a recent one is recognised")
+    }
 }

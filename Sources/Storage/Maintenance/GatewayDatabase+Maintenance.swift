@@ -142,11 +142,21 @@ extension GatewayDatabase {
         }
     }
 
+    /// Marks an alert delivered. Delivered rows are kept, the newest `eventLimit` of them (so
+    /// a recent alert queued again is still recognised), and the older ones deleted: they
+    /// were never deleted, and every reminder alert added one for good.
     public func markAlertDelivered(_ id: String, at now: Date = Date()) async throws(StorageError) {
+        let limit = eventLimit
         try await write("marking alert \(id) delivered") { db in
             try db.execute(
                 sql: "UPDATE alert_outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL",
                 arguments: [StoredInstant(now), id])
+            try db.execute(
+                sql: """
+                    DELETE FROM alert_outbox WHERE delivered_at IS NOT NULL AND seq <= (
+                        SELECT seq FROM alert_outbox WHERE delivered_at IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?)
+                    """,
+                arguments: [limit])
         }
     }
 
