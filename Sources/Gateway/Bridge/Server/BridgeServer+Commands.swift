@@ -19,7 +19,9 @@ extension BridgeServer {
         let lane = found.map { setLanes.take($0.id) }
         setLookups.leave()?.resume()
         guard let found, let lane else {
-            logger.notice("command for unknown device \"\(name.prefix(64))\" ignored")
+            logRefusal(
+                "unknown_device",
+                "command for unknown device \"\(BridgeText.printable(name, maximumLength: 64))\" ignored")
             if transaction != nil {
                 respond(
                     verb, .failure(verb: verb, message: "no device is named \"\(name.prefix(64))\" or has that id"),
@@ -96,7 +98,7 @@ extension BridgeServer {
             metrics.recordCommand(timedOut ? .timedOut : .failed, latency: .now - sentAt)
         }
         let message = Self.describe(error)
-        logger.notice("command for \(device.name) failed: \(message)")
+        logRefusal("command_failed", "command for \(device.name) failed: \(message)")
         if transaction != nil { respond(verb, .failure(verb: verb, message: message), transaction: transaction) }
         await emit(
             "command_failed", device: device.id,

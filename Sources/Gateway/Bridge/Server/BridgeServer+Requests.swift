@@ -13,7 +13,7 @@ extension BridgeServer {
         }
         let transaction = BridgeRequest.transaction(in: received)
         guard BridgeRequest.verbs.contains(verb) else {
-            logger.notice("refused unknown request \(verb)")
+            logRefusal("unknown_request", "refused unknown request \(verb)")
             let known = BridgeRequest.verbs.joined(separator: ", ")
             respond(verb, .failure(verb: verb, message: "unknown request; known: \(known)"), transaction: transaction)
             return
@@ -22,7 +22,7 @@ extension BridgeServer {
         switch secure(verb: verb, payload: received) {
         case .accepted(let accepted): payload = accepted
         case .refused(let refusal):
-            logger.notice("refused request \(verb): \(refusal.message)")
+            logRefusal("unsigned_request", "refused request \(verb): \(refusal.message)")
             metrics.recordRefusedRequest(reason: refusal.reason)
             let failure = BridgeResult.failure(
                 verb: verb, message: refusal.message,
@@ -37,17 +37,25 @@ extension BridgeServer {
             logger.info("request \(verb)")
             result = await perform(request, verb: verb)
         } catch {
-            logger.notice("refused request \(verb): \(error)")
+            logRefusal("bad_request", "refused request \(verb): \(error)")
             result = .failure(verb: verb, message: error.description)
         }
         respond(verb, result, transaction: transaction)
+    }
+
+    /// Logs a refusal of `kind` (notice level) within the bridge's `LogBudget`.
+    func logRefusal(_ kind: String, _ line: @autoclosure () -> String) {
+        guard let held = counters.logBudget.admit(kind, at: time.now()) else { return }
+        let note = held > 0 ? " (\(held) more like it in the last minute not logged)" : ""
+        logger.notice("\(line())\(note)")
     }
 
     /// A request on a topic whose verb cannot be echoed in a response topic (upper case,
     /// non-ASCII, `..`, spaces, over 64 bytes): answered on the fixed
     /// `bridge/response/invalid`, so the caller hears why instead of nothing.
     func refuseUnanswerable(verb: String, payload: [UInt8]) {
-        logger.warning("refused a request on an unanswerable topic (\(verb.utf8.count) bytes of verb)")
+        logRefusal(
+            "unanswerable_request", "refused a request on an unanswerable topic (\(verb.utf8.count) bytes of verb)")
         respond(
             BridgeRequest.invalidVerbTopic,
             BridgeResult(outcome: .error(BridgeRequest.whyUnanswerable(verb: verb)), data: [:]),

@@ -69,6 +69,7 @@ public actor BridgeServer {
         var messagesIn = 0
         var connections = 0
         var droppedLogged = 0  // messages dropped unread, as last logged (`publishHealth`)
+        var logBudget = LogBudget()
     }
 
     let settings: Settings
