@@ -62,14 +62,11 @@ public actor BridgeServer {
         }
     }
 
-    /// What the bridge counts for `health_check` and `bridge/health`.
+    /// What the bridge counts for `health_check` and `bridge/health`, and what it logged: the
+    /// messages dropped unread as last logged (`publishHealth`), the refusals (`logRefusal`).
     struct Counters: Sendable {
-        var requestsAnswered = 0
-        var commandsFailed = 0
-        var messagesIn = 0
-        var connections = 0
-        var droppedLogged = 0  // messages dropped unread, as last logged (`publishHealth`)
-        var logBudget = LogBudget()
+        var requestsAnswered = 0, commandsFailed = 0, messagesIn = 0, connections = 0
+        var droppedLogged = 0, logBudget = LogBudget()
     }
 
     let settings: Settings
