@@ -153,6 +153,9 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
         return accepted
     }
 
+    /// Elements held, read or not (for tests: what a flood leaves in memory).
+    var heldCount: Int { state.withLock { $0.buffer.count } }
+
     @inlinable func take() -> Take {
         state.withLock { state in
             if state.ended { return .ended }
@@ -161,6 +164,11 @@ public struct Mailbox<Element: Sendable>: AsyncSequence, Sendable {
             state.head += 1
             if state.head == state.buffer.count {
                 state.buffer.removeAll(keepingCapacity: state.buffer.capacity <= 1024)
+                state.head = 0
+            } else if state.head >= 1024, state.head * 2 >= state.buffer.count {
+                // A consumer that never catches up (a steady flood) would otherwise keep every
+                // element it has read: drop them once they are half the buffer.
+                state.buffer.removeFirst(state.head)
                 state.head = 0
             }
             return .element(element)

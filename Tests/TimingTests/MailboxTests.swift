@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
-import Timing
+
+@testable import Timing
 
 /// The queue behind every broker message and bridge answer: nothing lost, nothing reordered,
 /// and a consumer that goes away never leaves a producer buffering for ever.
@@ -131,4 +132,26 @@ private final class Count: Sendable {
     private let count = Atomic<Int>(0)
     var value: Int { count.load(ordering: .relaxed) }
     func add() { count.add(1, ordering: .relaxed) }
+
+    /// A producer that keeps the mailbox at its limit while the consumer reads (a flood the
+    /// consumer never catches up with): what was read must not stay in memory.
+    @Test("under a steady flood at the limit, elements already read are let go")
+    func floodAtTheLimitIsBounded() {
+        let (mailbox, continuation) = Mailbox.make(of: Int.self)
+        var next = 0
+        for _ in 0..<100 {
+            continuation.yield(next, buffering: 100)
+            next += 1
+        }
+        var read: [Int] = []
+        for _ in 0..<100_000 {
+            guard let element = mailbox.nextIfBuffered() else { break }
+            read.append(element)
+            #expect(continuation.yield(next, buffering: 100))
+            next += 1
+        }
+        #expect(read == Array(0..<100_000))
+        #expect(mailbox.consumer.storage.heldCount < 2_200, "held \(mailbox.consumer.storage.heldCount)")
+        #expect(!continuation.yield(-1, buffering: 100), "still at the limit: dropped")
+    }
 }
