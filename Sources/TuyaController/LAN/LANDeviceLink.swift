@@ -178,21 +178,32 @@ actor LANDeviceLink: ProbedDeviceLink {
         await open?.closeAndWait(timeout: configuration.releaseTimeout)
     }
 
+    /// What hearing a paired device at an address did (`addressChanged`).
+    enum AddressChange: Equatable {
+        /// The link uses the new address from now on (and reconnects there at once).
+        case moved
+        /// The link already uses that address.
+        case unchanged
+        /// The session is up at the link's address: held, to be offered again with the next
+        /// broadcast once it is not.
+        case heldWhileConnected
+    }
+
     /// The device was heard broadcasting from another address (a DHCP change): connect there
-    /// at once. Returns whether it changed. Ignored while the session is up: the device is
-    /// then demonstrably where the link reaches it, and broadcasts are unauthenticated (anyone
-    /// can claim a device's id from their own address, and each claim cost a database write).
-    /// A real move shows when the connection fails; then the next broadcast is followed here,
-    /// or the latest one read by the reprobe.
-    func addressChanged(to ip: String) -> Bool {
-        guard ip != endpoint.ip, LANEndpoint.isIPv4(ip), !policy.isEstablished else { return false }
+    /// at once. Held while the session is up: the device is then demonstrably where the link
+    /// reaches it, and broadcasts are unauthenticated (anyone can claim a device's id from
+    /// their own address, and each claim cost a database write). A real move drops the session
+    /// soon after; the controller offers the address again with the next broadcast.
+    func addressChanged(to ip: String) -> AddressChange {
+        guard ip != endpoint.ip, LANEndpoint.isIPv4(ip) else { return .unchanged }
+        guard !policy.isEstablished else { return .heldWhileConnected }
         endpoint.ip = ip
         if !isStopped {
             closeStream()
             perform(policy.retryNow(now: clock.now()))
             reschedule()
         }
-        return true
+        return .moved
     }
 
     /// Starts the link: the probe ends when the device first answered on an established session.

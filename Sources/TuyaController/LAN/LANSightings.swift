@@ -20,6 +20,13 @@ struct LANSightings: Sendable {
     }
 
     private var latest: [DeviceID: LANSighting] = [:]
+    /// Paired devices heard at a new address while their session was up: their next
+    /// broadcasts are offered to their link again, not only the first one (`.moved`).
+    private var heldMoves: Set<DeviceID> = []
+
+    func isMoveHeld(_ id: DeviceID) -> Bool { heldMoves.contains(id) }
+    mutating func holdMove(_ id: DeviceID) { heldMoves.insert(id) }
+    mutating func releaseMove(_ id: DeviceID) { heldMoves.remove(id) }
 
     func sighting(of id: DeviceID) -> LANSighting? { latest[id] }
 

@@ -183,11 +183,24 @@ extension TuyaController {
         else { return }
         let id = sighting.id
         if let link = registry.link(id) as? LANDeviceLink {
-            guard case .moved = change, await link.addressChanged(to: sighting.ip) else { return }
-            if let endpoint = await link.stored()?.lan { try? await store.saveLANEndpoint(endpoint, for: id) }
+            // A new or changed address, or one held while the session was up (see
+            // `LANDeviceLink.addressChanged`): offered to the link until it is taken or moot.
+            if case .same = change, !sightings.isMoveHeld(id) { return }
+            switch await link.addressChanged(to: sighting.ip) {
+            case .moved:
+                sightings.releaseMove(id)
+                if let endpoint = await link.stored()?.lan { try? await store.saveLANEndpoint(endpoint, for: id) }
+            case .unchanged: sightings.releaseMove(id)
+            case .heldWhileConnected: sightings.holdMove(id)
+            }
         } else if registry.isFree(id), let candidate = window.heard(id, at: now, lan: sighting) {
             hub.publish(.candidateFound(candidate))
         }
+    }
+
+    /// The address a paired LAN device's link uses now (for tests).
+    func lanAddress(of id: DeviceID) async -> String? {
+        await (registry.link(id) as? LANDeviceLink)?.stored()?.lan?.ip
     }
 
     /// Called by a LAN link after repeated connection failures: when the device's latest
