@@ -50,6 +50,7 @@ extension BridgeServer {
     }
 
     private func republishAfterBirths() async {
+        guard !Task.isCancelled else { return }
         births.trailingRan(at: time.now())
         logger.info("Home Assistant said online again; republishing discovery and state")
         await republishAll()

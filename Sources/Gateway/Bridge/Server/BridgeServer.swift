@@ -110,6 +110,7 @@ public actor BridgeServer {
     var pairingWindow = PermitJoinWindow()
     var permitJoinTimer: Task<Void, Never>?
     var births = BirthRepublishes()
+    var republishes = TurnLane()
     /// The BLE scan of the current pairing window, when it includes BLE.
     var bleScan: BLEPairingScan?
     /// Home Assistant discovery, when enabled.
@@ -238,36 +239,6 @@ public actor BridgeServer {
         await publisher.emit(type, device: device, data)
     }
 
-    /// Everything retained, in the documented order: state, info, devices, Home Assistant
-    /// discovery (when enabled), each device's availability (once known), each device's
-    /// values, the timer's session and the maintenance reminders.
-    func republishAll() async {
-        enqueue(topics.state, BridgeJSON.value(AvailabilityPayload.online), retain: true)
-        publishInfo()
-        let devices = await controller.devices()
-        var statuses: [DeviceID: ConnectionStatus] = [:]
-        var states: [DeviceID: DeviceState] = [:]
-        for device in devices {
-            statuses[device.id] = await controller.status(of: device.id)
-            states[device.id] = await reportedState(of: device.id)
-        }
-        // Enqueued without a suspension in between, so nothing can slip into the sequence.
-        enqueueDevices(devices)
-        enqueueDiscovery(devices, republish: true)
-        for device in devices { enqueueAvailability(device, statuses[device.id]) }
-        for device in devices {
-            if let state = states[device.id] { enqueueState(state, of: device) }
-        }
-        publisher.republishSessionStatus()
-        await maintenance?.republishReminders()
-        for id in retained.republished() {
-            guard let device = await controller.device(id) else { continue }
-            enqueueAvailability(device, await controller.status(of: id))
-            // A change the republish already read is not sent twice.
-            if let state = await reportedState(of: id), state != states[id] { enqueueState(state, of: device) }
-        }
-    }
-
     /// The device's confirmed state, once it has reported anything.
     func reportedState(of id: DeviceID) async -> DeviceState? {
         guard let reported = await controller.reportedDataPoints(of: id), !reported.isEmpty else { return nil }
@@ -284,7 +255,7 @@ public actor BridgeServer {
         enqueueDiscovery(devices, republish: false)
     }
 
-    private func enqueueDevices(_ devices: [TuyaDevice]) {
+    func enqueueDevices(_ devices: [TuyaDevice]) {
         let list = devices.map { BridgeDevicePayload.json($0, profile: library.profile(id: $0.profileID)) }
         enqueue(topics.devices, .array(list), retain: true)
     }
