@@ -56,7 +56,8 @@ struct BLEPairingScanTests {
 
     @Test("each Tuya device is reported once per window, and a flood of addresses at most 1,024 times")
     func bounded() async throws {
-        let devices = (0..<3_000).map(Self.tuyaDevice) + [Self.tuyaDevice(0)]
+        // Device 0 is heard twice before the cap is reached, device 1 twice after it.
+        let devices = [Self.tuyaDevice(0)] + (0..<3_000).map(Self.tuyaDevice) + [Self.tuyaDevice(1)]
         let scanner = ScriptedScanner(devices)
         let scan = BLEPairingScan(scanner: scanner, adapter: "hci0", library: ProfileLibrary(profiles: []))
         let found = Found()

@@ -95,7 +95,7 @@ struct PairBLE: AsyncParsableCommand {
                 return !(type == "permit_join_changed" && event["data"]?["value"]?.boolValue == false)
             }
             if found.dropped > 0, !bridge.json {
-                printNote("more than \(ScanList.limit) devices heard; \(found.dropped) more not shown")
+                printNote("more than \(ScanList.limit) devices heard; \(found.dropped) more reports not shown")
             }
             return found.devices
         }

@@ -46,7 +46,7 @@ extension BridgeServer {
     /// Logs a refusal of `kind` (notice level) within the bridge's `LogBudget`.
     func logRefusal(_ kind: String, _ line: @autoclosure () -> String) {
         guard let held = counters.logBudget.admit(kind, at: time.now()) else { return }
-        let note = held > 0 ? " (\(held) more like it in the last minute not logged)" : ""
+        let note = held > 0 ? " (\(held) more like it since the last one were not logged)" : ""
         logger.notice("\(line())\(note)")
     }
 
