@@ -135,11 +135,7 @@ public actor MQTTClient {
         return receipt
     }
 
-    /// Hands every message of `messages` to libmosquitto as it comes, in order, as `send`
-    /// does but with no receipt: for a producer that neither waits for the broker nor retries
-    /// (the controller's device links, which learn the outcome from the device's report). Runs
-    /// on the client, so a burst of messages costs one wake-up, not a task hop each; returns
-    /// when `messages` finishes.
+    /// Keeps `accepting` in step with `phase` and `closing` (their `didSet`).
     private func updateAccepting() {
         let accepting = !closing && (phase == .connected || phase == .reconnecting)
         self.accepting.store(accepting, ordering: .releasing)

@@ -78,7 +78,7 @@ public final class DeviceBusStatistics: Sendable {
     /// A report emitted before the last command the gateway sent (`DeviceLinkCore`).
     static let olderThanCommand = "older_than_command"
     /// Dropped unread: frames arrived faster than the gateway read them.
-    static let bufferFull = "buffer_full"
+    public static let bufferFull = "buffer_full"
 
     public var snapshot: Snapshot {
         var snapshot = counts.withLock { $0 }

@@ -1,4 +1,5 @@
 import Maintenance
+import TuyaController
 import TuyaCore
 
 extension BridgeTopics {
@@ -37,18 +38,19 @@ extension BridgeServer {
         let health = await healthSnapshot()
         metrics.record(health)
         enqueue(topics.health, health.json, retain: true)
-        logDroppedMessages(deviceBus: health.deviceBus?.rejectedFrames["buffer_full"] ?? 0)
+        logDroppedMessages(deviceBus: health.deviceBus?.rejectedFrames[DeviceBusStatistics.bufferFull] ?? 0)
     }
 
     /// One warning per health interval when messages were dropped unread since the last one
     /// (`MQTTConfiguration.maximumBufferedMessages`): someone publishes faster than the daemon
     /// reads, on the bridge's topics or the devices'.
     private func logDroppedMessages(deviceBus: Int) {
-        let dropped = client.droppedMessages + deviceBus
+        let bridge = client.droppedMessages
+        let dropped = bridge + deviceBus
         guard dropped > counters.droppedLogged else { return }
         let line =
             "\(dropped - counters.droppedLogged) MQTT messages dropped unread since the last health check "
-            + "(\(client.droppedMessages) on the bridge's topics, \(deviceBus) from devices since start): "
+            + "(\(bridge) on the bridge's topics, \(deviceBus) from devices since start): "
             + "something publishes faster than the gateway reads; look for a client flooding the broker"
         logger.warning("\(line)")
         counters.droppedLogged = dropped
