@@ -42,6 +42,9 @@ public enum BridgeRequest: Hashable, Sendable {
         public var version: String?
     }
 
+    /// How long a pairing window may stay open, in seconds (`permit_join`'s `time`).
+    public static let permitJoinSeconds = 1...3600
+
     /// Every verb the bridge answers, for the error that lists them.
     public static let verbs =
         [
@@ -106,7 +109,7 @@ public enum BridgeRequest: Hashable, Sendable {
         switch verb {
         case "permit_join":
             let open = try fields.requiredBool("value")
-            let seconds = try fields.optionalInteger("time", in: 1...3600)
+            let seconds = try fields.optionalInteger("time", in: Self.permitJoinSeconds)
             request = .permitJoin(open: open, seconds: seconds, transport: try fields.transport())
         case "device/add":
             request = .deviceAdd(try DeviceAdd.parse(&fields))

@@ -50,7 +50,9 @@ struct PairBLE: AsyncParsableCommand {
     func validate() throws {
         if scan {
             guard address == nil else { throw ValidationError("--scan lists devices; leave out the address") }
-            guard (1...3600).contains(seconds) else { throw ValidationError("--seconds: expected 1 to 3600") }
+            guard BridgeRequest.permitJoinSeconds.contains(seconds) else {
+                throw ValidationError("--seconds: expected 1 to 3600")
+            }
         } else {
             guard address != nil else { throw ValidationError("give the device's address, or --scan to find it") }
             guard uuid != nil else { throw ValidationError("--uuid is required to pair a BLE device") }

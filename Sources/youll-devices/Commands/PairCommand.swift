@@ -211,7 +211,7 @@ struct PairPermit: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            if let seconds, !(1...3600).contains(seconds) {
+            if let seconds, !BridgeRequest.permitJoinSeconds.contains(seconds) {
                 throw CLIError("--seconds: expected 1 to 3600, got \(seconds)")
             }
             try await bridge.withBridge { client, limit in
@@ -222,7 +222,8 @@ struct PairPermit: AsyncParsableCommand {
                 // The daemon's answer, within the 1–3600 s it accepts (a forged answer must not
                 // set the wait): else what was asked.
                 let window =
-                    answer["time"]?.int64Value.flatMap { (1...3600).contains($0) ? $0 : nil }
+                    answer["time"]?.int64Value.flatMap { Int(exactly: $0) }
+                    .flatMap { BridgeRequest.permitJoinSeconds.contains($0) ? Int64($0) : nil }
                     ?? Int64(seconds ?? 120)
                 if !bridge.json {
                     printNote("pairing permitted for \(window) s; power on the devices to pair (Ctrl-C to stop)")
