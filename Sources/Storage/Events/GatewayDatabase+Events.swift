@@ -21,9 +21,7 @@ extension GatewayDatabase {
                 sql: "INSERT INTO events (at, kind, device_id, detail) VALUES (?, ?, ?, ?)",
                 arguments: [StoredInstant(now), kind, device?.rawValue, redacted])
             let id = db.lastInsertedRowID
-            try db.execute(
-                sql: "DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)",
-                arguments: [limit])
+            try db.keepNewest(limit, in: "events", by: "id")
             return id
         }
     }

@@ -52,12 +52,7 @@ extension GatewayDatabase {
                     ])
             }
             guard !transitions.isEmpty else { return }
-            try db.execute(
-                sql: """
-                    DELETE FROM maintenance_transitions
-                    WHERE id <= (SELECT id FROM maintenance_transitions ORDER BY id DESC LIMIT 1 OFFSET ?)
-                    """,
-                arguments: [limit])
+            try db.keepNewest(limit, in: "maintenance_transitions", by: "id")
         }
     }
 
@@ -151,12 +146,7 @@ extension GatewayDatabase {
             try db.execute(
                 sql: "UPDATE alert_outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL",
                 arguments: [StoredInstant(now), id])
-            try db.execute(
-                sql: """
-                    DELETE FROM alert_outbox WHERE delivered_at IS NOT NULL AND seq <= (
-                        SELECT seq FROM alert_outbox WHERE delivered_at IS NOT NULL ORDER BY seq DESC LIMIT 1 OFFSET ?)
-                    """,
-                arguments: [limit])
+            try db.keepNewest(limit, in: "alert_outbox", by: "seq", where: "delivered_at IS NOT NULL")
         }
     }
 
