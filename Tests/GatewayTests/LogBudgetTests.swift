@@ -10,11 +10,11 @@ struct LogBudgetTests {
         var budget = LogBudget()
         var logged: [Int] = []
         for index in 0..<1_000 {
-            if let held = budget.admit("bad_request", at: .milliseconds(index)) { logged.append(held) }
+            if let held = budget.admit(.badRequest, at: .milliseconds(index)) { logged.append(held) }
         }
         #expect(logged == Array(repeating: 0, count: 10), "ten in the first minute, none held before them")
-        #expect(budget.admit("unknown_device", at: .seconds(1)) == 0, "another kind has its own budget")
-        #expect(budget.admit("bad_request", at: .seconds(61)) == 990, "the next minute's first line tells the rest")
-        #expect(budget.admit("bad_request", at: .seconds(62)) == 0)
+        #expect(budget.admit(.unknownDevice, at: .seconds(1)) == 0, "another kind has its own budget")
+        #expect(budget.admit(.badRequest, at: .seconds(61)) == 990, "the next minute's first line tells the rest")
+        #expect(budget.admit(.badRequest, at: .seconds(62)) == 0)
     }
 }

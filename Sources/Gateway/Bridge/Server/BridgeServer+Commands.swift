@@ -20,7 +20,7 @@ extension BridgeServer {
         setLookups.leave()?.resume()
         guard let found, let lane else {
             logRefusal(
-                "unknown_device",
+                .unknownDevice,
                 "command for unknown device \"\(BridgeText.printable(name, maximumLength: 64))\" ignored")
             if transaction != nil {
                 respond(
@@ -98,7 +98,7 @@ extension BridgeServer {
             metrics.recordCommand(timedOut ? .timedOut : .failed, latency: .now - sentAt)
         }
         let message = Self.describe(error)
-        logRefusal("command_failed", "command for \(device.name) failed: \(message)")
+        logRefusal(.commandFailed, "command for \(device.name) failed: \(message)")
         if transaction != nil { respond(verb, .failure(verb: verb, message: message), transaction: transaction) }
         await emit(
             "command_failed", device: device.id,

@@ -13,7 +13,7 @@ extension BridgeServer {
         }
         let transaction = BridgeRequest.transaction(in: received)
         guard BridgeRequest.verbs.contains(verb) else {
-            logRefusal("unknown_request", "refused unknown request \(verb)")
+            logRefusal(.unknownRequest, "refused unknown request \(verb)")
             let known = BridgeRequest.verbs.joined(separator: ", ")
             respond(verb, .failure(verb: verb, message: "unknown request; known: \(known)"), transaction: transaction)
             return
@@ -22,7 +22,7 @@ extension BridgeServer {
         switch secure(verb: verb, payload: received) {
         case .accepted(let accepted): payload = accepted
         case .refused(let refusal):
-            logRefusal("unsigned_request", "refused request \(verb): \(refusal.message)")
+            logRefusal(.unsignedRequest, "refused request \(verb): \(refusal.message)")
             metrics.recordRefusedRequest(reason: refusal.reason)
             let failure = BridgeResult.failure(
                 verb: verb, message: refusal.message,
@@ -37,14 +37,14 @@ extension BridgeServer {
             logger.info("request \(verb)")
             result = await perform(request, verb: verb)
         } catch {
-            logRefusal("bad_request", "refused request \(verb): \(error)")
+            logRefusal(.badRequest, "refused request \(verb): \(error)")
             result = .failure(verb: verb, message: error.description)
         }
         respond(verb, result, transaction: transaction)
     }
 
     /// Logs a refusal of `kind` (notice level) within the bridge's `LogBudget`.
-    func logRefusal(_ kind: String, _ line: @autoclosure () -> String) {
+    func logRefusal(_ kind: LogBudget.Kind, _ line: @autoclosure () -> String) {
         guard let held = counters.logBudget.admit(kind, at: time.now()) else { return }
         let note = held > 0 ? " (\(held) more like it since the last one were not logged)" : ""
         logger.notice("\(line())\(note)")
@@ -55,7 +55,7 @@ extension BridgeServer {
     /// `bridge/response/invalid`, so the caller hears why instead of nothing.
     func refuseUnanswerable(verb: String, payload: [UInt8]) {
         logRefusal(
-            "unanswerable_request", "refused a request on an unanswerable topic (\(verb.utf8.count) bytes of verb)")
+            .unanswerableRequest, "refused a request on an unanswerable topic (\(verb.utf8.count) bytes of verb)")
         respond(
             BridgeRequest.invalidVerbTopic,
             BridgeResult(outcome: .error(BridgeRequest.whyUnanswerable(verb: verb)), data: [:]),

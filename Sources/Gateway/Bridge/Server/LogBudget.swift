@@ -1,24 +1,29 @@
 /// At most `perMinute` log lines a minute for each kind of refusal the bridge logs (a bad
 /// request, a command for an unknown device): anyone on the broker can send those as fast as
 /// the broker takes them, and each was a line in the journal or the log file. What is held
-/// back is counted and told with the next line let through. Kinds are the bridge's own fixed
-/// names, never text from a message. A pure value on the bridge's clock (offsets from its start).
+/// back is counted and told with the next line let through. The kinds are a closed set, so
+/// no text from a message can add one. A pure value on the bridge's clock (offsets from its start).
 struct LogBudget {
     static let perMinute = 10
     static let window = Duration.seconds(60)
 
-    private struct Kind {
+    /// What was refused.
+    enum Kind: Hashable, Sendable {
+        case unknownRequest, unsignedRequest, badRequest, unanswerableRequest, unknownDevice, commandFailed
+    }
+
+    private struct Entry {
         var windowStart: Duration
         var lines = 0
         var held = 0
     }
 
-    private var kinds: [String: Kind] = [:]
+    private var kinds: [Kind: Entry] = [:]
 
     /// Whether a line of `kind` may be logged at `now`, and how many were held back before it
     /// (nil when it may not).
-    mutating func admit(_ kind: String, at now: Duration) -> Int? {
-        var entry = kinds[kind] ?? Kind(windowStart: now)
+    mutating func admit(_ kind: Kind, at now: Duration) -> Int? {
+        var entry = kinds[kind] ?? Entry(windowStart: now)
         if now >= entry.windowStart + Self.window {
             entry.windowStart = now
             entry.lines = 0
