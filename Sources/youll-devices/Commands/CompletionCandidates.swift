@@ -12,7 +12,7 @@ enum CompletionCandidates {
 
     /// Friendly names of the paired devices.
     static let devices = CompletionKind.custom { words, _, prefix in
-        await pairedDevices(words).map(\.friendlyName).filter { $0.hasPrefix(prefix) && isShellSafe($0) }.sorted()
+        offered(await pairedDevices(words).map(\.friendlyName), startingWith: prefix).sorted()
     }
 
     /// A comma-separated list of friendly names (`timer start --devices`): completes the last item.
@@ -20,14 +20,13 @@ enum CompletionCandidates {
         let done = prefix.split(separator: ",", omittingEmptySubsequences: false).dropLast().joined(separator: ",")
         let last = prefix.split(separator: ",", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         let head = done.isEmpty ? "" : done + ","
-        return await pairedDevices(words).map(\.friendlyName).filter { $0.hasPrefix(last) && isShellSafe($0) }
-            .sorted().map { head + $0 }
+        return offered(await pairedDevices(words).map(\.friendlyName), startingWith: last).sorted().map { head + $0 }
     }
 
     /// The configured presets (`timer.presets`, built-ins included).
     static let presets = CompletionKind.custom { words, _, prefix in
         let configured = (try? configuration(words))?.timer.presets.map(\.name) ?? ["calm", "focus", "sleep"]
-        return configured.filter { $0.hasPrefix(prefix) && isShellSafe($0) }
+        return offered(configured, startingWith: prefix)
     }
 
     /// `field=` for the device named earlier on the line (`set lamp bri<TAB>`), from its capabilities.
@@ -37,7 +36,12 @@ enum CompletionCandidates {
         let others = words.enumerated().filter { $0.offset != index }.map(\.element)
         let named = others.lazy.compactMap { word in devices.first { $0.friendlyName == word || $0.id == word } }.first
         let names = named?.capabilities ?? []
-        return names.filter { $0.hasPrefix(prefix) && isShellSafe($0) }.sorted().map { $0 + "=" }
+        return offered(names, startingWith: prefix).sorted().map { $0 + "=" }
+    }
+
+    /// The words of `words` that start with `prefix` and may be offered to the shell.
+    static func offered(_ words: [String], startingWith prefix: String) -> [String] {
+        words.filter { $0.hasPrefix(prefix) && isShellSafe($0) }
     }
 
     /// Whether a word may be offered to the shell. bash's `compgen -W`, which the generated
