@@ -8,15 +8,6 @@ import Timing
 /// thread, at QoS 1, with no answer. Against a real mosquitto (TestBroker).
 @Suite("MQTT client forward against a real mosquitto", .serialized, .timeLimit(.minutes(1)))
 struct MQTTClientForwardTests {
-    private func client(_ broker: TestBroker, _ id: String, retryAfter: Duration = .milliseconds(20)) throws
-        -> MQTTClient
-    {
-        try MQTTClient(
-            configuration: MQTTConfiguration(
-                host: "127.0.0.1", port: broker.port, clientID: id,
-                reconnect: Backoff(initial: retryAfter, maximum: max(retryAfter, .milliseconds(200)), jitter: 0.2)))
-    }
-
     /// The messages `reader` hears up to `marker`'s.
     private func messages(_ reader: inout EventReader, until marker: String) async -> [MQTTMessage] {
         var heard: [MQTTMessage] = []

@@ -10,13 +10,6 @@ import YoullTestSupport
 /// while the client was away, arrive in the same read as the CONNACK of the next connection.
 @Suite("MQTT client: messages kept for a persistent session", .serialized, .timeLimit(.minutes(1)))
 struct MQTTClientSessionTests {
-    private func client(_ broker: TestBroker, _ id: String) throws -> MQTTClient {
-        try MQTTClient(
-            configuration: MQTTConfiguration(
-                host: "127.0.0.1", port: broker.port, clientID: id,
-                reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200), jitter: 0.2)))
-    }
-
     /// What the bridge does with a request that waited at the broker while the daemon was
     /// down: it answers at QoS 0 as soon as the request arrives. The answer must go out, not
     /// fail as "not connected" because the client had not yet handled its own CONNACK.
@@ -65,9 +58,7 @@ struct MQTTClientSessionTests {
     @Test("a flood beyond maximumBufferedMessages is dropped and counted; the first ones are kept in order")
     func floodIsBounded() async throws {
         let broker = try TestBroker()
-        var configuration = MQTTConfiguration(host: "127.0.0.1", port: broker.port)
-        configuration.maximumBufferedMessages = 50
-        let slow = try MQTTClient(configuration: configuration)
+        let slow = try client(broker) { $0.maximumBufferedMessages = 50 }
         var reader = EventReader(slow)
         let publisher = try client(broker, "flood-publisher")
         try await slow.connect()

@@ -8,21 +8,6 @@ import Testing
 /// Integration tests: each starts a real /usr/sbin/mosquitto broker on 127.0.0.1 (TestBroker) and real MQTTClients over libmosquitto.
 @Suite("MQTT client against a real mosquitto", .serialized, .timeLimit(.minutes(1)))
 struct MQTTClientTests {
-    private func client(
-        _ broker: TestBroker,
-        _ id: String? = nil,
-        configure: (inout MQTTConfiguration) -> Void = { _ in }
-    ) throws -> MQTTClient {
-        var configuration = MQTTConfiguration(
-            host: "127.0.0.1",
-            port: broker.port,
-            clientID: id,
-            reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200), jitter: 0.2)
-        )
-        configure(&configuration)
-        return try MQTTClient(configuration: configuration)
-    }
-
     /// A subscriber to `filter` (with a reader of its events) and a publisher, both connected.
     private func pair(
         _ broker: TestBroker, _ name: String, subscribedTo filter: String
