@@ -18,7 +18,7 @@ struct ForgedBridgeTests {
         let client: MQTTClient
         let answering: Task<Void, Never>
 
-        init(broker: LocalBroker, data: @escaping @Sendable (_ verb: String) -> JSONValue) async throws {
+        init(broker: LocalBroker, answering data: JSONValue) async throws {
             let client = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: broker.port))
             self.client = client
             let events = client.events
@@ -34,7 +34,7 @@ struct ForgedBridgeTests {
                         let transaction = request["transaction"]
                     else { continue }
                     let answer: JSONValue = .object([
-                        "status": .string("ok"), "data": data(verb), "transaction": transaction,
+                        "status": .string("ok"), "data": data, "transaction": transaction,
                     ])
                     _ = try? await client.publish(
                         topic: "youll/bridge/response/\(verb)", payload: CompactJSON.encode(answer),
@@ -58,19 +58,26 @@ struct ForgedBridgeTests {
         ]
     }
 
+    /// Runs the CLI with `arguments` against a forged bridge that answers every request with
+    /// `data`, on a broker of its own.
+    func run(_ arguments: [String], answering data: JSONValue) async throws -> CLIRunner.Result {
+        let broker = try await LocalBroker.started()
+        let bridge = try await ForgedBridge(broker: broker, answering: data)
+        let result = try await CLIRunner.run(arguments, environment: environment(broker))
+        await bridge.stop()
+        return result
+    }
+
     static let absurd: [JSONValue] = [.double(1e300), .double(-1e300), .integer(.max), .integer(.min), .integer(-5)]
 
     @Test("timer status with absurd elapsed and remaining seconds prints a line", arguments: absurd)
     func timerStatus(value: JSONValue) async throws {
-        let broker = try await LocalBroker.started()
-        let bridge = try await ForgedBridge(broker: broker) { _ in
-            .object([
+        let result = try await run(
+            ["timer", "status", "--timeout", "10"],
+            answering: .object([
                 "state": .string("running"), "phase": .string("stage"), "stage": .string("sit"),
                 "elapsed_seconds": value, "remaining_seconds": .integer(10), "next_bell_seconds": value,
-            ])
-        }
-        let result = try await CLIRunner.run(["timer", "status", "--timeout", "10"], environment: environment(broker))
-        await bridge.stop()
+            ]))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("sit  "), "\(result.stdout)")
     }
@@ -79,16 +86,13 @@ struct ForgedBridgeTests {
     /// rewrite the screen, on some terminals worse).
     @Test("timer status shows terminal escapes in a forged stage, state or id as text, never sends them")
     func timerStatusEscapes() async throws {
-        let broker = try await LocalBroker.started()
         let escape = "\u{1B}]0;owned\u{07}\u{1B}[2J"
-        let bridge = try await ForgedBridge(broker: broker) { _ in
-            .object([
+        let result = try await run(
+            ["timer", "status", "--timeout", "10"],
+            answering: .object([
                 "state": .string("running" + escape), "phase": .string("stage"), "stage": .string("sit" + escape),
                 "elapsed_seconds": .integer(10), "remaining_seconds": .integer(10), "id": .string("s1" + escape),
-            ])
-        }
-        let result = try await CLIRunner.run(["timer", "status", "--timeout", "10"], environment: environment(broker))
-        await bridge.stop()
+            ]))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             !result.stdout.contains("\u{1B}") && !result.stdout.contains("\u{07}"), "\(result.stdout.debugDescription)")
@@ -97,11 +101,9 @@ struct ForgedBridgeTests {
 
     @Test("pair permit with an absurd window answers within its own bounds", arguments: absurd)
     func permitWindow(value: JSONValue) async throws {
-        let broker = try await LocalBroker.started()
-        let bridge = try await ForgedBridge(broker: broker) { _ in .object(["value": .bool(true), "time": value]) }
-        let result = try await CLIRunner.run(
-            ["pair", "permit", "--seconds", "1", "--timeout", "10"], environment: environment(broker))
-        await bridge.stop()
+        let result = try await run(
+            ["pair", "permit", "--seconds", "1", "--timeout", "10"],
+            answering: .object(["value": .bool(true), "time": value]))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("pairing permitted for 1 s"), "\(result.stderr)")
     }
