@@ -96,6 +96,50 @@ struct SQLiteSessionStoreTests {
         }
     }
 
+    @Test(
+        "stopped and interrupted sessions beyond the newest kept go with their cue logs; completed and running ones stay"
+    )
+    func unfinishedSessionsAreTrimmed() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = SQLiteSessionStore(database: try GatewayDatabase.open(directory: directory), keptUnfinished: 3)
+        func session(_ id: String, hoursIn hours: Double) -> SessionRecord {
+            var record = Self.record(id)
+            record.startedAt = Self.started.addingTimeInterval(hours * 3600)
+            return record
+        }
+        let running = session("going", hoursIn: 0)
+        try await store.save(running)
+        for (index, hours) in [1.0, 30].enumerated() {
+            let record = session("done-\(index)", hoursIn: hours)
+            try await store.save(record)
+            try await store.update(
+                record.id, state: .completed, elapsed: .seconds(600), endingStartedAt: nil,
+                endedAt: record.startedAt.addingTimeInterval(600))
+        }
+        let cue = CueRecord(
+            cueIndex: 0, kind: .start, deviceID: Self.lamp, planned: .zero, actual: .zero, outcome: .confirmed)
+        for index in 0..<6 {
+            let record = session("quit-\(index)", hoursIn: 2 + Double(index))
+            try await store.save(record)
+            try await store.record(cue, in: record.id)
+            try await store.update(
+                record.id, state: index == 5 ? .interrupted : .stopped, elapsed: .seconds(5), endingStartedAt: nil,
+                endedAt: record.startedAt.addingTimeInterval(5))
+        }
+        let kept = try await store.history(limit: nil).map(\.id.rawValue)
+        #expect(kept == ["done-1", "quit-5", "quit-4", "quit-3", "done-0"])
+        #expect(try await store.cueLog(of: SessionID("quit-0")!).isEmpty, "the trimmed session's cue log went too")
+        #expect(try await store.cueLog(of: SessionID("quit-3")!) == [cue])
+        #expect(try await store.activeSessions().map(\.id) == [running.id])
+        let summaries = try await store.completedSummaries()
+        #expect(
+            summaries.map(\.startedAt) == [
+                Self.started.addingTimeInterval(3600), Self.started.addingTimeInterval(30 * 3600),
+            ])
+        #expect(summaries.allSatisfy { $0.duration == .seconds(600) && $0.state == .completed })
+    }
+
     @Test("badges are stored once")
     func badges() async throws {
         let directory = temporaryDirectory()

@@ -41,6 +41,10 @@ actor InMemorySessionStore: SessionStore {
         return Array(finished.prefix(limit ?? finished.count))
     }
 
+    func completedSummaries() -> [SessionSummary] {
+        records.values.filter { $0.state == .completed }.map(\.summary)
+    }
+
     func earnedBadges() -> Set<Badge> { Set(badges.keys) }
 
     func saveBadges(_ new: [Badge], earnedAt: Date) {

@@ -15,9 +15,15 @@ import TuyaCore
 public struct SQLiteSessionStore: SessionStore {
     let database: GatewayDatabase
     let warn: @Sendable (String) -> Void
+    /// How many stopped and interrupted sessions are kept (`keptUnfinishedSessions`).
+    let keptUnfinished: Int
 
-    public init(database: GatewayDatabase, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        database: GatewayDatabase, keptUnfinished: Int = Self.keptUnfinishedSessions,
+        warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.database = database
+        self.keptUnfinished = max(0, keptUnfinished)
         self.warn = warn
     }
 
@@ -33,13 +39,24 @@ public struct SQLiteSessionStore: SessionStore {
                 devices: record.devices, detail: BridgeJSON.value(StoredSessionDetail(record))))
     }
 
+    /// Stopped and interrupted sessions kept (newest first); older ones go with their cue logs
+    /// when another ends. They count towards no total or streak, and a client starting and
+    /// stopping sessions in a loop must not grow the database without bound. Completed sessions
+    /// are all kept: each took at least a minute of real time, and the totals are made of them.
+    public static let keptUnfinishedSessions = 1_000
+
     public func update(
         _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
     ) async throws {
         try await database.updateSession(
             id.rawValue, state: state.rawValue, elapsedMilliseconds: elapsed.wholeMilliseconds,
             endingStartedMilliseconds: endingStartedAt?.wholeMilliseconds, endedAt: endedAt)
+        if Self.unfinishedStates.contains(state) {
+            try await database.keepNewestSessions(keptUnfinished, inStates: Self.unfinishedStates.map(\.rawValue))
+        }
     }
+
+    static let unfinishedStates: [SessionState] = [.stopped, .interrupted]
 
     public func record(_ cue: CueRecord, in session: SessionID) async throws {
         try await database.recordCue(
@@ -81,6 +98,13 @@ public struct SQLiteSessionStore: SessionStore {
     public func history(limit: Int?) async throws -> [SessionRecord] {
         readable(
             try await database.sessionHistory(excluding: Self.activeStates.map(\.rawValue), limit: limit))
+    }
+
+    public func completedSummaries() async throws -> [SessionSummary] {
+        try await database.sessionSpans(inState: SessionState.completed.rawValue).map { span in
+            SessionSummary(
+                startedAt: span.startedAt, duration: .milliseconds(span.elapsedMilliseconds), state: .completed)
+        }
     }
 
     public func earnedBadges() async throws -> Set<Badge> {

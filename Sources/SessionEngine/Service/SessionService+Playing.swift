@@ -113,8 +113,8 @@ extension SessionService {
     }
 
     private func awardBadges() async throws {
-        let all = try await store.history(limit: nil)
-        let history = SessionHistory(sessions: all.map(\.summary), timeZone: settings.timeZone, now: now())
+        let history = SessionHistory(
+            sessions: try await store.completedSummaries(), timeZone: settings.timeZone, now: now())
         let new = history.newBadges(alreadyEarned: try await store.earnedBadges())
         guard !new.isEmpty else { return }
         try await store.saveBadges(new, earnedAt: now())

@@ -200,11 +200,11 @@ public actor SessionService: TimerModuleInterface {
     public func history(limit: Int?) async throws(SessionServiceError) -> SessionHistoryReport {
         guard settings.keepsHistory else { throw .historyOff }
         do {
-            let all = try await store.history(limit: nil)
-            let summary = SessionHistory(sessions: all.map(\.summary), timeZone: settings.timeZone, now: now())
+            let summary = SessionHistory(
+                sessions: try await store.completedSummaries(), timeZone: settings.timeZone, now: now())
             let badges = try await store.earnedBadges()
-            return SessionHistoryReport(
-                summary: summary, sessions: Array(all.prefix(max(0, limit ?? all.count))), badges: badges)
+            let sessions = try await store.history(limit: limit.map { max(0, $0) })
+            return SessionHistoryReport(summary: summary, sessions: sessions, badges: badges)
         } catch {
             throw .storage("loading the history: \(error)")
         }

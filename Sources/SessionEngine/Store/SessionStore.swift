@@ -24,6 +24,10 @@ public protocol SessionStore: Sendable {
     /// Finished sessions, newest first; nil for all of them.
     func history(limit: Int?) async throws -> [SessionRecord]
 
+    /// Every completed session's start and length, for totals, streaks and badges: without
+    /// each session's plan and captured states, which `history` decodes.
+    func completedSummaries() async throws -> [SessionSummary]
+
     func earnedBadges() async throws -> Set<Badge>
 
     /// Stores badges once; a badge already stored keeps its first date.

@@ -107,6 +107,38 @@ extension GatewayDatabase {
         }
     }
 
+    /// When and how long each session in `state` ran, oldest first: what totals and streaks are
+    /// made of, without reading (and decoding) every session's stored detail.
+    public func sessionSpans(inState state: String) async throws(StorageError) -> [StoredSessionSpan] {
+        try await read("loading session totals") { db in
+            try Row.fetchAll(
+                db, sql: "SELECT started_at, elapsed_ms FROM sessions WHERE state = ? ORDER BY started_at",
+                arguments: [state]
+            ).map { row in
+                StoredSessionSpan(
+                    startedAt: row.date("started_at") ?? .distantPast, elapsedMilliseconds: row["elapsed_ms"])
+            }
+        }
+    }
+
+    /// Deletes the sessions in `states` (with their cue logs) beyond the newest `limit` of them,
+    /// by start time. Returns how many went.
+    @discardableResult
+    public func keepNewestSessions(_ limit: Int, inStates states: [String]) async throws(StorageError) -> Int {
+        guard !states.isEmpty else { return 0 }
+        return try await write("trimming old sessions") { db in
+            let marks = Array(repeating: "?", count: states.count).joined(separator: ", ")
+            try db.execute(
+                sql: """
+                    DELETE FROM sessions WHERE id IN (
+                        SELECT id FROM sessions WHERE state IN (\(marks))
+                        ORDER BY started_at DESC, id DESC LIMIT -1 OFFSET ?)
+                    """,
+                arguments: StatementArguments(states) + [max(0, limit)])
+            return db.changesCount
+        }
+    }
+
     /// Badges earned, with the date each was first earned.
     public func earnedBadges() async throws(StorageError) -> [String: Date] {
         try await read("loading badges") { db in

@@ -35,6 +35,17 @@ public struct StoredSession: Hashable, Sendable {
     }
 }
 
+/// When a stored session started and how long it ran: one row of the totals and streaks.
+public struct StoredSessionSpan: Hashable, Sendable {
+    public var startedAt: Date
+    public var elapsedMilliseconds: Int64
+
+    public init(startedAt: Date, elapsedMilliseconds: Int64) {
+        self.startedAt = startedAt
+        self.elapsedMilliseconds = elapsedMilliseconds
+    }
+}
+
 /// One line of a session's cue log: planned and actual offsets (lateness is their
 /// difference) and what became of the cue's command.
 public struct StoredCue: Hashable, Sendable {
