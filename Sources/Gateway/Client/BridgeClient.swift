@@ -25,6 +25,10 @@ public actor BridgeClient {
     /// Random per client: the transactions and the sync topic of two CLIs never collide.
     private nonisolated let token: String
     private var listeners: [Int: Listener] = [:]
+    /// How many messages one slow reader may have waiting (`listenerBuffer`).
+    private nonisolated let listenerLimit: Int
+    /// Messages a slow reader lost: its oldest, once `listenerBuffer` were waiting for it.
+    public private(set) var droppedMessages = 0
     private var nextListener = 0
     private var nextSequence = 0
     /// Why the connection ended, once it has.
@@ -41,14 +45,21 @@ public actor BridgeClient {
         var sink: AsyncStream<BridgeMessage>.Continuation
     }
 
+    /// At most this many messages wait for one reader (a `subscribe` stream printed to a slow
+    /// terminal while the broker floods it): beyond, its oldest are dropped and counted in
+    /// `droppedMessages`, so a CLI never grows without bound.
+    public static let listenerBuffer = 4_096
+
     /// Prepares a connection to the broker of `configuration`; nothing is dialled before `connect`.
     /// - Parameters:
     ///   - connectTimeout: the longest TCP connect + CONNACK may take.
     ///   - clock: measures every timeout; tests may pass their own.
+    ///   - listenerBuffer: see `BridgeClient.listenerBuffer`; tests pass a small one.
     public init(
         configuration: GatewayConfiguration, connectTimeout: Duration = .seconds(10),
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(), listenerBuffer: Int = BridgeClient.listenerBuffer
     ) throws(BridgeClientError) {
+        listenerLimit = max(1, listenerBuffer)
         var link = configuration.mqttLinkConfiguration(lastWill: nil)
         link.clientID = nil
         link.connectTimeout = connectTimeout
@@ -296,7 +307,8 @@ public actor BridgeClient {
     }
 
     private func listen(_ filters: [String]) -> (Int, AsyncStream<BridgeMessage>) {
-        let (stream, sink) = AsyncStream.makeStream(of: BridgeMessage.self, bufferingPolicy: .unbounded)
+        let (stream, sink) = AsyncStream.makeStream(
+            of: BridgeMessage.self, bufferingPolicy: .bufferingNewest(listenerLimit))
         nextListener += 1
         if lostReason == nil {
             listeners[nextListener] = Listener(filters: filters, sink: sink)
@@ -316,7 +328,7 @@ public actor BridgeClient {
             let received = BridgeMessage(topic: message.topic, payload: message.payload, retained: message.retain)
             for listener in listeners.values
             where listener.filters.contains(where: { TopicFilter.matches($0, message.topic) }) {
-                listener.sink.yield(received)
+                if case .dropped = listener.sink.yield(received) { droppedMessages += 1 }
             }
         case .disconnected(let reason):
             finishAll(reason: reason.description)

@@ -58,7 +58,14 @@ struct MonitorCommand: AsyncParsableCommand {
             let terminal = Terminal.current
             let left = end.map { $0 - ContinuousClock.now }
             do {
-                try await forEach(stream, for: left) { message in
+                let json = json
+                let dropped = { (count: Int) in
+                    let lines = count == 1 ? "1 message" : "\(count) messages"
+                    Self.note(
+                        "\(lines) dropped: the broker sent faster than this output was read", json: json,
+                        terminal: terminal)
+                }
+                try await forEach(stream, for: left, onDropped: dropped) { message in
                     let changes = message.topic.hasSuffix("/availability") ? nil : states.changes(message)
                     guard retained || !message.retained else { return true }
                     // A state repeated unchanged (a periodic query's answer) says nothing new.
@@ -104,6 +111,10 @@ struct MonitorCommand: AsyncParsableCommand {
 
         /// A line about the connection: in the columns on stdout, on stderr with --json.
         private func note(_ text: String, terminal: Terminal) {
+            Self.note(text, json: json, terminal: terminal)
+        }
+
+        private static func note(_ text: String, json: Bool, terminal: Terminal) {
             if json {
                 printNote(text)
             } else {

@@ -118,7 +118,11 @@ private struct Ticks {
         let messages = try await client.subscribe([
             "\(base)/bridge/session", "\(base)/bridge/event", "\(base)/bridge/state",
         ])
-        let (stream, sink) = AsyncStream.makeStream(of: Tick.self)
+        // Bounded like the client's own buffer: while the Ctrl-C question waits for an answer,
+        // a flood of messages drops the oldest instead of growing. The end and Ctrl-C are
+        // yielded after what they follow, so only that many newer ticks could push them out.
+        let (stream, sink) = AsyncStream.makeStream(
+            of: Tick.self, bufferingPolicy: .bufferingNewest(BridgeClient.listenerBuffer))
         self.stream = stream
         pump = Task {
             for await message in messages { sink.yield(.message(message)) }

@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import Synchronization
 import TuyaCore
 
 #if canImport(Glibc)
@@ -117,38 +118,64 @@ struct ConnectionLost: Error, CustomStringConvertible {
 }
 
 /// Hands each message of `stream` to `body` until it returns false, `duration` passes, or
-/// the stream ends (the connection was lost: an error).
+/// the stream ends (the connection was lost: an error). At most `backlog` messages wait for a
+/// slow `body` (a terminal printing a flood): beyond, the oldest are dropped, and `onDropped`
+/// is told how many before the next message is handed over (or before the end).
 func forEach(
-    _ stream: AsyncStream<BridgeMessage>, for duration: Duration?, _ body: (BridgeMessage) throws -> Bool
+    _ stream: AsyncStream<BridgeMessage>, for duration: Duration?, backlog: Int = BridgeClient.listenerBuffer,
+    onDropped: (Int) -> Void = { _ in }, _ body: (BridgeMessage) throws -> Bool
 ) async throws {
     enum Tick: Sendable {
-        case message(BridgeMessage)
-        case timeUp
-        case ended
+        /// The message numbered from 0 in the order the pump took them: a gap is what was dropped.
+        case message(BridgeMessage, number: Int)
+        /// Look at `flags`: time is up, or the stream ended (kept there, not in the bounded
+        /// stream, where a flood could push them out).
+        case flagged
     }
-    let (ticks, sink) = AsyncStream.makeStream(of: Tick.self)
+    let flags = LoopFlags()
+    let (ticks, sink) = AsyncStream.makeStream(of: Tick.self, bufferingPolicy: .bufferingNewest(max(1, backlog)))
     let pump = Task {
-        for await message in stream { sink.yield(.message(message)) }
-        sink.yield(.ended)
+        var number = 0
+        for await message in stream {
+            sink.yield(.message(message, number: number))
+            number += 1
+        }
+        flags.pumped.store(number, ordering: .relaxed)
+        flags.ended.store(true, ordering: .releasing)
+        sink.yield(.flagged)
     }
     let timer = duration.map { duration in
         Task {
             try await ContinuousClock().sleep(for: duration)
-            sink.yield(.timeUp)
+            flags.timeUp.store(true, ordering: .releasing)
+            sink.yield(.flagged)
         }
     }
     defer {
         pump.cancel()
         timer?.cancel()
     }
+    var expected = 0
     for await tick in ticks {
+        if flags.timeUp.load(ordering: .acquiring) { return }
         switch tick {
-        case .message(let message):
+        case .message(let message, let number):
+            if number > expected { onDropped(number - expected) }
+            expected = number + 1
             guard try body(message) else { return }
-        case .timeUp:
-            return
-        case .ended:
+        case .flagged:
+            guard flags.ended.load(ordering: .acquiring) else { continue }
+            let pumped = flags.pumped.load(ordering: .relaxed)
+            if pumped > expected { onDropped(pumped - expected) }
             throw ConnectionLost()
         }
     }
+}
+
+/// What `forEach`'s pump and timer tell its loop beside the bounded stream.
+private final class LoopFlags: Sendable {
+    /// Messages the pump took from the stream, stored before `ended`.
+    let pumped = Atomic<Int>(0)
+    let timeUp = Atomic<Bool>(false)
+    let ended = Atomic<Bool>(false)
 }
