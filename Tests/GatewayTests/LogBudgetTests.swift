@@ -1,4 +1,5 @@
 import Testing
+import TuyaCore
 
 @testable import Gateway
 
@@ -16,5 +17,15 @@ struct LogBudgetTests {
         #expect(budget.admit(.unknownDevice, at: .seconds(1)) == 0, "another kind has its own budget")
         #expect(budget.admit(.badRequest, at: .seconds(61)) == 990, "the next minute's first line tells the rest")
         #expect(budget.admit(.badRequest, at: .seconds(62)) == 0)
+    }
+
+    @Test("a device whose commands fail in a loop does not use up another device's budget")
+    func failedCommandsPerDevice() throws {
+        let lamp = try #require(DeviceID("bf0123456789abcdefghij"))
+        let diffuser = try #require(DeviceID("bf9876543210zyxwvutsrq"))
+        var budget = LogBudget()
+        let lampLines = (0..<50).filter { budget.admit(.commandFailed(lamp), at: .milliseconds($0)) != nil }
+        #expect(lampLines.count == 10)
+        #expect(budget.admit(.commandFailed(diffuser), at: .seconds(1)) == 0, "the diffuser's first failure is logged")
     }
 }

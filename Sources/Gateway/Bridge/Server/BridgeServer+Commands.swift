@@ -98,7 +98,7 @@ extension BridgeServer {
             metrics.recordCommand(timedOut ? .timedOut : .failed, latency: .now - sentAt)
         }
         let message = Self.describe(error)
-        logRefusal(.commandFailed, "command for \(device.name) failed: \(message)")
+        logRefusal(.commandFailed(device.id), "command for \(device.name) failed: \(message)")
         if transaction != nil { respond(verb, .failure(verb: verb, message: message), transaction: transaction) }
         await emit(
             "command_failed", device: device.id,

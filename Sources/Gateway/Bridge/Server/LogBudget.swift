@@ -1,15 +1,21 @@
+import TuyaCore
+
 /// At most `perMinute` log lines a minute for each kind of refusal the bridge logs (a bad
 /// request, a command for an unknown device): anyone on the broker can send those as fast as
 /// the broker takes them, and each was a line in the journal or the log file. What is held
-/// back is counted and told with the next line let through. The kinds are a closed set, so
+/// back is counted and told with the next line let through. The kinds are a closed set (a
+/// failed command's is per paired device), so
 /// no text from a message can add one. A pure value on the bridge's clock (offsets from its start).
 struct LogBudget {
     static let perMinute = 10
     static let window = Duration.seconds(60)
 
-    /// What was refused.
+    /// What was refused. A failed command has a budget per device: one device failing in a
+    /// loop must not hide another's failures. Only paired devices fail commands (a command for
+    /// an unknown name is `unknownDevice`), so the set stays as small as the fleet.
     enum Kind: Hashable, Sendable {
-        case unknownRequest, unsignedRequest, badRequest, unanswerableRequest, unknownDevice, commandFailed
+        case unknownRequest, unsignedRequest, badRequest, unanswerableRequest, unknownDevice
+        case commandFailed(DeviceID)
     }
 
     private struct Entry {
