@@ -4,8 +4,8 @@ import TuyaCore
 /// request, a command for an unknown device): anyone on the broker can send those as fast as
 /// the broker takes them, and each was a line in the journal or the log file. What is held
 /// back is counted and told with the next line let through. The kinds are a closed set (a
-/// failed command's is per paired device), so
-/// no text from a message can add one. A pure value on the bridge's clock (offsets from its start).
+/// failed command's is per paired device), so no text from a message can add one. A pure
+/// value on the bridge's clock (offsets from its start).
 struct LogBudget {
     static let perMinute = 10
     static let window = Duration.seconds(60)
