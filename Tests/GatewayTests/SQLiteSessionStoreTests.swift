@@ -138,6 +138,13 @@ struct SQLiteSessionStoreTests {
                 Self.started.addingTimeInterval(3600), Self.started.addingTimeInterval(30 * 3600),
             ])
         #expect(summaries.allSatisfy { $0.duration == .seconds(600) && $0.state == .completed })
+        // Newest by end: the session that started first and is stopped now stays, and the
+        // stopped session that ended longest ago goes.
+        try await store.update(
+            running.id, state: .stopped, elapsed: .seconds(5), endingStartedAt: nil,
+            endedAt: Self.started.addingTimeInterval(100 * 3600))
+        #expect(
+            try await store.history(limit: nil).map(\.id.rawValue) == ["done-1", "quit-5", "quit-4", "done-0", "going"])
     }
 
     @Test("badges are stored once")

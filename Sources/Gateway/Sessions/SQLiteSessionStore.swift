@@ -51,8 +51,13 @@ public struct SQLiteSessionStore: SessionStore {
         try await database.updateSession(
             id.rawValue, state: state.rawValue, elapsedMilliseconds: elapsed.wholeMilliseconds,
             endingStartedMilliseconds: endingStartedAt?.wholeMilliseconds, endedAt: endedAt)
-        if Self.unfinishedStates.contains(state) {
+        guard Self.unfinishedStates.contains(state) else { return }
+        // Best effort: the session's end is stored; a failed trim must not turn it into an
+        // error (which would skip the end's announcement). The next end tries again.
+        do {
             try await database.keepNewestSessions(keptUnfinished, inStates: Self.unfinishedStates.map(\.rawValue))
+        } catch {
+            warn("could not trim old stopped sessions: \(error)")
         }
     }
 

@@ -122,7 +122,8 @@ extension GatewayDatabase {
     }
 
     /// Deletes the sessions in `states` (with their cue logs) beyond the newest `limit` of them,
-    /// by start time. Returns how many went.
+    /// newest by end (by start for one without an end): the session that just ended is the
+    /// newest, even when it started long ago. Returns how many went.
     @discardableResult
     public func keepNewestSessions(_ limit: Int, inStates states: [String]) async throws(StorageError) -> Int {
         guard !states.isEmpty else { return 0 }
@@ -132,7 +133,7 @@ extension GatewayDatabase {
                 sql: """
                     DELETE FROM sessions WHERE id IN (
                         SELECT id FROM sessions WHERE state IN (\(marks))
-                        ORDER BY started_at DESC, id DESC LIMIT -1 OFFSET ?)
+                        ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT -1 OFFSET ?)
                     """,
                 arguments: StatementArguments(states) + [max(0, limit)])
             return db.changesCount

@@ -39,6 +39,13 @@ extension TimerFollow {
             flushStandardOutput()
         }
 
+        /// Says that `count` messages were dropped (none: nothing), above the progress line.
+        func noteDropped(_ count: Int) {
+            guard count > 0 else { return }
+            let what = count == 1 ? "1 message" : "\(count) messages"
+            emit(["(\(what) dropped: the broker sent faster than this view was read)"])
+        }
+
         /// A second passed: held cue lines that are due, and the clock moved on.
         mutating func second() {
             emit(throttle.tick(at: since()))

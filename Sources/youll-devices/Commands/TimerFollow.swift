@@ -8,6 +8,7 @@ import Foundation
     import Darwin
 #endif
 import Gateway
+import Synchronization
 import TuyaCore
 
 /// The live progress view of `timer start` and `timer status --follow` on a terminal: one
@@ -20,25 +21,37 @@ enum TimerFollow {
     static var isLive: Bool { isatty(STDOUT_FILENO) == 1 }
 
     static func follow(_ client: BridgeClient, session: String?) async throws {
-        let ticks = try await Ticks(client)
+        let ticks = try await Ticks(client, session: session)
         defer { ticks.stop() }
         var view = FollowView(live: isLive, session: session)
+        var expected = 0
         for await tick in ticks.stream {
-            switch tick {
-            case .second:
-                view.second()
-            case .interrupt:
+            if ticks.flags.interrupts.exchange(0, ordering: .relaxed) > 0 {
                 print("")
                 guard try await askToStop(client) else {
                     print("the session goes on in the daemon; `youll-devices timer stop` ends it")
                     return
                 }
-            case .ended:
+            }
+            switch tick {
+            case .second:
+                view.second()
+            case .message(let message, let number):
+                view.noteDropped(number - expected)
+                expected = number + 1
+                if try view.show(message) { return }
+            case .flagged:
+                if let last = ticks.flags.last.withLock({ $0 }) {
+                    // The session's end (or the daemon's): after every message before it.
+                    view.noteDropped(last.number - expected)
+                    expected = last.number + 1
+                    if try view.show(last.message) { return }
+                }
+                guard ticks.flags.ended.load(ordering: .acquiring) else { continue }
+                view.noteDropped(ticks.flags.pumped.load(ordering: .relaxed) - expected)
                 view.emit(view.throttle.flush())
                 if view.live { print("") }
                 throw CLIError("lost the connection to the broker; the session goes on in the daemon")
-            case .message(let message):
-                if try view.show(message) { return }
             }
         }
     }
@@ -100,33 +113,59 @@ enum TimerFollow {
 
 /// What wakes the follow view: a message on the session topics, a second gone by, Ctrl-C,
 /// or the end of the subscription. SIGINT is caught while it exists; `stop()` restores it.
+///
+/// At most `BridgeClient.listenerBuffer` ticks wait while the view is busy (the Ctrl-C
+/// question waits for an answer): a flood drops the oldest, and the view says how many. What
+/// must not be dropped is kept beside the stream in `flags`, with a `.flagged` tick to look:
+/// Ctrl-C, the end of the subscription, and the message that ends the view (the session's
+/// end, the daemon going offline), after which nothing more is pumped.
 private struct Ticks {
     enum Tick: Sendable {
-        case message(BridgeMessage)
+        /// Numbered from 0 in the order the pump took them: a gap is what was dropped.
+        case message(BridgeMessage, number: Int)
         case second
-        case interrupt
-        case ended
+        case flagged
+    }
+
+    final class Flags: Sendable {
+        /// Ctrl-C presses not yet answered.
+        let interrupts = Atomic<Int>(0)
+        /// The subscription ended (`pumped` is final).
+        let ended = Atomic<Bool>(false)
+        let pumped = Atomic<Int>(0)
+        /// The message that ends the view, with its number.
+        let last = Mutex<(message: BridgeMessage, number: Int)?>(nil)
     }
 
     let stream: AsyncStream<Tick>
+    let flags = Flags()
     private let pump: Task<Void, Never>
     private let timer: Task<Void, any Error>
     private let interrupt: any DispatchSourceSignal
 
-    init(_ client: BridgeClient) async throws {
+    init(_ client: BridgeClient, session: String?) async throws {
         let base = client.baseTopic
         let messages = try await client.subscribe([
             "\(base)/bridge/session", "\(base)/bridge/event", "\(base)/bridge/state",
         ])
-        // Bounded like the client's own buffer: while the Ctrl-C question waits for an answer,
-        // a flood of messages drops the oldest instead of growing. The end and Ctrl-C are
-        // yielded after what they follow, so only that many newer ticks could push them out.
         let (stream, sink) = AsyncStream.makeStream(
             of: Tick.self, bufferingPolicy: .bufferingNewest(BridgeClient.listenerBuffer))
         self.stream = stream
+        let flags = flags
         pump = Task {
-            for await message in messages { sink.yield(.message(message)) }
-            sink.yield(.ended)
+            var number = 0
+            for await message in messages {
+                if Self.endsTheView(message, session: session) {
+                    flags.last.withLock { $0 = (message, number) }
+                    sink.yield(.flagged)
+                    return
+                }
+                sink.yield(.message(message, number: number))
+                number += 1
+            }
+            flags.pumped.store(number, ordering: .relaxed)
+            flags.ended.store(true, ordering: .releasing)
+            sink.yield(.flagged)
         }
         timer = Task {
             while !Task.isCancelled {
@@ -136,8 +175,20 @@ private struct Ticks {
         }
         signal(SIGINT, SIG_IGN)
         interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        interrupt.setEventHandler { sink.yield(.interrupt) }
+        interrupt.setEventHandler {
+            flags.interrupts.add(1, ordering: .relaxed)
+            sink.yield(.flagged)
+        }
         interrupt.resume()
+    }
+
+    /// The session's end or the daemon going offline: what `FollowView.show` ends on.
+    static func endsTheView(_ message: BridgeMessage, session: String?) -> Bool {
+        if message.topic.hasSuffix("/bridge/state") { return message.availability == "offline" }
+        guard message.topic.hasSuffix("/bridge/event"), let json = message.json,
+            case .ended = TimerFollow.event(json, of: session)
+        else { return false }
+        return true
     }
 
     func stop() {

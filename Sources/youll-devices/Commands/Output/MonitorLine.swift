@@ -117,10 +117,11 @@ struct ConnectionLost: Error, CustomStringConvertible {
     var description: String { "lost the connection to the broker" }
 }
 
-/// Hands each message of `stream` to `body` until it returns false, `duration` passes, or
-/// the stream ends (the connection was lost: an error). At most `backlog` messages wait for a
-/// slow `body` (a terminal printing a flood): beyond, the oldest are dropped, and `onDropped`
-/// is told how many before the next message is handed over (or before the end).
+/// Hands each message of `stream` to `body` until it returns false, `duration` passes (what
+/// arrived before then is still handed over), or the stream ends (the connection was lost:
+/// an error). At most `backlog` messages wait for a slow `body` (a terminal printing a
+/// flood): beyond, the oldest are dropped, and `onDropped` is told how many before the next
+/// message is handed over, or before the loop ends.
 func forEach(
     _ stream: AsyncStream<BridgeMessage>, for duration: Duration?, backlog: Int = BridgeClient.listenerBuffer,
     onDropped: (Int) -> Void = { _ in }, _ body: (BridgeMessage) throws -> Bool
@@ -135,18 +136,16 @@ func forEach(
     let flags = LoopFlags()
     let (ticks, sink) = AsyncStream.makeStream(of: Tick.self, bufferingPolicy: .bufferingNewest(max(1, backlog)))
     let pump = Task {
-        var number = 0
         for await message in stream {
-            sink.yield(.message(message, number: number))
-            number += 1
+            sink.yield(.message(message, number: flags.taken.add(1, ordering: .relaxed).oldValue))
         }
-        flags.pumped.store(number, ordering: .relaxed)
         flags.ended.store(true, ordering: .releasing)
         sink.yield(.flagged)
     }
     let timer = duration.map { duration in
         Task {
             try await ContinuousClock().sleep(for: duration)
+            flags.deadline.store(flags.taken.load(ordering: .relaxed), ordering: .relaxed)
             flags.timeUp.store(true, ordering: .releasing)
             sink.yield(.flagged)
         }
@@ -156,17 +155,26 @@ func forEach(
         timer?.cancel()
     }
     var expected = 0
+    func dropped(before number: Int) {
+        if number > expected { onDropped(number - expected) }
+        expected = max(expected, number)
+    }
     for await tick in ticks {
-        if flags.timeUp.load(ordering: .acquiring) { return }
+        let timeUp = flags.timeUp.load(ordering: .acquiring)
         switch tick {
         case .message(let message, let number):
-            if number > expected { onDropped(number - expected) }
+            // Taken by the pump after the time was up.
+            if timeUp, number >= flags.deadline.load(ordering: .relaxed) { return }
+            dropped(before: number)
             expected = number + 1
             guard try body(message) else { return }
         case .flagged:
+            if timeUp {
+                dropped(before: flags.deadline.load(ordering: .relaxed))
+                return
+            }
             guard flags.ended.load(ordering: .acquiring) else { continue }
-            let pumped = flags.pumped.load(ordering: .relaxed)
-            if pumped > expected { onDropped(pumped - expected) }
+            dropped(before: flags.taken.load(ordering: .relaxed))
             throw ConnectionLost()
         }
     }
@@ -174,8 +182,10 @@ func forEach(
 
 /// What `forEach`'s pump and timer tell its loop beside the bounded stream.
 private final class LoopFlags: Sendable {
-    /// Messages the pump took from the stream, stored before `ended`.
-    let pumped = Atomic<Int>(0)
-    let timeUp = Atomic<Bool>(false)
+    /// Messages the pump took from the stream so far.
+    let taken = Atomic<Int>(0)
     let ended = Atomic<Bool>(false)
+    /// `taken` when the time was up: the messages numbered below it came before.
+    let deadline = Atomic<Int>(0)
+    let timeUp = Atomic<Bool>(false)
 }
