@@ -61,10 +61,11 @@ struct HADiscoveryBrokerTests {
 
     /// The daemon in this process, as `serve` runs it, on the world's broker and state.
     static func withDaemon(
-        _ world: World, homeAssistant: Bool = true, _ body: (RunningDaemon) async throws -> Void
+        _ world: World, homeAssistant: Bool = true, profiles: URL = Repository.devicesDirectory,
+        _ body: (RunningDaemon) async throws -> Void
     ) async throws {
         try await withRunningDaemon(
-            broker: world.broker, state: world.state, version: "9.9.9",
+            broker: world.broker, state: world.state, version: "9.9.9", profiles: profiles,
             configure: { $0.homeAssistant.enabled = homeAssistant }, body)
     }
 
@@ -279,12 +280,12 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 extension RunningDaemon {
-    fileprivate func pair(_ identity: DeviceIdentity, as name: String) async throws {
+    func pair(_ identity: DeviceIdentity, as name: String) async throws {
         try await pair(devId: identity.devId, localKey: identity.localKey, as: name)
     }
 
     /// The discovery config on `topic`, retained or published once it is decided.
-    fileprivate func config(_ topic: String) async throws -> JSONValue {
+    func config(_ topic: String) async throws -> JSONValue {
         let stream = try await client.subscribe([topic])
         for await message in stream where !message.payload.isEmpty {
             return try #require(message.json, "the config on \(topic) is JSON")

@@ -48,6 +48,26 @@ struct HADiscoveryLedgerTests {
         #expect(birth.clear.isEmpty)
     }
 
+    @Test(
+        "a paired device whose profile did not load keeps its config (neither cleared nor republished) until it is removed"
+    )
+    func keptWithoutProfile() {
+        let lamp = "homeassistant/device/youll_a/config"
+        var reconciler = DiscoveryReconciler(ledger: [lamp, "homeassistant/device/youll_b/config"])
+        let start = reconciler.plan(
+            [Self.message("b", "fan")], keeping: [lamp, "homeassistant/device/youll_never/config"], republish: true)
+        #expect(start.clear.isEmpty, "clearing would make Home Assistant delete the lamp's entities")
+        #expect(start.publish.map(\.topic) == ["homeassistant/device/youll_b/config"])
+        #expect(
+            reconciler.ledger == [lamp, "homeassistant/device/youll_b/config"],
+            "a topic never published is not recorded")
+        // The profile is fixed: the config is published again; or the device is removed: cleared.
+        let fixed = reconciler.plan([Self.message("a", "lamp"), Self.message("b", "fan")], republish: false)
+        #expect(fixed.publish.map(\.topic) == [lamp])
+        let removed = reconciler.plan([Self.message("b", "fan")], republish: false)
+        #expect(removed.clear == [lamp])
+    }
+
     @Test("the ledger file round-trips, is 0600, and refuses anything but discovery config topics")
     func ledgerFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

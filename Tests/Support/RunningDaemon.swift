@@ -40,10 +40,11 @@ public func daemonConfiguration(state: URL, brokerPort: Int) -> GatewayConfigura
 /// Starts the daemon (one `GatewayDaemon` in a `ServiceGroup`) on `broker` with its state in
 /// `state`, waits until its bridge is online, hands it to `body`, and always stops it the
 /// way SIGTERM does, also when `body` throws. `configure` changes the configuration of
-/// `daemonConfiguration(state:brokerPort:)`. Set `YOULL_TEST_LOG` to see the daemon's log.
+/// `daemonConfiguration(state:brokerPort:)`; `profiles` is the folder profiles are loaded from.
+/// Set `YOULL_TEST_LOG` to see the daemon's log.
 public func withRunningDaemon<T>(
     broker: LocalBroker, state: URL, version: String = "test", radio: BLERadio? = nil,
-    hooks: GatewayDaemon.Hooks = .init(), timeout: Duration = .seconds(20),
+    hooks: GatewayDaemon.Hooks = .init(), timeout: Duration = .seconds(20), profiles: URL = Repository.devicesDirectory,
     configure: (inout GatewayConfiguration) -> Void = { _ in },
     _ body: (RunningDaemon) async throws -> T
 ) async throws -> T {
@@ -52,7 +53,7 @@ public func withRunningDaemon<T>(
     var logger = Logger(label: "youll-test-daemon")
     logger.logLevel = ProcessInfo.processInfo.environment["YOULL_TEST_LOG"] == nil ? .critical : .debug
     let daemon = GatewayDaemon(
-        configuration: configuration, profileDirectories: [Repository.devicesDirectory], version: version,
+        configuration: configuration, profileDirectories: [profiles], version: version,
         logger: logger, hooks: hooks, radio: radio)
     let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
     let run = Task { try await group.run() }

@@ -47,6 +47,11 @@ extension GatewayDaemon {
             do {
                 try await controller.start()
                 await reportLANDiscovery(controller)
+                for device in await controller.devicesWithoutProfile {
+                    logger.warning(
+                        "device \(device.name) (\(device.id)) is paired with profile '\(device.profileID)', which did not load (see \"profile skipped\" above): it is left out until the profile loads; its Home Assistant entities are kept, and `youll-devices remove \(device.id)` forgets it"
+                    )
+                }
                 return controller
             } catch let error as MQTTError where Self.isTransient(error) {
                 let delay = backoff.delay(retry: attempt)

@@ -35,9 +35,11 @@ struct DiscoveryReconciler {
         self.ledger = ledger
     }
 
-    mutating func plan(_ messages: [HADiscovery.Message], republish: Bool) -> Plan {
+    /// `keeping`: topics neither published nor cleared (a paired device whose profile did not
+    /// load: clearing would make Home Assistant delete its entities and their settings).
+    mutating func plan(_ messages: [HADiscovery.Message], keeping: Set<String> = [], republish: Bool) -> Plan {
         var plan = Plan()
-        var wanted: Set<String> = []
+        var wanted = keeping.intersection(ledger.union(published.keys))
         for message in messages {
             wanted.insert(message.topic)
             let payload = CompactJSON.encode(message.payload)

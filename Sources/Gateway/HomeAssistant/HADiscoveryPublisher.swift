@@ -30,14 +30,22 @@ struct HADiscoveryPublisher {
     }
 
     /// The configs to publish and clear for `devices`. A device whose profile is not loaded
-    /// cannot be driven, so it gets no entities.
-    mutating func plan(devices: [TuyaDevice], library: ProfileLibrary, republish: Bool) -> DiscoveryReconciler.Plan {
+    /// cannot be driven, so it gets no new config; but the config it had stays on the broker
+    /// (`keeping`, the paired devices whose profile did not load), so Home Assistant keeps its
+    /// entities, with their areas and names, until the profile is fixed or the device removed.
+    mutating func plan(
+        devices: [TuyaDevice], keeping: [TuyaDevice] = [], library: ProfileLibrary, republish: Bool
+    ) -> DiscoveryReconciler.Plan {
         var messages = [discovery.bridgeMessage()]
+        var kept = Set(keeping.map { discovery.configTopic(objectID: discovery.objectID(for: $0.id)) })
         for device in devices {
-            guard let profile = library.profile(id: device.profileID) else { continue }
+            guard let profile = library.profile(id: device.profileID) else {
+                kept.insert(discovery.configTopic(objectID: discovery.objectID(for: device.id)))
+                continue
+            }
             messages.append(discovery.message(for: device, profile: profile))
         }
-        let plan = reconciler.plan(messages, republish: republish)
+        let plan = reconciler.plan(messages, keeping: kept, republish: republish)
         if let grown = plan.ledgerBeforePublishing { save(grown) }
         return plan
     }

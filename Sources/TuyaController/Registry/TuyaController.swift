@@ -37,6 +37,10 @@ public actor TuyaController: TuyaControllerProtocol {
     var sightings = LANSightings()
     /// UDP discovery ports that could not be bound (another program holds them), for `doctor`.
     public private(set) var lanDiscoveryProblems: [LANDiscoveryListener.BindProblem] = []
+    /// Paired devices whose profile did not load at `start` (a broken or missing file): not
+    /// driven and not in `devices()`, but still stored, so fixing the profile brings them
+    /// back; `remove` forgets them.
+    public private(set) var devicesWithoutProfile: [TuyaDevice] = []
     var busConnected = false
     var running = false
     var tasks: [Task<Void, Never>] = []
@@ -80,7 +84,10 @@ public actor TuyaController: TuyaControllerProtocol {
         guard !running else { return }
         running = true
         for stored in try await store.loadDevices() {
-            guard let profile = library.profile(id: stored.device.profileID) else { continue }
+            guard let profile = library.profile(id: stored.device.profileID) else {
+                devicesWithoutProfile.append(stored.device)
+                continue
+            }
             await restore(stored, profile: profile)
         }
         if let discovery = lan.discovery {
@@ -215,6 +222,12 @@ public actor TuyaController: TuyaControllerProtocol {
 
     /// Forgets a device and its key.
     public func remove(_ id: DeviceID) async throws {
+        if let index = devicesWithoutProfile.firstIndex(where: { $0.id == id }) {
+            try await store.remove(id)
+            devicesWithoutProfile.remove(at: index)
+            hub.publish(.deviceRemoved(id))
+            return
+        }
         guard let link = registry.link(id) else { throw ControllerError.unknownDevice(id.rawValue) }
         registry.unregister(id)
         await link.stop()

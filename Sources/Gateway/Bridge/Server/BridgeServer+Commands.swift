@@ -23,9 +23,7 @@ extension BridgeServer {
                 .unknownDevice,
                 "command for unknown device \"\(BridgeText.printable(name, maximumLength: 64))\" ignored")
             if transaction != nil {
-                respond(
-                    verb, .failure(verb: verb, message: "no device is named \"\(name.prefix(64))\" or has that id"),
-                    transaction: transaction)
+                respond(verb, .failure(verb: verb, message: await whyNoDevice(named: name)), transaction: transaction)
             }
             return
         }
@@ -86,6 +84,17 @@ extension BridgeServer {
         } catch {
             return .failed(device, error, sentAt: start)
         }
+    }
+
+    /// Why a command for `name` found no device: none has that name or id, or the one that
+    /// has cannot be driven because its profile did not load.
+    private func whyNoDevice(named name: String) async -> String {
+        let unloaded = await controller.devicesWithoutProfile
+        if let device = unloaded.first(where: { $0.name == name }) ?? unloaded.first(where: { $0.id.rawValue == name })
+        {
+            return "\(device.name) cannot be driven: its profile \(device.profileID) did not load"
+        }
+        return "no device is named \"\(name.prefix(64))\" or has that id"
     }
 
     private func commandFailed(

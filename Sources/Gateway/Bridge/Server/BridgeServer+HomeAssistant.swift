@@ -6,11 +6,12 @@ import TuyaCore
 /// when a device is paired, renamed or removed, and republished with the state when Home
 /// Assistant announces itself `online` on `<prefix>/status`.
 extension BridgeServer {
-    /// Enqueues the discovery plan for `devices`. Does not suspend, so `republishAll` keeps
+    /// Enqueues the discovery plan for `devices`, keeping the configs of the paired devices
+    /// whose profile did not load (`keeping`). Does not suspend, so `republishAll` keeps
     /// its order. With Home Assistant switched off it does nothing, and clears nothing.
-    func enqueueDiscovery(_ devices: [TuyaDevice], republish: Bool) {
+    func enqueueDiscovery(_ devices: [TuyaDevice], keeping: [TuyaDevice], republish: Bool) {
         guard var discovery = discoveryPublisher else { return }
-        let plan = discovery.plan(devices: devices, library: library, republish: republish)
+        let plan = discovery.plan(devices: devices, keeping: keeping, library: library, republish: republish)
         discoveryPublisher = discovery
         // Clears first, so a reader that sees the new configs no longer sees the old ones.
         for topic in plan.clear {

@@ -88,8 +88,9 @@ extension BridgeServer {
     }
 
     /// A device named by friendly name (first) or id.
-    func resolve(_ reference: String, field: String) async throws -> TuyaDevice {
-        let devices = await controller.devices()
+    func resolve(_ reference: String, field: String, includingUnloaded: Bool = false) async throws -> TuyaDevice {
+        var devices = await controller.devices()
+        if includingUnloaded { devices += await controller.devicesWithoutProfile }
         if let device = devices.first(where: { $0.name == reference })
             ?? devices.first(where: { $0.id.rawValue == reference })
         {
@@ -289,7 +290,8 @@ extension BridgeServer {
     // MARK: - Registry
 
     private func removeDevice(_ reference: String) async throws -> [String: JSONValue] {
-        let device = try await resolve(reference, field: "id")
+        // A device whose profile did not load can be removed too (it is listed with its problem).
+        let device = try await resolve(reference, field: "id", includingUnloaded: true)
         try await controller.remove(device.id)
         // Home Assistant's entities go first: an entity still subscribed when its state
         // topic is cleared reads the empty payload as broken JSON and logs template errors.

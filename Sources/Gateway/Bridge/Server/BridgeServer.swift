@@ -251,12 +251,17 @@ public actor BridgeServer {
 
     func publishDevices() async {
         let devices = await controller.devices()
-        enqueueDevices(devices)
-        enqueueDiscovery(devices, republish: false)
+        let withoutProfile = await controller.devicesWithoutProfile
+        enqueueDevices(devices, withoutProfile: withoutProfile)
+        enqueueDiscovery(devices, keeping: withoutProfile, republish: false)
     }
 
-    func enqueueDevices(_ devices: [TuyaDevice]) {
-        let list = devices.map { BridgeDevicePayload.json($0, profile: library.profile(id: $0.profileID)) }
+    /// `bridge/devices`: the driven devices, then those whose profile did not load, each with
+    /// its `problem`.
+    func enqueueDevices(_ devices: [TuyaDevice], withoutProfile: [TuyaDevice]) {
+        let list = (devices + withoutProfile).map {
+            BridgeDevicePayload.json($0, profile: library.profile(id: $0.profileID))
+        }
         enqueue(topics.devices, .array(list), retain: true)
     }
 

@@ -1,0 +1,60 @@
+import Foundation
+import Gateway
+import Testing
+import TuyaCore
+import YoullTestSupport
+
+/// A paired device whose profile stops loading (a user's edit broke the file) across a
+/// restart of the daemon: real mosquitto, simulated devices, the daemon in this process with
+/// a real SQLite state directory, and profiles in a folder of the test's own.
+@Suite("A paired device whose profile did not load", .serialized, .timeLimit(.minutes(3)))
+struct UnloadedProfileDaemonTests {
+    @Test(
+        "is listed with its problem and offline, keeps its Home Assistant entities, says why a command fails, and can be removed"
+    )
+    func keptAndRemovable() async throws {
+        let world = try await HADiscoveryBrokerTests.World()
+        defer { Task { await world.close() } }
+        let profiles = FileManager.default.temporaryDirectory.appendingPathComponent("youll-profiles-\(UUID())")
+        try FileManager.default.copyItem(at: Repository.devicesDirectory, to: profiles)
+        defer { try? FileManager.default.removeItem(at: profiles) }
+        let configTopic = world.configTopic(world.light)
+
+        var profileID = ""
+        try await HADiscoveryBrokerTests.withDaemon(world, profiles: profiles) { daemon in
+            let paired = try await daemon.pair(devId: world.light.devId, localKey: world.light.localKey, as: "lamp")
+            profileID = try #require(paired["profile"]?.stringValue, "\(paired)")
+            _ = try await daemon.config(configTopic)
+        }
+        // The user's edit breaks the lamp's profile.
+        let files = try FileManager.default.contentsOfDirectory(at: profiles, includingPropertiesForKeys: nil)
+        let broken = try #require(
+            files.first {
+                $0.pathExtension == "yaml"
+                    && (try? String(contentsOf: $0, encoding: .utf8))?.contains("id: \(profileID)\n") == true
+            })
+        try "id: \(profileID)\nname: [unclosed\n".write(to: broken, atomically: true, encoding: .utf8)
+
+        try await HADiscoveryBrokerTests.withDaemon(world, profiles: profiles) { daemon in
+            let client = daemon.client
+            // Availability comes after discovery in a republish: by then a clear would have been sent.
+            let availability = try #require(
+                try await client.retained("youll/lamp/availability", timeout: daemon.timeout))
+            #expect(
+                availability.json == .object(["state": .string("offline"), "reason": .string("profile_not_loaded")]))
+            let devices = try #require(try await client.retained("youll/bridge/devices", timeout: daemon.timeout)?.json)
+            let lamp = try #require(devices.arrayValue?.first { $0["friendly_name"] == .string("lamp") }, "\(devices)")
+            #expect(lamp["problem"] == .string("profile \(profileID) is not loaded"))
+            let config = try #require(try await client.retained(configTopic, timeout: daemon.timeout))
+            #expect(!config.payload.isEmpty, "the lamp's discovery config was cleared")
+
+            await #expect {
+                try await client.set(device: "lamp", payload: ["state": .string("ON")], timeout: daemon.timeout)
+            } throws: { error in
+                "\(error)".contains("lamp cannot be driven: its profile \(profileID) did not load")
+            }
+            _ = try await client.request("device/remove", ["id": .string("lamp")], timeout: daemon.timeout)
+            #expect(try await client.retained(configTopic, timeout: daemon.timeout) == nil, "cleared once removed")
+        }
+    }
+}
