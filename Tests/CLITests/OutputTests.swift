@@ -38,6 +38,15 @@ struct OutputTests {
         #expect(coloured.map(withoutEscapes) == table.render(on: plain))
     }
 
+    @Test("devices: an offline device shows the daemon's reason, still coloured as offline")
+    func offlineReason() throws {
+        let lamp = try #require(
+            BridgeDevice(.object(["id": .string("bf01"), "friendly_name": .string("lamp"), "profile": .string("x")])))
+        let table = DevicesCommand.table([lamp], availability: ["lamp": "offline (profile_not_loaded)"])
+        let row = table.render(on: colour)[1]
+        #expect(row.contains("\u{1B}[31moffline (profile_not_loaded)\u{1B}[0m"), "\(row)")
+    }
+
     @Test("no colour when standard output is not a terminal, when NO_COLOR is set, or TERM is dumb")
     func colourDecision() {
         #expect(Terminal(environment: [:], standardOutputIsTerminal: true).usesColour)

@@ -46,14 +46,21 @@ struct DevicesCommand: AsyncParsableCommand {
         var availability: [String: String] = [:]
         for message in messages where message.topic.hasSuffix("/availability") {
             let name = String(message.topic.dropFirst(base.count + 1).dropLast("/availability".count))
-            availability[name] = message.availability ?? "unknown"
+            var text = message.availability ?? "unknown"
+            // Why it is offline, when the daemon says (`profile_not_loaded`).
+            if let reason = message.json?["reason"]?.stringValue, !reason.isEmpty {
+                text += " (" + BridgeText.printable(reason, maximumLength: 40) + ")"
+            }
+            availability[name] = text
         }
         return (devices.sorted { $0.friendlyName < $1.friendlyName }, availability)
     }
 
     static func table(_ devices: [BridgeDevice], availability: [String: String]) -> TextTable {
         var table = TextTable(headers: ["NAME", "ID", "TYPE", "TRANSPORT", "PROFILE", "AVAILABILITY"])
-        table.colour = { column, text in column == 5 ? Terminal.colour(forStatus: text) : nil }
+        table.colour = { column, text in
+            column == 5 ? Terminal.colour(forStatus: String(text.prefix { $0 != " " })) : nil
+        }
         for device in devices {
             table.append([
                 device.friendlyName, device.id, device.category ?? "-", device.transport ?? "-", device.profile ?? "-",
