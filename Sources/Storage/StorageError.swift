@@ -22,6 +22,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownDevice(DeviceID)
     /// A backup target already exists and overwriting was not asked for.
     case backupExists(path: String)
+    /// A backup target is the live state's own database, journal, shared memory or lock file.
+    case backupOverLiveState(path: String)
     /// A file offered to `restore` is not a usable youll-devices backup; the live state is untouched.
     case invalidBackup(path: String, reason: String)
     /// The daemon holds the state lock, so the state cannot be replaced under it.
@@ -51,6 +53,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
             "no paired device has the id \(id); list them with youll-devices devices"
         case .backupExists(let path):
             "\(path) already exists; choose another file or ask to overwrite it"
+        case .backupOverLiveState(let path):
+            "\(path) is the live state's own file; writing a backup over it would lose what the daemon writes after, so choose a file outside the state (the default is <state>/backups/)"
         case .invalidBackup(let path, let reason):
             "\(path) is not a usable youll-devices backup (\(reason)); the current state was not touched, make backups with youll-devices backup FILE"
         case .daemonRunning(let lockPath):

@@ -69,6 +69,30 @@ struct BackupRestoreTests {
         #expect(leftovers.isEmpty)
     }
 
+    @Test(
+        "a backup over the live database, its journal or its lock is refused, even with overwrite, by a link or a relative path; the state is untouched"
+    )
+    func refusesOwnFiles() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try await populated(scratch.state)
+        let link = scratch.url.appendingPathComponent("state-link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: database.path)
+        let targets = [
+            database.path, database.path + "-wal", database.path + "-shm",
+            scratch.state.appendingPathComponent("state.lock").path, link.path,
+            scratch.state.appendingPathComponent("../\(scratch.state.lastPathComponent)/state.sqlite").path,
+        ]
+        for target in targets {
+            #expect(throws: StorageError.backupOverLiveState(path: target), "\(target)") {
+                try database.backup(to: URL(fileURLWithPath: target), overwrite: true)
+            }
+        }
+        try await database.saveDevice(Fixture.diffuser, localKey: Fixture.diffuserKey)
+        #expect(try await database.loadDevices().count == 2, "the live database still takes writes")
+        try database.backup(to: scratch.state.appendingPathComponent("state.sqlite.copy"))
+    }
+
     @Test("restore is refused while the daemon lock is held, and allowed once it is released")
     func refusedWhileLocked() async throws {
         let scratch = try ScratchDirectory()

@@ -14,6 +14,7 @@ extension GatewayDatabase {
     /// existing file is refused unless `overwrite` is set.
     public func backup(to destination: URL, overwrite: Bool = false) throws(StorageError) {
         let target = destination.path
+        if files.isOwnFile(target) { throw .backupOverLiveState(path: target) }
         if !overwrite, FileManager.default.fileExists(atPath: target) { throw .backupExists(path: target) }
         let temporary = try Self.createTemporary(near: target)
         do {
@@ -164,11 +165,20 @@ extension GatewayDatabase {
                 throw .fileSystem(path: target, reason: StateFiles.errnoText("cannot write the backup"))
             }
         } else {
-            guard link(temporary, target) == 0 else {
-                if errno == EEXIST { throw .backupExists(path: target) }
-                throw .fileSystem(path: target, reason: StateFiles.errnoText("cannot write the backup"))
+            if link(temporary, target) == 0 {
+                unlink(temporary)
+            } else {
+                let code = errno
+                if code == EEXIST { throw .backupExists(path: target) }
+                // FAT and exFAT (a USB stick) have no hard links: a check, then a rename.
+                guard [EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS].contains(code) else {
+                    throw .fileSystem(path: target, reason: StateFiles.errnoText("cannot write the backup"))
+                }
+                if FileManager.default.fileExists(atPath: target) { throw .backupExists(path: target) }
+                guard posixRename(temporary, target) == 0 else {
+                    throw .fileSystem(path: target, reason: StateFiles.errnoText("cannot write the backup"))
+                }
             }
-            unlink(temporary)
         }
         StateFiles.syncDirectory(URL(fileURLWithPath: target).deletingLastPathComponent().path)
     }

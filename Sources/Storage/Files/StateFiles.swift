@@ -20,6 +20,31 @@ struct StateFiles: Sendable {
     var shm: String { database + "-shm" }
     var lock: String { directory.appendingPathComponent(Self.lockName).path }
 
+    /// Whether `path` names the database, its -wal or -shm, or the lock, through any symbolic
+    /// link or `..` (the same file, or the same name in the same directory for one not there yet:
+    /// a backup written as `state.sqlite-wal` would be read as the journal).
+    func isOwnFile(_ path: String) -> Bool {
+        let own = [database, wal, shm, lock]
+        var target = stat()
+        if stat(path, &target) == 0 {
+            for file in own {
+                var info = stat()
+                if stat(file, &info) == 0, info.st_dev == target.st_dev, info.st_ino == target.st_ino { return true }
+            }
+        }
+        let url = URL(fileURLWithPath: path)
+        guard let folder = Self.realPath(url.deletingLastPathComponent().path),
+            let stateFolder = Self.realPath(directory.path)
+        else { return false }
+        return folder == stateFolder && own.contains { URL(fileURLWithPath: $0).lastPathComponent == url.lastPathComponent }
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Creates the directory (and missing parents) as 0700, or tightens an existing one
     /// that others can read. Returns a notice for each repair so the daemon can log it.
     func prepareDirectory() throws(StorageError) -> [String] {
