@@ -36,7 +36,8 @@ struct StateFiles: Sendable {
         guard let folder = Self.realPath(url.deletingLastPathComponent().path),
             let stateFolder = Self.realPath(directory.path)
         else { return false }
-        return folder == stateFolder && own.contains { URL(fileURLWithPath: $0).lastPathComponent == url.lastPathComponent }
+        return folder == stateFolder
+            && own.contains { URL(fileURLWithPath: $0).lastPathComponent == url.lastPathComponent }
     }
 
     private static func realPath(_ path: String) -> String? {
