@@ -117,6 +117,25 @@ struct BridgeCommandTests {
         #expect(FileManager.default.fileExists(atPath: kept), "\(kept)")
     }
 
+    @Test("restore into a state directory with no state refuses, unless told it is a new machine")
+    func restoreIntoNothing() async throws {
+        let state = try temporaryDirectory()
+        let source = try temporaryDirectory()
+        try GatewayDatabase.open(directory: source).close()
+        let file = source.appendingPathComponent("youll.backup").path
+        #expect(try await CLIRunner.run(["backup", file], environment: environment(state: source)).status == 0)
+        let empty = state.appendingPathComponent("fresh")
+        let refused = try await CLIRunner.run(["restore", file], environment: environment(state: empty))
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix("error: no gateway state in \(empty.path) to replace"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("add --new-state"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: empty.appendingPathComponent("state.sqlite").path))
+        let restored = try await CLIRunner.run(
+            ["restore", "--new-state", file], environment: environment(state: empty))
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(FileManager.default.fileExists(atPath: empty.appendingPathComponent("state.sqlite").path))
+    }
+
     @Test("backup into a folder that does not exist names the folder")
     func backupMissingFolder() async throws {
         let state = try temporaryDirectory()

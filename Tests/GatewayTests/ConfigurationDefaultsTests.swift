@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Gateway
@@ -58,6 +59,36 @@ struct ConfigurationDefaultsTests {
         #expect(
             ConfigurationLoader.defaults(environment: relative, isService: false).stateDirectory
                 == "/home/ada/.local/state/youll-devices")
+    }
+
+    @Test(
+        "with the system file, a command run by root or a user means the service's state, not one under their home"
+    )
+    func systemFileMeansTheService() throws {
+        let files = FakeFiles.access(["/etc/youll-devices/config.yaml": "base_topic: youll\n"])
+        let root = try ConfigurationLoader.load(
+            path: nil, environment: ["HOME": "/root"], isService: false, files: files)
+        #expect(root.stateDirectory == "/var/lib/youll-devices")
+        #expect(root.profiles.user == "/etc/youll-devices/devices")
+        let explicit = try ConfigurationLoader.load(
+            path: "/etc/youll-devices/config.yaml", environment: ["HOME": "/home/ada"], isService: false, files: files)
+        #expect(explicit.stateDirectory == "/var/lib/youll-devices")
+        let userFile = FakeFiles.access(["/home/ada/.config/youll-devices/config.yaml": "base_topic: youll\n"])
+        let user = try ConfigurationLoader.load(
+            path: nil, environment: ["HOME": "/home/ada"], isService: false, files: userFile)
+        #expect(user.stateDirectory == "/home/ada/.local/state/youll-devices")
+    }
+
+    @Test("a FIFO given as the configuration is refused at once, not waited on", .timeLimit(.minutes(1)))
+    func fifoIsRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("youll-fifo-\(UUID())").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        #expect {
+            try ConfigurationLoader.load(path: path, environment: ["HOME": "/home/ada"], isService: false)
+        } throws: { error in
+            "\(error)".contains("\(path)") && "\(error)".contains("is not a regular file")
+        }
     }
 
     @Test("/etc/youll-devices/config.yaml is read before the user's file")

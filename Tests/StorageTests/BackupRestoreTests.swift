@@ -93,6 +93,26 @@ struct BackupRestoreTests {
         try database.backup(to: scratch.state.appendingPathComponent("state.sqlite.copy"))
     }
 
+    @Test("restored by root into a state directory another user owns (a service's), the state file is that user's")
+    func restoredFileOwner() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = scratch.url.appendingPathComponent("backup.sqlite")
+        try await populated(scratch.state).backup(to: file)
+        // Who runs the restore decides; the rule itself is checked for root and for a user.
+        #expect(GatewayDatabase.restoredOwner(euid: 1000, directory: scratch.state.path) == nil)
+        guard geteuid() == 0 else {
+            #expect(GatewayDatabase.restoredOwner(euid: 0, directory: scratch.state.path)?.uid == geteuid())
+            return
+        }
+        #expect(chown(scratch.state.path, 4321, 4321) == 0)
+        try GatewayDatabase.restore(from: file, into: scratch.state)
+        var info = stat()
+        #expect(stat(scratch.state.appendingPathComponent("state.sqlite").path, &info) == 0)
+        #expect(info.st_uid == 4321 && info.st_gid == 4321)
+        #expect(GatewayDatabase.restoredOwner(euid: 0, directory: scratch.state.path)?.uid == 4321)
+    }
+
     @Test("restore is refused while the daemon lock is held, and allowed once it is released")
     func refusedWhileLocked() async throws {
         let scratch = try ScratchDirectory()

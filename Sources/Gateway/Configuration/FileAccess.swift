@@ -22,6 +22,9 @@ struct FileAccess: Sendable {
             throw InvalidValue("no such file")
         }
         guard !isDirectory.boolValue else { throw InvalidValue("is a directory, not a YAML file") }
+        // Opening a FIFO waits for a writer, and a device can be endless: only regular files.
+        let type = (try? FileManager.default.attributesOfItem(atPath: path)[.type]) as? FileAttributeType
+        guard type == .typeRegular else { throw InvalidValue("is not a regular file") }
         guard FileManager.default.isReadableFile(atPath: path), let handle = FileHandle(forReadingAtPath: path) else {
             throw InvalidValue("not readable by this user")
         }

@@ -48,6 +48,11 @@ extension GatewayDatabase {
             unlink(temporary)
             throw error
         }
+        if let owner = restoredOwner(euid: geteuid(), directory: files.directory.path) {
+            // Run as root (`sudo youll-devices restore`) for a service running as its own user:
+            // a root-owned state file would stop the service from starting.
+            _ = chown(temporary, owner.uid, owner.gid)
+        }
         checkpointLiveDatabase(files)
         let kept = try keepReplaced(files, now: now, temporary: temporary)
         // Their pages belong to the old database; applied to the new one they would corrupt it.
@@ -61,6 +66,14 @@ extension GatewayDatabase {
         }
         StateFiles.syncDirectory(files.directory.path)
         return kept
+    }
+
+    /// Who should own a restored state file: the state directory's owner, when root restores
+    /// into a directory another user owns; nil otherwise (the file stays the restorer's).
+    static func restoredOwner(euid: uid_t, directory: String) -> (uid: uid_t, gid: gid_t)? {
+        var info = stat()
+        guard euid == 0, stat(directory, &info) == 0, info.st_uid != 0 else { return nil }
+        return (info.st_uid, info.st_gid)
     }
 
     /// A second name for the live database (checkpointed), kept once the restore replaced it.

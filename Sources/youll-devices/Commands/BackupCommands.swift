@@ -76,6 +76,9 @@ struct RestoreCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Do not ask for confirmation on a terminal.")
     var yes = false
 
+    @Flag(name: .long, help: "Restore into a state directory that holds no state yet (a new machine).")
+    var newState = false
+
     @Argument(help: "A file written by `youll-devices backup`.", completion: .file())
     var file: String
 
@@ -85,6 +88,16 @@ struct RestoreCommand: ParsableCommand {
             let source = URL(fileURLWithPath: file)
             guard FileManager.default.fileExists(atPath: source.path) else {
                 throw CLIError("\(source.path): no such file")
+            }
+            // `sudo youll-devices restore` without the service's configuration means root's own
+            // state directory: restoring there would say "restored" and change nothing the
+            // service reads.
+            if !newState, !FileManager.default.fileExists(atPath: directory.appendingPathComponent("state.sqlite").path)
+            {
+                throw CLIError(
+                    "no gateway state in \(directory.path) to replace"
+                        + serviceStateHint(besides: directory, file: file)
+                        + "; to restore into \(directory.path) anyway (a new machine), add --new-state")
             }
             if !yes, Terminal.standardInputIsTerminal {
                 try confirm("Replace the state in \(directory.path) with \(source.path)? [y/N] ")
@@ -126,10 +139,25 @@ private func requireDatabase(in directory: URL) throws {
     guard access(database, R_OK) != 0 else { return }
     switch errno {
     case ENOENT:
-        throw CLIError("no gateway state in \(directory.path) (nothing to back up); is state_directory right?")
+        throw CLIError(
+            "no gateway state in \(directory.path) (nothing to back up)"
+                + serviceStateHint(besides: directory, file: nil) + "; is state_directory right?")
     case EACCES:
         throw CLIError("cannot read \(database): permission denied; run as the user the daemon runs as")
     default:
         throw CLIError("cannot read \(database): \(String(cString: strerror(errno)))")
     }
+}
+
+/// Where the installed service keeps its state (`scripts/install`, README "Run it as a service").
+private let serviceStateDirectory = "/var/lib/youll-devices"
+
+/// When the service's state exists elsewhere than `directory`: how to name it.
+private func serviceStateHint(besides directory: URL, file: String?) -> String {
+    guard directory.standardizedFileURL.path != serviceStateDirectory,
+        FileManager.default.fileExists(atPath: serviceStateDirectory)
+    else { return "" }
+    let command = file.map { "restore '\($0)'" } ?? "backup FILE"
+    return
+        ", but the service keeps its state in \(serviceStateDirectory): run `sudo YOULL_STATE_DIR=\(serviceStateDirectory) youll-devices \(command)` (or set state_directory in /etc/youll-devices/config.yaml)"
 }
