@@ -8,6 +8,8 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     case tooLong(total: Duration, limit: Duration)
     /// An interval bell is spaced further apart than its stage lasts.
     case intervalLongerThanStage(field: String, interval: Duration, stage: Duration)
+    /// More interval bells than a session may ring (`SessionPlanner.maximumBells`).
+    case tooManyBells(count: Int, limit: Int)
     /// A staged session with no stage.
     case noStages
     /// A stage or preset name that is empty, too long or has characters the CLI and
@@ -33,6 +35,8 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
             "the session lasts \(total.sessionText), more than the \(limit.sessionText) limit; shorten the warm-up or stages"
         case .intervalLongerThanStage(let field, let interval, let stage):
             "\(field): a bell every \(interval.sessionText) never rings in a stage of \(stage.sessionText); use a shorter interval"
+        case .tooManyBells(let count, let limit):
+            "the interval bells would ring \(count) times, more than the \(limit) a session may ring (one a minute for a day); use a longer interval"
         case .noStages:
             "stages: a session needs at least one stage (or use open-ended or until HH:MM)"
         case .invalidName(let field, let name, let reason):

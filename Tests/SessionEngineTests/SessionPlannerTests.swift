@@ -30,6 +30,22 @@ struct SessionPlannerTests {
         #expect(bellOffsets(timeline) == [.minutes(3), .minutes(6), .minutes(9)])
     }
 
+    @Test("bells are counted without being made, and a session may ring at most one a minute for a day")
+    func bellLimit() throws {
+        for (length, interval) in [(600, 180), (600, 300), (600, 600), (601, 1), (86_400, 60)] {
+            let stage = SessionStage(name: "s", length: .seconds(length), bellInterval: .seconds(interval))
+            #expect(stage.bellCount == stage.bellOffsets.count, "\(length) s every \(interval) s")
+        }
+        let daily = SessionConfiguration(length: .openEnded(bellInterval: .seconds(60)))
+        #expect(bellOffsets(try plan(daily)).count == 1_439)
+        let everySecond = SessionConfiguration(length: .openEnded(bellInterval: .seconds(1)))
+        #expect(throws: SessionError.tooManyBells(count: 86_399, limit: 1_440)) { try plan(everySecond) }
+        let stages = SessionConfiguration(
+            length: .stages(
+                (0..<3).map { SessionStage(name: "s\($0)", length: .seconds(3_600), bellInterval: .seconds(2)) }))
+        #expect(throws: SessionError.tooManyBells(count: 3 * 1_799, limit: 1_440)) { try plan(stages) }
+    }
+
     @Test("a bell every 5 minutes in a 10 minute stage rings at 5 only, not at the end")
     func noBellAtTheEnd() throws {
         let timeline = try plan(.minutes(10, bellEveryMinutes: 5))

@@ -38,6 +38,11 @@ public struct SessionPlanner: Sendable {
     }
 
     /// Resolves and checks the configuration, then plans it.
+    /// At most this many interval bells in one session: one a minute for the longest session
+    /// (24 h). Each bell is a cue and a pulse on every light, planned, queued and logged, so a
+    /// bell every second for a day (86,400 of them) would hold the gateway's memory and disk.
+    public static let maximumBells = 1_440
+
     public func plan(
         _ configuration: SessionConfiguration, startingAt start: Date, calendar: Calendar, preset: SessionPreset,
         devices: [TuyaDevice]
@@ -51,6 +56,8 @@ public struct SessionPlanner: Sendable {
         -> SessionTimeline
     {
         try preset.validate()
+        let bells = session.stages.reduce(0) { $0 + $1.bellCount }
+        guard bells <= Self.maximumBells else { throw .tooManyBells(count: bells, limit: Self.maximumBells) }
         var unique: [DeviceID: TuyaDevice] = [:]
         for device in devices { unique[device.id] = device }
         let lights = unique.values.filter { $0.category == .light }.map(\.id).sorted()
