@@ -311,6 +311,11 @@ enum TimerStartPayload {
                     ? "say how long: --minutes N, --stage NAME:MIN[:INTERVAL], --until HH:MM or --open-ended"
                     : "--minutes, --stage, --until and --open-ended: give only one kind")
         }
+        // `nan` and `inf` parse as numbers, and JSON writes them as null: the daemon would say
+        // the length is missing, or drop the warm-up or the bells without a word.
+        for (option, value) in [("--minutes", minutes), ("--warmup", warmup), ("--interval", interval)] {
+            if let value, !value.isFinite { throw CLIError("\(option): \(value) is not a number") }
+        }
         if let minutes { payload["minutes"] = .double(minutes) }
         if let warmup { payload["warmup_seconds"] = .double(warmup) }
         if let interval { payload["interval_minutes"] = .double(interval) }

@@ -108,6 +108,9 @@ struct TimerCommandTests {
             (["--stage", "sit"], "--stage \"sit\""),
             (["--stage", "sit:ten"], "not a number of minutes"),
             (["--minutes", "5", "--devices", "a,,b"], "--devices"),
+            (["--minutes", "nan"], "--minutes: nan is not a number"),
+            (["--minutes", "5", "--warmup", "inf"], "--warmup: inf is not a number"),
+            (["--open-ended", "--interval", "nan"], "--interval: nan is not a number"),
         ])
     func badFlags(arguments: [String], message: String) async throws {
         let result = try await CLIRunner.run(
