@@ -15,6 +15,19 @@ struct ProfileRejectionTests {
         #expect(profile.capabilities[.mist]?.dataPoint.intValue == 2)
     }
 
+    @Test("a profile without frame_gap_ms takes the configured default (devices.frame_gap); its own wins")
+    func defaultFrameGap() throws {
+        let without = F.replacing("frame_gap_ms: 250\n", with: "")
+        #expect(try ProfileLoader.parse(yaml: without, source: "fixture").frameGapMilliseconds == 300)
+        #expect(
+            try ProfileLoader.parse(yaml: without, source: "fixture", defaultFrameGap: 40).frameGapMilliseconds == 40)
+        #expect(
+            try ProfileLoader.parse(yaml: F.base, source: "fixture", defaultFrameGap: 40).frameGapMilliseconds == 250)
+        var library = ProfileLibrary()
+        library.add(folder: [.init(path: "a.yaml", text: .success(without))], defaultFrameGap: 0)
+        #expect(library.profile(id: "test-diffuser")?.frameGapMilliseconds == 0)
+    }
+
     @Test("a document that is a list, not a mapping, is rejected")
     func notAMapping() {
         F.expectRejection("- id: x\n- name: y\n", keyPath: "", reason: "expected a mapping, found a list")

@@ -126,7 +126,8 @@ public struct GatewayDaemon: Service {
     }
 
     private func loadProfiles(stateDirectory: URL) -> ProfileLibrary {
-        let library = ProfileLibrary.load(directories: profileDirectories)
+        let library = ProfileLibrary.load(
+            directories: profileDirectories, defaultFrameGap: configuration.devices.frameGap)
         for error in library.errors { logger.warning("profile skipped: \(error)") }
         logger.info(
             "youll-devices \(version) starting: \(library.all.count) profiles, state in \(stateDirectory.path), broker \(configuration.mqtt)"

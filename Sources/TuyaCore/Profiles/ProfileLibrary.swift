@@ -70,13 +70,15 @@ public struct ProfileLibrary: Hashable, Sendable {
 
     /// Adds the profiles of one folder, files in name order: each is parsed, a broken one
     /// is recorded in `errors`, a second file with an id already seen in this folder is
-    /// reported, and a profile replaces an earlier folder's with the same id. Reading the
+    /// reported, and a profile replaces an earlier folder's with the same id. A profile without
+    /// `frame_gap_ms` gets `defaultFrameGap` milliseconds. Reading the
     /// files is the caller's (`ProfileLibrary.load(directories:)` in Storage).
-    public mutating func add(folder files: [ProfileFile]) {
+    public mutating func add(folder files: [ProfileFile], defaultFrameGap: Int = 300) {
         var sourceByID: [String: String] = [:]
         for file in files {
             do throws(ProfileError) {
-                let profile = try ProfileLoader.parse(yaml: file.text.get(), source: file.path)
+                let profile = try ProfileLoader.parse(
+                    yaml: file.text.get(), source: file.path, defaultFrameGap: defaultFrameGap)
                 if let earlier = sourceByID[profile.id] {
                     throw ProfileError(
                         source: file.path, keyPath: "id",

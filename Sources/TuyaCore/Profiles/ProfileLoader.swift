@@ -17,7 +17,11 @@ public enum ProfileLoader {
     ]
 
     /// Parses and validates one profile. `source` names the file in errors.
-    public static func parse(yaml: String, source: String) throws(ProfileError) -> DeviceProfile {
+    /// `defaultFrameGap`: the frame gap of a profile without `frame_gap_ms` (the configuration's
+    /// `devices.frame_gap`, in milliseconds).
+    public static func parse(yaml: String, source: String, defaultFrameGap: Int = 300) throws(ProfileError)
+        -> DeviceProfile
+    {
         let root = try compose(yaml: yaml, source: source)
         let top = try root.mapping(allowed: topLevelKeys)
 
@@ -32,7 +36,9 @@ public enum ProfileLoader {
         let productIDs =
             try top.optional("product_ids").map { node throws(ProfileError) in try productIDList(node) } ?? []
         let transports = try transportSet(top.required("transports"))
-        let frameGap = try top.optional("frame_gap_ms")?.int(in: 0...60_000, what: "frame gap") ?? 300
+        let frameGap =
+            try top.optional("frame_gap_ms")?.int(in: 0...60_000, what: "frame gap")
+            ?? min(max(defaultFrameGap, 0), 60_000)
         let bleConnection =
             try top.optional("ble").map { node throws(ProfileError) in
                 try bleSettings(node, transports: transports)

@@ -176,7 +176,8 @@ enum DeepLinkOpener {
             if !devices.isEmpty {
                 library = ProfileLibrary.load(
                     directories: ProfileDirectories.daemon(
-                        installed: configuration.profiles.installed, user: configuration.profiles.user))
+                        installed: configuration.profiles.installed, user: configuration.profiles.user),
+                    defaultFrameGap: configuration.devices.frameGap)
             }
         } catch {
             printNote("resolving without paired devices: the state database could not be read (\(error))")

@@ -39,7 +39,8 @@ struct TimerForeground {
         defer { try? database.close() }
         let library = ProfileLibrary.load(
             directories: ProfileDirectories.daemon(
-                installed: configuration.profiles.installed, user: configuration.profiles.user))
+                installed: configuration.profiles.installed, user: configuration.profiles.user),
+            defaultFrameGap: configuration.devices.frameGap)
         let controller = try Self.controller(configuration, database: database, library: library)
         try await controller.start()
         if await controller.devices().isEmpty { printNote(TimerStartCommand.noDevicesWarning) }
