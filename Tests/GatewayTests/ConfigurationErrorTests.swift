@@ -49,7 +49,19 @@ struct ConfigurationErrorTests {
         Case(
             yaml: "permit_join:\n  default_timeout: 120\n", keyPath: "permit_join.default_timeout", line: 2,
             reason: "needs a unit"),
-        Case(yaml: "mqtt:\n  keepalive: 1500ms\n", keyPath: "mqtt.keepalive", line: 2, reason: "whole seconds"),
+        Case(yaml: "mqtt:\n  keepalive: 5500ms\n", keyPath: "mqtt.keepalive", line: 2, reason: "whole seconds"),
+        Case(
+            yaml: "mqtt:\n  keepalive: 4s\n", keyPath: "mqtt.keepalive", line: 2,
+            reason: "shorter than the minimum 5.0 s"),
+        Case(
+            yaml: "devices:\n  query_interval: 1ms\n", keyPath: "devices.query_interval", line: 2,
+            reason: "shorter than the minimum 1.0 s"),
+        Case(
+            yaml: "permit_join:\n  default_timeout: 500ms\n", keyPath: "permit_join.default_timeout", line: 2,
+            reason: "shorter than the minimum 1.0 s"),
+        Case(
+            yaml: "maintenance:\n  webhook:\n    url: https://x.example.com/\n    retry_initial: 1ms\n",
+            keyPath: "maintenance.webhook.retry_initial", line: 4, reason: "shorter than the minimum 0.1 s"),
         Case(yaml: "state_directory: var/lib\n", keyPath: "state_directory", line: 1, reason: "not an absolute path"),
         Case(yaml: "log_level: verbose\n", keyPath: "log_level", line: 1, reason: "unknown log level 'verbose'"),
         Case(yaml: "ble:\n  adapter: usb0\n", keyPath: "ble.adapter", line: 2, reason: "such as hci0"),

@@ -127,7 +127,8 @@ extension ConfigurationDraft {
             set(\.mqtt.clientID, try node.checked(ConfigurationValue.clientID), node)
         }
         if let node = section.optional("keepalive") {
-            set(\.mqtt.keepalive, try node.duration(maximum: .seconds(65535)), node)
+            // libmosquitto takes nothing under 5 s (it would use 5 s without a word).
+            set(\.mqtt.keepalive, try node.duration(minimum: .seconds(5), maximum: .seconds(65535)), node)
         }
     }
 
@@ -140,7 +141,8 @@ extension ConfigurationDraft {
                 set(\.devices.confirmationTimeout, try node.duration(maximum: .seconds(600)), node)
             }
             if let node = section.optional("query_interval") {
-                set(\.devices.queryInterval, try node.duration(maximum: .seconds(86400)), node)
+                // Under a second, an idle device is asked again as soon as it answers.
+                set(\.devices.queryInterval, try node.duration(minimum: .seconds(1), maximum: .seconds(86400)), node)
             }
             if let node = section.optional("reapply_within") {
                 set(\.devices.reapplyWithin, try node.duration(maximum: .seconds(86400)), node)
@@ -160,7 +162,8 @@ extension ConfigurationDraft {
         if let section = try top.optional("permit_join")?.keys(Self.sections["permit_join"]!),
             let node = section.optional("default_timeout")
         {
-            set(\.permitJoinTimeout, try node.duration(maximum: .seconds(3600)), node)
+            // Announced in whole seconds: under one, the window would say 0 s.
+            set(\.permitJoinTimeout, try node.duration(minimum: .seconds(1), maximum: .seconds(3600)), node)
         }
     }
 
@@ -222,9 +225,11 @@ extension ProfileNode {
         try checked { text throws(InvalidValue) in try ConfigurationValue.choice(text, as: type, what: what) }
     }
 
-    func duration(allowZero: Bool = false, maximum: Duration) throws(ProfileError) -> Duration {
+    func duration(allowZero: Bool = false, minimum: Duration? = nil, maximum: Duration) throws(ProfileError)
+        -> Duration
+    {
         try checked { text throws(InvalidValue) in
-            try ConfigurationValue.duration(text, allowZero: allowZero, maximum: maximum)
+            try ConfigurationValue.duration(text, allowZero: allowZero, minimum: minimum, maximum: maximum)
         }
     }
 }

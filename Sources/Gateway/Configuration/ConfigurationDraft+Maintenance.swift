@@ -30,7 +30,8 @@ extension ConfigurationDraft {
             settings.headers = headers
         }
         if let node = webhook.optional("retry_initial") {
-            settings.retryInitial = try node.duration(maximum: .seconds(3600))
+            // Under 100 ms a refusing receiver is retried in a tight loop, a write and an event each.
+            settings.retryInitial = try node.duration(minimum: .milliseconds(100), maximum: .seconds(3600))
         }
         if let node = webhook.optional("retry_max") {
             settings.retryMaximum = try node.duration(maximum: .seconds(86_400))

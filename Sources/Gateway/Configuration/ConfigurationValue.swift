@@ -76,7 +76,9 @@ enum ConfigurationValue {
 
     /// `300ms`, `5s`, `2m`, `1h`: a whole number and a unit. A bare number is refused because
     /// its unit would be a guess.
-    static func duration(_ text: String, allowZero: Bool = false, maximum: Duration) throws(InvalidValue) -> Duration {
+    static func duration(
+        _ text: String, allowZero: Bool = false, minimum: Duration? = nil, maximum: Duration
+    ) throws(InvalidValue) -> Duration {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let digits = trimmed.prefix(while: { $0.isASCII && $0.isNumber })
         let unit = trimmed.dropFirst(digits.count)
@@ -99,6 +101,9 @@ enum ConfigurationValue {
         }
         guard allowZero || value > .zero else { throw InvalidValue("duration must be greater than zero") }
         guard value <= maximum else { throw InvalidValue("duration \(text) is longer than the maximum \(maximum)") }
+        if let minimum, value < minimum {
+            throw InvalidValue("duration \(text) is shorter than the minimum \(minimum.roundedText)")
+        }
         return value
     }
 
