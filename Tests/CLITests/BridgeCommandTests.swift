@@ -70,6 +70,27 @@ struct BridgeCommandTests {
         #expect(!result.stderr.contains("secret-short"))
     }
 
+    @Test("--key-file reads a short file, a pipe and an endless device boundedly, and never prints the key")
+    func keyFile() async throws {
+        let folder = try temporaryDirectory()
+        let short = folder.appendingPathComponent("short.key")
+        try "  abcde \n".write(to: short, atomically: true, encoding: .utf8)
+        let empty = folder.appendingPathComponent("empty.key")
+        try "".write(to: empty, atomically: true, encoding: .utf8)
+        for (file, message) in [
+            (short.path, "error: --key-file: a local key is 16 characters, got 5\n"),
+            (empty.path, "error: --key-file: a local key is 16 characters, got 0\n"),
+            ("/dev/zero", "error: --key-file: /dev/zero is over 4096 bytes; a local key is 16 characters\n"),
+            (folder.appendingPathComponent("missing").path, "error: --key-file: cannot read \(folder.path)/missing\n"),
+        ] {
+            let result = try await CLIRunner.run(
+                ["pair", "mqtt", "bf01", "--key-file", file], environment: environment())
+            #expect(result.status == 1)
+            #expect(result.stderr == message)
+            #expect(!result.stderr.contains("abcde"))
+        }
+    }
+
     @Test(
         "backup writes a private copy, refuses to overwrite without --force, and restore refuses while the daemon holds the state"
     )

@@ -82,8 +82,19 @@ struct LocalKeyOptions: ParsableArguments {
         if let key {
             (source, text) = ("--key", key)
         } else if let keyFile {
-            guard let data = FileManager.default.contents(atPath: keyFile), data.count <= 4096 else {
+            // At most 4 KiB is read: `<(pass show lamp)` is a pipe, and /dev/zero never ends.
+            guard let handle = FileHandle(forReadingAtPath: keyFile) else {
                 throw CLIError("--key-file: cannot read \(keyFile)")
+            }
+            defer { try? handle.close() }
+            let data: Data
+            do {
+                data = try handle.read(upToCount: 4097) ?? Data()
+            } catch {
+                throw CLIError("--key-file: cannot read \(keyFile)")
+            }
+            guard data.count <= 4096 else {
+                throw CLIError("--key-file: \(keyFile) is over 4096 bytes; a local key is 16 characters")
             }
             (source, text) = (
                 "--key-file", String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
