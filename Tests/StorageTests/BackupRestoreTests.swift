@@ -113,6 +113,46 @@ struct BackupRestoreTests {
         #expect(GatewayDatabase.restoredOwner(euid: 0, directory: scratch.state.path)?.uid == 4321)
     }
 
+    @Test(
+        "a backup by another process copies the state as it is: an older schema is not upgraded under its daemon, a newer one is copied"
+    )
+    func backupDoesNotMigrate() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        func version(_ path: String) throws -> Int? {
+            try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
+        }
+        do {
+            // The state as the previous version left it: without the last migration.
+            let database = try await populated(scratch.state)
+            try await database.pool.write { db in
+                try db.execute(sql: "DROP TABLE lan_endpoints")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v7-lan-endpoints'")
+                try db.execute(sql: "PRAGMA user_version = 6")
+            }
+            try database.close()
+        }
+        let older = scratch.url.appendingPathComponent("older.sqlite")
+        try GatewayDatabase.backup(directory: scratch.state, to: older)
+        #expect(try version(scratch.databasePath) == 6, "the live state was not upgraded")
+        #expect(try version(older.path) == 6)
+        // Restored, it is upgraded like any state the daemon opens.
+        let restored = scratch.url.appendingPathComponent("restored")
+        try GatewayDatabase.restore(from: older, into: restored)
+        #expect(try await GatewayDatabase.open(directory: restored).loadDevices().map(\.device.id) == [Fixture.lampID])
+
+        let queue = try DatabaseQueue(path: scratch.databasePath)
+        try await queue.write { try $0.execute(sql: "PRAGMA user_version = 9") }
+        try queue.close()
+        let newer = scratch.url.appendingPathComponent("newer.sqlite")
+        try GatewayDatabase.backup(directory: scratch.state, to: newer)
+        #expect(try version(newer.path) == 9)
+        #expect(throws: StorageError.backupOverLiveState(path: scratch.databasePath)) {
+            try GatewayDatabase.backup(
+                directory: scratch.state, to: URL(fileURLWithPath: scratch.databasePath), overwrite: true)
+        }
+    }
+
     @Test("restore is refused while the daemon lock is held, and allowed once it is released")
     func refusedWhileLocked() async throws {
         let scratch = try ScratchDirectory()

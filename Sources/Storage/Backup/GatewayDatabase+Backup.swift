@@ -26,6 +26,40 @@ extension GatewayDatabase {
         }
     }
 
+    /// `backup(to:overwrite:)` for a process that is not the daemon (`youll-devices backup`):
+    /// the state in `directory` is read as it is, never migrated. Opening it the way the
+    /// daemon does would upgrade the live file under a daemon still running the older
+    /// version (between an install and its restart), and that version would then refuse it.
+    /// A file from a newer version is copied as it is.
+    public static func backup(directory: URL, to destination: URL, overwrite: Bool = false) throws(StorageError) {
+        let files = StateFiles(directory: directory)
+        let target = destination.path
+        if files.isOwnFile(target) { throw .backupOverLiveState(path: target) }
+        if !overwrite, FileManager.default.fileExists(atPath: target) { throw .backupExists(path: target) }
+        try files.checkHeader(of: files.database, hint: "it is not a youll-devices state database")
+        let source: DatabaseQueue
+        do {
+            source = try DatabaseQueue(path: files.database, configuration: configuration())
+            let application = try source.read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") }
+            guard application == Schema.applicationID else {
+                throw StorageError.corrupt(path: files.database, hint: "it is not a youll-devices state database")
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw mapped(error, path: files.database, operation: "opening the state to back it up")
+        }
+        defer { try? source.close() }
+        let temporary = try createTemporary(near: target)
+        do {
+            try copy(from: source, toFileAt: temporary, operation: "backing up to \(target)")
+            try publish(temporary, as: target, overwrite: overwrite)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
     /// Replaces the state in `directory` with a backup, refusing while a daemon holds the
     /// lock. The backup is checked first (a youll-devices database, `integrity_check` ok,
     /// schema not newer than this binary); if anything is wrong the live state is untouched.

@@ -40,14 +40,11 @@ struct BackupCommand: ParsableCommand {
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
                 throw CLIError("\(folder): no such folder; create it first (mkdir -p '\(folder)') or choose another")
             }
-            let database = try GatewayDatabase.open(directory: directory)
             do {
-                try database.backup(to: target, overwrite: force)
+                try GatewayDatabase.backup(directory: directory, to: target, overwrite: force)
             } catch StorageError.backupExists(let path) {
-                try? database.close()
                 throw CLIError("\(path) already exists; choose another file or add --force to overwrite it")
             }
-            try? database.close()
             let size = (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int) ?? 0
             if json {
                 printJSONLine(.object(["path": .string(target.path), "size_bytes": .integer(Int64(size))]))
