@@ -26,7 +26,15 @@ struct BackupRotationTests {
     func keepsNewestFive() {
         let copies = (1...7).map { "youll-devices-2026110\($0)T120000Z.sqlite" }
         let names = copies.shuffled() + ["notes.txt", "youll-devices-keep.db"]
-        #expect(BackupRotation().expired(names) == Array(copies.prefix(2)))
-        #expect(BackupRotation().expired(Array(copies.prefix(5))).isEmpty)
+        #expect(BackupRotation().expired(names, written: copies[6]) == Array(copies.prefix(2)))
+        #expect(BackupRotation().expired(Array(copies.prefix(5)), written: copies[4]).isEmpty)
+    }
+
+    @Test("the copy just written is kept even when its name sorts first (the clock was set back)")
+    func keepsTheNewCopy() {
+        let earlier = (3...7).map { "youll-devices-2026110\($0)T120000Z.sqlite" }
+        let written = "youll-devices-20261101T120000Z.sqlite"
+        let expired = BackupRotation().expired(earlier + [written], written: written)
+        #expect(expired == [earlier[0]], "the oldest of the others goes; the new one stays")
     }
 }

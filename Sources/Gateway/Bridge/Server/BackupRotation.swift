@@ -27,10 +27,12 @@ struct BackupRotation: Hashable, Sendable {
         return nil
     }
 
-    /// The copies to delete once a new one was written: all but the newest `keep` of the
-    /// gateway's own (`youll-devices-*.sqlite`; their names sort by time), never another file.
-    func expired(_ names: [String]) -> [String] {
-        let ours = names.filter { $0.hasPrefix("youll-devices-") && $0.hasSuffix(".sqlite") }.sorted()
-        return Array(ours.dropLast(max(0, keep)))
+    /// The copies to delete once `written` was: all but the newest `keep` of the gateway's own
+    /// (`youll-devices-*.sqlite`; their names sort by time), never another file, and never
+    /// `written` itself, which counts as the newest whatever its name (a clock set back after
+    /// earlier copies would otherwise sort it first and delete it at once).
+    func expired(_ names: [String], written: String) -> [String] {
+        let ours = names.filter { $0 != written && $0.hasPrefix("youll-devices-") && $0.hasSuffix(".sqlite") }.sorted()
+        return Array(ours.dropLast(max(0, keep - 1)))
     }
 }

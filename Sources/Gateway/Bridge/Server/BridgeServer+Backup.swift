@@ -41,7 +41,7 @@ extension BridgeServer {
         let size = (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int) ?? 0
         logger.info("backup written to \(target.path)")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in settings.backups.expired(names) {
+        for name in settings.backups.expired(names, written: target.lastPathComponent) {
             do {
                 try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
             } catch {
