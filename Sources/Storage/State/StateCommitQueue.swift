@@ -22,6 +22,9 @@ final class StateCommitQueue: Sendable {
     private struct State {
         var desired: [DeviceID: DataPoints] = [:]
         var confirmed: [DeviceID: Source] = [:]
+        /// Desired states of a batch that failed, written again with the next batch (not on
+        /// their own: a full disk would be retried in a loop). One per device at most.
+        var retryDesired: [DeviceID: DataPoints] = [:]
         /// The number of the batch collecting now; batches commit in this order.
         var collecting = 1
         /// Every batch up to this one is committed (or failed).
@@ -96,10 +99,12 @@ final class StateCommitQueue: Sendable {
                 }
                 defer {
                     state.desired = [:]
+                    state.retryDesired = [:]
                     state.confirmed = [:]
                     state.collecting += 1
                 }
-                return (state.collecting, state.desired, state.confirmed)
+                // A retried state yields to a newer one queued for the same device.
+                return (state.collecting, state.retryDesired.merging(state.desired) { $1 }, state.confirmed)
             }
             guard let next else { return }
             var confirmed: [DeviceID: DataPoints] = [:]
@@ -117,6 +122,11 @@ final class StateCommitQueue: Sendable {
             let released = state.withLock { state in
                 state.finished = next.batch
                 if let failure {
+                    // Nobody waits for most desired states (the controller queues and goes
+                    // on), so a failure would lose them silently: they go again next time.
+                    for (id, desired) in next.desired where state.desired[id] == nil && state.retryDesired[id] == nil {
+                        state.retryDesired[id] = desired
+                    }
                     state.failures[next.batch] = failure
                     if state.failures.count > Self.failureMemory, let oldest = state.failures.keys.min() {
                         state.failures[oldest] = nil
