@@ -62,28 +62,20 @@ struct ConfigurationDefaultsTests {
     }
 
     @Test(
-        "with the system file, a command run by root or a user means the service's state, not one under their home"
-    )
-    func systemFileMeansTheService() throws {
-        let files = FakeFiles.access(["/etc/youll-devices/config.yaml": "base_topic: youll\n"])
-        let root = try ConfigurationLoader.load(
-            path: nil, environment: ["HOME": "/root"], isService: false, files: files)
-        #expect(root.stateDirectory == "/var/lib/youll-devices")
-        #expect(root.profiles.user == "/etc/youll-devices/devices")
-        let explicit = try ConfigurationLoader.load(
-            path: "/etc/youll-devices/config.yaml", environment: ["HOME": "/home/ada"], isService: false, files: files)
-        #expect(explicit.stateDirectory == "/var/lib/youll-devices")
-        let userFile = FakeFiles.access(["/home/ada/.config/youll-devices/config.yaml": "base_topic: youll\n"])
-        let user = try ConfigurationLoader.load(
-            path: nil, environment: ["HOME": "/home/ada"], isService: false, files: userFile)
-        #expect(user.stateDirectory == "/home/ada/.local/state/youll-devices")
-    }
-
-    @Test("a FIFO given as the configuration is refused at once, not waited on", .timeLimit(.minutes(1)))
+        "a FIFO given as the configuration is refused at once, not waited on; a symbolic link to a file is read",
+        .timeLimit(.minutes(1)))
     func fifoIsRefused() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("youll-fifo-\(UUID())").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("youll-config-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("real.yaml")
+        try "base_topic: linked\n".write(to: file, atomically: true, encoding: .utf8)
+        let link = folder.appendingPathComponent("config.yaml")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+        let linked = try ConfigurationLoader.load(path: link.path, environment: ["HOME": "/home/ada"], isService: false)
+        #expect(linked.baseTopic == "linked")
+        let path = folder.appendingPathComponent("fifo").path
         #expect(mkfifo(path, 0o600) == 0)
-        defer { unlink(path) }
         #expect {
             try ConfigurationLoader.load(path: path, environment: ["HOME": "/home/ada"], isService: false)
         } throws: { error in

@@ -110,6 +110,8 @@ struct BackupRestoreTests {
         var info = stat()
         #expect(stat(scratch.state.appendingPathComponent("state.sqlite").path, &info) == 0)
         #expect(info.st_uid == 4321 && info.st_gid == 4321)
+        #expect(stat(scratch.state.appendingPathComponent("state.lock").path, &info) == 0)
+        #expect(info.st_uid == 4321, "the lock the restore took is the service's to take next")
         #expect(GatewayDatabase.restoredOwner(euid: 0, directory: scratch.state.path)?.uid == 4321)
     }
 

@@ -7,8 +7,7 @@ import Foundation
 ///
 /// File search: the explicit `--config` path (must exist), else `/etc/youll-devices/config.yaml`,
 /// else `$XDG_CONFIG_HOME/youll-devices/config.yaml` (`~/.config/…`); with none of them the
-/// defaults apply. With the system file the defaults are the service's (state in
-/// `/var/lib/youll-devices`), whoever runs the command. `parse(yaml:source:defaults:)` and `apply(environment:to:)` are pure; only
+/// defaults apply. `parse(yaml:source:defaults:)` and `apply(environment:to:)` are pure; only
 /// `load` touches the file system (to read the file and to check that TLS files are readable).
 public enum ConfigurationLoader {
     public static let systemConfigurationFile = "/etc/youll-devices/config.yaml"
@@ -33,13 +32,8 @@ public enum ConfigurationLoader {
     static func load(
         path: String?, environment: [String: String], isService: Bool, files: FileAccess
     ) throws(ConfigurationError) -> GatewayConfiguration {
-        let file = try configurationFile(explicit: path, environment: environment, files: files)
-        // The system file describes the installed service: a command run with it (`sudo
-        // youll-devices restore`, `backup`, `doctor`) means the service's state, not a state
-        // under the home directory of whoever runs it.
-        let forService = isService || file == systemConfigurationFile
-        var draft = ConfigurationDraft(configuration: defaults(environment: environment, isService: forService))
-        if let file {
+        var draft = ConfigurationDraft(configuration: defaults(environment: environment, isService: isService))
+        if let file = try configurationFile(explicit: path, environment: environment, files: files) {
             let text: String
             do {
                 text = try files.read(file, maximumSize)

@@ -22,9 +22,13 @@ struct FileAccess: Sendable {
             throw InvalidValue("no such file")
         }
         guard !isDirectory.boolValue else { throw InvalidValue("is a directory, not a YAML file") }
-        // Opening a FIFO waits for a writer, and a device can be endless: only regular files.
-        let type = (try? FileManager.default.attributesOfItem(atPath: path)[.type]) as? FileAttributeType
-        guard type == .typeRegular else { throw InvalidValue("is not a regular file") }
+        // Opening a FIFO waits for a writer, and a device can be endless: only regular files,
+        // reached through any symbolic links (a config linked from a dotfiles folder or a
+        // NixOS or Kubernetes mount).
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw InvalidValue("is not a regular file")
+        }
         guard FileManager.default.isReadableFile(atPath: path), let handle = FileHandle(forReadingAtPath: path) else {
             throw InvalidValue("not readable by this user")
         }

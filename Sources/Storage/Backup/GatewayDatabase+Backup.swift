@@ -86,6 +86,8 @@ extension GatewayDatabase {
             // Run as root (`sudo youll-devices restore`) for a service running as its own user:
             // a root-owned state file would stop the service from starting.
             _ = chown(temporary, owner.uid, owner.gid)
+            // The lock this restore created, if there was none, is the service's to take next.
+            _ = chown(files.lock, owner.uid, owner.gid)
         }
         checkpointLiveDatabase(files)
         let kept = try keepReplaced(files, now: now, temporary: temporary)

@@ -89,8 +89,14 @@ struct RestoreCommand: ParsableCommand {
             // `sudo youll-devices restore` without the service's configuration means root's own
             // state directory: restoring there would say "restored" and change nothing the
             // service reads.
-            if !newState, !FileManager.default.fileExists(atPath: directory.appendingPathComponent("state.sqlite").path)
-            {
+            let database = directory.appendingPathComponent("state.sqlite").path
+            if !newState, access(database, F_OK) != 0 {
+                // A state this user cannot see is not a missing one.
+                guard errno == ENOENT else {
+                    throw CLIError(
+                        "cannot read \(database): \(String(cString: strerror(errno))); run as the user the daemon runs as, or with sudo"
+                    )
+                }
                 throw CLIError(
                     "no gateway state in \(directory.path) to replace"
                         + serviceStateHint(besides: directory, file: file)
