@@ -37,9 +37,12 @@ struct UnloadedProfileDaemonTests {
 
         try await HADiscoveryBrokerTests.withDaemon(world, profiles: profiles) { daemon in
             let client = daemon.client
-            // Availability comes after discovery in a republish: by then a clear would have been sent.
-            let availability = try #require(
-                try await client.retained("youll/lamp/availability", timeout: daemon.timeout))
+            // Availability comes after discovery in a republish: by then a clear would have been
+            // sent. The first run's retained `online` may come first.
+            let availabilities = try await client.subscribe(["youll/lamp/availability"])
+            let availability = try await availabilities.first(within: 20, "the lamp's availability with a reason") {
+                $0.json?["reason"] != nil
+            }
             #expect(
                 availability.json == .object(["state": .string("offline"), "reason": .string("profile_not_loaded")]))
             let devices = try #require(try await client.retained("youll/bridge/devices", timeout: daemon.timeout)?.json)

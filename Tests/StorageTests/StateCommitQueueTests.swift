@@ -41,4 +41,15 @@ struct StateCommitQueueTests {
         #expect(await queue.wait(for: after) == nil)
         #expect(await writes.written.last == [Fixture.lampID: off])
     }
+
+    @Test("flushing as the daemon stops tries a failed desired state once more")
+    func flushRetries() async throws {
+        let writes = Writes()
+        let queue = StateCommitQueue { desired, _ throws(StorageError) in try await writes.write(desired) }
+        let on: DataPoints = [Fixture.dp(1): .bool(true)]
+        #expect(await queue.wait(for: queue.queueDesired(on, for: Fixture.lampID)) != nil)
+        await writes.recover()
+        await queue.flush()
+        #expect(await writes.written == [[Fixture.lampID: on]])
+    }
 }

@@ -49,7 +49,7 @@ extension GatewayDaemon {
                 await reportLANDiscovery(controller)
                 for device in await controller.devicesWithoutProfile {
                     logger.warning(
-                        "device \(device.name) (\(device.id)) is paired with profile '\(device.profileID)', which did not load (see \"profile skipped\" above): it is left out until the profile loads; its Home Assistant entities are kept, and `youll-devices remove \(device.id)` forgets it"
+                        "device \(device.name) (\(device.id)) is paired with profile '\(device.profileID)', which did not load (see \"profile skipped\" above): it is left out until the profile loads at a restart; its Home Assistant entities are kept, and `youll-devices remove \(device.id)` forgets it"
                     )
                 }
                 return controller

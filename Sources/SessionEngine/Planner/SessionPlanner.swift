@@ -37,12 +37,12 @@ public struct SessionPlanner: Sendable {
         self.options = options
     }
 
-    /// Resolves and checks the configuration, then plans it.
     /// At most this many interval bells in one session: one a minute for the longest session
     /// (24 h). Each bell is a cue and a pulse on every light, planned, queued and logged, so a
     /// bell every second for a day (86,400 of them) would hold the gateway's memory and disk.
     public static let maximumBells = 1_440
 
+    /// Resolves and checks the configuration, then plans it.
     public func plan(
         _ configuration: SessionConfiguration, startingAt start: Date, calendar: Calendar, preset: SessionPreset,
         devices: [TuyaDevice]

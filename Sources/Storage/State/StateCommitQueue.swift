@@ -69,8 +69,16 @@ final class StateCommitQueue: Sendable {
         }
     }
 
-    /// Waits until everything queued so far is committed.
+    /// Waits until everything queued so far is committed, trying once more the desired states
+    /// of a failed batch (the daemon flushes as it stops).
     func flush() async {
+        let retrying = state.withLock { !$0.retryDesired.isEmpty }
+        if retrying {
+            _ = enqueue { state in
+                state.desired = state.retryDesired.merging(state.desired) { $1 }
+                state.retryDesired = [:]
+            }
+        }
         let last = state.withLock { state in
             state.isEmpty ? (state.writing ? state.collecting - 1 : state.finished) : state.collecting
         }

@@ -39,8 +39,9 @@ public actor TuyaController: TuyaControllerProtocol {
     public private(set) var lanDiscoveryProblems: [LANDiscoveryListener.BindProblem] = []
     /// Paired devices whose profile did not load at `start` (a broken or missing file): not
     /// driven and not in `devices()`, but still stored, so fixing the profile brings them
-    /// back; `remove` forgets them.
-    public private(set) var devicesWithoutProfile: [TuyaDevice] = []
+    /// back at the next start; `remove` forgets them, and pairing one again drives it.
+    public var devicesWithoutProfile: [TuyaDevice] { unloaded.filter { registry.device($0.id) == nil } }
+    var unloaded: [TuyaDevice] = []
     var busConnected = false
     var running = false
     var tasks: [Task<Void, Never>] = []
@@ -85,7 +86,7 @@ public actor TuyaController: TuyaControllerProtocol {
         running = true
         for stored in try await store.loadDevices() {
             guard let profile = library.profile(id: stored.device.profileID) else {
-                devicesWithoutProfile.append(stored.device)
+                unloaded.append(stored.device)
                 continue
             }
             await restore(stored, profile: profile)
@@ -222,13 +223,14 @@ public actor TuyaController: TuyaControllerProtocol {
 
     /// Forgets a device and its key.
     public func remove(_ id: DeviceID) async throws {
-        if let index = devicesWithoutProfile.firstIndex(where: { $0.id == id }) {
+        guard let link = registry.link(id) else {
+            guard unloaded.contains(where: { $0.id == id }) else { throw ControllerError.unknownDevice(id.rawValue) }
             try await store.remove(id)
-            devicesWithoutProfile.remove(at: index)
+            unloaded.removeAll { $0.id == id }
             hub.publish(.deviceRemoved(id))
             return
         }
-        guard let link = registry.link(id) else { throw ControllerError.unknownDevice(id.rawValue) }
+        unloaded.removeAll { $0.id == id }
         registry.unregister(id)
         await link.stop()
         try await store.remove(id)

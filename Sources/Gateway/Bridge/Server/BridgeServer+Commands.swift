@@ -92,7 +92,8 @@ extension BridgeServer {
         let unloaded = await controller.devicesWithoutProfile
         if let device = unloaded.first(where: { $0.name == name }) ?? unloaded.first(where: { $0.id.rawValue == name })
         {
-            return "\(device.name) cannot be driven: its profile \(device.profileID) did not load"
+            return
+                "\(device.name) cannot be driven: its profile \(device.profileID) did not load (fix the file, then restart the daemon)"
         }
         return "no device is named \"\(name.prefix(64))\" or has that id"
     }
