@@ -56,6 +56,12 @@ struct UnloadedProfileDaemonTests {
             } throws: { error in
                 "\(error)".contains("lamp cannot be driven: its profile \(profileID) did not load")
             }
+            await #expect {
+                try await client.request(
+                    "device/rename", ["from": .string("lamp"), "to": .string("desk")], timeout: daemon.timeout)
+            } throws: { error in
+                "\(error)".contains("from: lamp cannot be driven: its profile \(profileID) did not load")
+            }
             _ = try await client.request("device/remove", ["id": .string("lamp")], timeout: daemon.timeout)
             #expect(try await client.retained(configTopic, timeout: daemon.timeout) == nil, "cleared once removed")
         }

@@ -88,7 +88,7 @@ extension BridgeServer {
 
     /// Why a command for `name` found no device: none has that name or id, or the one that
     /// has cannot be driven because its profile did not load.
-    private func whyNoDevice(named name: String) async -> String {
+    func whyNoDevice(named name: String) async -> String {
         let unloaded = await controller.devicesWithoutProfile
         if let device = unloaded.first(where: { $0.name == name }) ?? unloaded.first(where: { $0.id.rawValue == name })
         {

@@ -96,7 +96,7 @@ extension BridgeServer {
         {
             return device
         }
-        throw BridgeFailure(message: "\(field): no device is named \"\(reference)\" or has that id")
+        throw BridgeFailure(message: "\(field): " + (await whyNoDevice(named: reference)))
     }
 
     /// Refuses a name another device uses as its name or id (either would make `<base>/<name>` ambiguous).
