@@ -55,6 +55,7 @@ struct HADiscoveryBrokerTests {
         func close() async {
             await homeAssistant.close()
             fleet.stop()
+            broker.stop()
             try? FileManager.default.removeItem(at: state)
         }
     }

@@ -14,7 +14,6 @@ struct UnloadedProfileDaemonTests {
     )
     func keptAndRemovable() async throws {
         let world = try await HADiscoveryBrokerTests.World()
-        defer { Task { await world.close() } }
         let profiles = FileManager.default.temporaryDirectory.appendingPathComponent("youll-profiles-\(UUID())")
         try FileManager.default.copyItem(at: Repository.devicesDirectory, to: profiles)
         defer { try? FileManager.default.removeItem(at: profiles) }
@@ -65,5 +64,6 @@ struct UnloadedProfileDaemonTests {
             _ = try await client.request("device/remove", ["id": .string("lamp")], timeout: daemon.timeout)
             #expect(try await client.retained(configTopic, timeout: daemon.timeout) == nil, "cleared once removed")
         }
+        await world.close()
     }
 }
