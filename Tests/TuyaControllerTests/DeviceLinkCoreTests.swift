@@ -129,6 +129,22 @@ struct DeviceLinkCoreTests {
         #expect(Self.announcements(same).isEmpty)
     }
 
+    @Test(
+        "the first report after the device comes back online is announced even when unchanged (usage hours wait for it)"
+    )
+    func firstReportAfterReconnectIsAnnounced() {
+        var core = Self.core()
+        _ = core.setAvailability(.online, hint: nil)
+        let on: DataPoints = [Self.power: .bool(true), Self.brightness: .value(120)]
+        #expect(Self.announcements(core.receive(report: on, now: .zero)).count == 1)
+        #expect(Self.announcements(core.receive(report: on, now: .seconds(1))).isEmpty, "unchanged while online")
+        _ = core.setAvailability(.offline, hint: "no answer")
+        _ = core.setAvailability(.online, hint: nil)
+        let again = Self.announcements(core.receive(report: on, now: .seconds(70)))
+        #expect(again.count == 1)
+        #expect(again.first.map { if case .stateChanged = $0 { true } else { false } } == true, "\(again)")
+    }
+
     static func core(startedAt: Duration, desired: DataPoints, confirmed: DataPoints) -> DeviceLinkCore {
         var profile = Fixtures.whiteBulb
         profile.frameGapMilliseconds = 300

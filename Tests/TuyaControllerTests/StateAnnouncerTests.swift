@@ -35,4 +35,13 @@ struct StateAnnouncerTests {
             announcer.events(for: diffuser(["water_shortage", "fan_fault"]))
                 == [.stateChanged(id, diffuser(["water_shortage", "fan_fault"])), .faultRaised(id, ["fan_fault"])])
     }
+
+    @Test("after the device came back, the same state is announced again, but a fault it still has is not raised again")
+    func afterReconnect() {
+        var announcer = StateAnnouncer(device: id, saved: diffuser(["water_shortage"]))
+        announcer.forgetState()
+        #expect(
+            announcer.events(for: diffuser(["water_shortage"])) == [.stateChanged(id, diffuser(["water_shortage"]))])
+        #expect(announcer.events(for: diffuser(["water_shortage"])) == [])
+    }
 }

@@ -153,7 +153,10 @@ struct DeviceLinkCore: Sendable {
         let wasOnline = self.availability == .online
         self.availability = availability
         self.hint = hint
-        if availability == .online, !wasOnline { linkEstablished() }
+        if availability == .online, !wasOnline {
+            linkEstablished()
+            announcer.forgetState()
+        }
         return [.announce(.availabilityChanged(device.id, status))]
     }
 

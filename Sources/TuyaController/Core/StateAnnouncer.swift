@@ -29,6 +29,13 @@ struct StateAnnouncer: Sendable {
         return events
     }
 
+    /// The device came back online: its first report is announced even when it equals the
+    /// last, since listeners that stopped counting when it went offline (usage hours) wait
+    /// for it. The faults stay remembered, so a fault still raised is not raised again.
+    mutating func forgetState() {
+        lastState = nil
+    }
+
     private mutating func remember(_ state: DeviceState) {
         lastState = state
         if case .diffuser(let diffuser) = state { lastFaults = Set(diffuser.faults) }
