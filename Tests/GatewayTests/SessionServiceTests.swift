@@ -72,6 +72,25 @@ struct SessionServiceTests {
             } == true)
     }
 
+    @Test(
+        "a session found during its end effect, its meditation over, is recorded as completed with the meditation's length"
+    )
+    func overDuringEndEffect() async throws {
+        let rig = try Rig()
+        defer { rig.remove() }
+        // 600 s of meditation, over when the daemon stopped; long past its end effect now.
+        var record = Self.record(state: .running, startedAgo: 7200)
+        record.elapsed = .seconds(605)
+        try await rig.store.save(record)
+        await rig.service.recover()
+        let stored = try #require(try await rig.store.session(record.id))
+        #expect(stored.state == .completed)
+        #expect(stored.elapsed == .seconds(600))
+        #expect(try await rig.store.completedSummaries().count == 1, "it counts for the totals and streaks")
+        let sent = await rig.controller.waitForSends(2)
+        #expect(sent[Self.lamp.id] == .light(LightCommand(brightness: 80, colorTemperature: 4000)))
+    }
+
     @Test("a restore preset's interrupted session puts back the state captured at its start")
     func interruptedRestores() async throws {
         let rig = try Rig()

@@ -143,4 +143,18 @@ struct TimerModuleTests {
         #expect(record.state == .stopped)
         #expect(record.elapsed == .seconds(30))
     }
+
+    @Test("an open-ended sit ended by hand is completed, also when its end effect is skipped")
+    func openEndedStoppedIsCompleted() async throws {
+        let rig = Rig(controller: nil)
+        let open = SessionConfiguration(length: .openEnded(bellInterval: nil))
+        let started = try await rig.service.start(SessionStartRequest(configuration: open))
+        await rig.clock.waitForSleepers(1)
+        rig.clock.advance(by: .seconds(40 * 60))
+        _ = try await rig.service.stop(immediately: true)
+        _ = try await rig.announcements(through: Self.isIdle)
+        let record = try #require(await rig.store.session(started.id))
+        #expect(record.state == .completed)
+        #expect(record.elapsed == .seconds(40 * 60))
+    }
 }

@@ -84,7 +84,7 @@ extension SessionService {
 
     /// The meditation's end decides: a timed session stopped before it ends `stopped`; one
     /// stopped during its end effect (the meditation over) `completed`; an open-ended one,
-    /// which only ends by hand, as it ended. The length recorded is the meditation's, never
+    /// which only ends by hand, `completed` whether or not its end effect played. The length recorded is the meditation's, never
     /// the end effect's. Badges go out before the end, so whoever reacts to it reads a
     /// history that has them.
     private func ended(_ id: SessionID, state: SessionState, elapsed ran: Duration) async throws {
@@ -92,7 +92,9 @@ extension SessionService {
         let final: SessionState
         let elapsed: Duration
         if session.timeline.session.isOpenEnded {
-            final = state
+            // Ended by hand, however (its end effect played, skipped, or Ctrl-C in the
+            // foreground timer): that is how an open-ended sit completes.
+            final = state == .stopped ? .completed : state
             elapsed = min(ran, session.record.endingStartedAt ?? ran)
         } else {
             let endedEarly = session.record.endingStartedAt.map { $0 < session.timeline.end } ?? false
@@ -112,7 +114,7 @@ extension SessionService {
         if activeID == nil { await tell(.status(nil, names: [:])) }
     }
 
-    private func awardBadges() async throws {
+    func awardBadges() async throws {
         let history = SessionHistory(
             sessions: try await store.completedSummaries(), timeZone: settings.timeZone, now: now())
         let new = history.newBadges(alreadyEarned: try await store.earnedBadges())

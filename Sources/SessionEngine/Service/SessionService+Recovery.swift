@@ -66,7 +66,11 @@ extension SessionService {
             record, timeline: timeline, cueLog: cueLog, otherActive: activeID != nil, now: now())
         {
         case .interrupt:
-            await markInterrupted(record, timeline: timeline)
+            if let length = Self.meditationLength(ifOver: record, timeline: timeline) {
+                await markCompleted(record, length: length, timeline: timeline)
+            } else {
+                await markInterrupted(record, timeline: timeline)
+            }
         case .resume(let point, let paused):
             var resumed = record
             resumed.state = .running
@@ -79,6 +83,35 @@ extension SessionService {
             _ = try await launch(resumed, timeline: timeline, names: Self.names(of: devices), resuming: point)
             if paused, let runner = tracked[record.id]?.runner { try await runner.pause() }
         }
+    }
+
+    /// The meditation's length when it was over before the restart (the end effect was
+    /// playing): a timed session past its end, or an open-ended one whose ending had started.
+    /// Nil for one cut short.
+    static func meditationLength(ifOver record: SessionRecord, timeline: SessionTimeline) -> Duration? {
+        if timeline.session.isOpenEnded { return record.endingStartedAt }
+        if let ending = record.endingStartedAt, ending < timeline.end { return nil }
+        return record.elapsed >= timeline.end ? timeline.end : nil
+    }
+
+    /// A session whose meditation was over when the daemon stopped, during its end effect:
+    /// it counts, as it would have a moment later; its end state is applied now.
+    private func markCompleted(_ record: SessionRecord, length: Duration, timeline: SessionTimeline) async {
+        do {
+            try await store.update(
+                record.id, state: .completed, elapsed: length, endingStartedAt: record.endingStartedAt, endedAt: now())
+        } catch {
+            log(.init(level: .error, message: "could not mark session \(record.id) completed: \(error)"))
+        }
+        log(
+            .init(
+                level: .notice,
+                message:
+                    "session \(record.id) ended during its end effect while the daemon was stopped; recorded as completed after \(length.roundedText), applying its end state"
+            ))
+        applyFinalState(of: timeline, captured: record.captured)
+        if settings.awardsBadges { try? await awardBadges() }
+        await tell(.ended(record.id, preset: record.presetName, state: .completed, elapsed: length))
     }
 
     private func markInterrupted(_ record: SessionRecord, timeline: SessionTimeline?) async {
