@@ -75,6 +75,9 @@ extension SessionService {
     }
 
     private func pausedOrResumed(_ id: SessionID, paused: Bool, elapsed: Duration) async throws {
+        // Alerts wait while a session runs, not while it is paused: a sit paused and forgotten
+        // must not hold a refill alert for days.
+        activeChange(!paused)
         try await store.update(
             id, state: paused ? .paused : .running, elapsed: elapsed,
             endingStartedAt: tracked[id]?.record.endingStartedAt, endedAt: nil)
@@ -84,9 +87,9 @@ extension SessionService {
 
     /// The meditation's end decides: a timed session stopped before it ends `stopped`; one
     /// stopped during its end effect (the meditation over) `completed`; an open-ended one,
-    /// which only ends by hand, `completed` whether or not its end effect played. The length recorded is the meditation's, never
-    /// the end effect's. Badges go out before the end, so whoever reacts to it reads a
-    /// history that has them.
+    /// which only ends by hand, `completed` whether or not its end effect played. The length
+    /// recorded is the meditation's, never the end effect's. Badges go out before the end, so
+    /// whoever reacts to it reads a history that has them.
     private func ended(_ id: SessionID, state: SessionState, elapsed ran: Duration) async throws {
         guard let session = tracked[id] else { return }
         let final: SessionState
