@@ -35,4 +35,24 @@ struct MaintenanceTableTests {
         #expect(rows.map(\.id) == ["waiting"] + (8...12).map { "alert-\($0)" })
         #expect(try await database.enqueueAlert(id: "alert-12", payload: "{}") == false, "a recent one is recognised")
     }
+
+    @Test(
+        "a removed device's alerts leave the outbox, waiting or delivered, so it is not alerted about and its ids can come again; another device's stay"
+    )
+    func removedDeviceAlerts() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        let lamp = Fixture.lampID.rawValue
+        // A device whose id is the lamp's with `_` where LIKE would match any character.
+        let other = DeviceID(String(lamp.dropLast()) + "_")!.rawValue
+        try await database.enqueueAlert(id: "\(lamp):refill:due:0", payload: "{}")
+        try await database.markAlertDelivered("\(lamp):refill:due:0")
+        try await database.enqueueAlert(id: "\(lamp):refill:overdue:0", payload: "{}")
+        try await database.enqueueAlert(id: "\(other):refill:due:0", payload: "{}")
+        try await database.deleteMaintenance(of: Fixture.lampID)
+        #expect(try await database.outboxAlerts().map(\.id) == ["\(other):refill:due:0"])
+        #expect(
+            try await database.enqueueAlert(id: "\(lamp):refill:due:0", payload: "{}"), "paired again: alerted again")
+    }
 }

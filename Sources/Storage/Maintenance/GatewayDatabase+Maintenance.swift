@@ -57,9 +57,17 @@ extension GatewayDatabase {
     }
 
     /// Forgets a removed device's reminders (its transitions stay as history).
+    /// Forgets a removed device's reminders and its alerts in the outbox: one still waiting is
+    /// not sent about a device that is gone, and once it is paired again its alerts, whose ids
+    /// (`<device>:<type>:<state>:<round>`) start again from round 0, are not taken for ones
+    /// already delivered.
     public func deleteMaintenance(of device: DeviceID) async throws(StorageError) {
         try await write("deleting the maintenance reminders of \(device)") { db in
             try db.execute(sql: "DELETE FROM maintenance_reminders WHERE device_id = ?", arguments: [device.rawValue])
+            // Device ids hold no ':' (nor does LIKE's `_` wildcard matter here: a prefix compare).
+            let prefix = device.rawValue + ":"
+            try db.execute(
+                sql: "DELETE FROM alert_outbox WHERE substr(id, 1, length(?)) = ?", arguments: [prefix, prefix])
         }
     }
 
