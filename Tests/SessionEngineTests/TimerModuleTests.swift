@@ -163,6 +163,21 @@ struct TimerModuleTests {
         #expect(record.elapsed == .seconds(40 * 60))
     }
 
+    @Test("a checkpoint saves a running session's elapsed time between its cues, so a crash resumes near it")
+    func checkpointSavesElapsed() async throws {
+        let rig = Rig(controller: nil)
+        let started = try await rig.service.start(SessionStartRequest(configuration: .minutes(10)))
+        // The start is stored (elapsed zero) once its announcement is out.
+        _ = try await rig.announcements { if case .started = $0 { true } else { false } }
+        await rig.clock.waitForSleepers(1)
+        rig.clock.advance(by: .seconds(125))
+        #expect(
+            try #require(await rig.store.session(started.id)).elapsed < .seconds(125), "no cue fired since the start")
+        await rig.service.checkpoint()
+        #expect(try #require(await rig.store.session(started.id)).elapsed == .seconds(125))
+        _ = try await rig.service.stop(immediately: true)
+    }
+
     @Test("maintenance alerts are held while a session runs, not while it is paused")
     func pausedReleasesAlerts() async throws {
         let rig = Rig(controller: nil)

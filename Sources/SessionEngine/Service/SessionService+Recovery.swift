@@ -27,6 +27,17 @@ extension SessionService {
         }
     }
 
+    /// Saves the running session's elapsed time. The daemon calls it every minute, so after a
+    /// crash or a power cut (no `suspend()`) a session resumes within a minute of where it
+    /// was, not at its last cue (a session without bells had only its start).
+    public func checkpoint() async {
+        guard let id = activeID, let session = tracked[id] else { return }
+        let status = await session.runner.status()
+        guard status.state == .running, activeID == id else { return }
+        try? await store.update(
+            id, state: .running, elapsed: status.elapsed, endingStartedAt: session.record.endingStartedAt, endedAt: nil)
+    }
+
     /// At daemon shutdown: stops playing without ending the session, saves its elapsed
     /// time and cue log, so the next start resumes it.
     public func suspend() async {

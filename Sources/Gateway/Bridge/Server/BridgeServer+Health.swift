@@ -56,13 +56,16 @@ extension BridgeServer {
         counters.droppedLogged = dropped
     }
 
-    /// Publishes the health every `settings.healthInterval` on the bridge's clock, while connected.
+    /// Publishes the health every `settings.healthInterval` on the bridge's clock, while
+    /// connected, and saves where a running timer session is (`SessionService.checkpoint`).
     func healthLoop() -> Task<Void, Never> {
         let clock = clock
         let interval = settings.healthInterval
+        let sessions = sessions
         return Task { [weak self] in
             while true {
                 do { try await clock.sleep(for: interval) } catch { return }
+                await sessions?.checkpoint()
                 guard let self else { return }
                 if await self.isConnected { await self.publishHealth() }
             }
