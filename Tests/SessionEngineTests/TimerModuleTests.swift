@@ -1,6 +1,5 @@
 import Foundation
 import SessionEngine
-import Synchronization
 import Testing
 import TuyaCore
 import YoullTestSupport
@@ -20,16 +19,12 @@ struct TimerModuleTests {
         let service: SessionService
         let announcements: AsyncStream<SessionAnnouncement>
 
-        /// What the service told the maintenance hold (`onActiveChange`), in order.
-        let holds = Holds()
-
         init(controller: (any TuyaControllerProtocol)?) {
             let (stream, continuation) = AsyncStream.makeStream(of: SessionAnnouncement.self)
             announcements = stream
-            let holds = holds
             service = SessionService(
                 tuyaController: controller, store: store, clock: clock, announce: { continuation.yield($0) },
-                now: { TimerModuleTests.now }, onActiveChange: { holds.add($0) })
+                now: { TimerModuleTests.now })
         }
 
         /// Moves the clock past every cue once the runner waits for its first: the whole
@@ -177,26 +172,4 @@ struct TimerModuleTests {
         #expect(try #require(await rig.store.session(started.id)).elapsed == .seconds(125))
         _ = try await rig.service.stop(immediately: true)
     }
-
-    @Test("maintenance alerts are held while a session runs, not while it is paused")
-    func pausedReleasesAlerts() async throws {
-        let rig = Rig(controller: nil)
-        _ = try await rig.service.start(SessionStartRequest(configuration: .minutes(10)))
-        _ = try await rig.service.pause()
-        _ = try await rig.announcements { if case .paused = $0 { true } else { false } }
-        #expect(rig.holds.all == [true, false])
-        _ = try await rig.service.resume()
-        _ = try await rig.announcements { if case .resumed = $0 { true } else { false } }
-        #expect(rig.holds.all == [true, false, true])
-        _ = try await rig.service.stop(immediately: true)
-        _ = try await rig.announcements(through: Self.isIdle)
-        #expect(rig.holds.all == [true, false, true, false])
-    }
-}
-
-/// The values a session service passed to `onActiveChange`.
-final class Holds: Sendable {
-    private let values = Mutex<[Bool]>([])
-    func add(_ value: Bool) { values.withLock { $0.append(value) } }
-    var all: [Bool] { values.withLock { $0 } }
 }

@@ -75,9 +75,6 @@ extension SessionService {
     }
 
     private func pausedOrResumed(_ id: SessionID, paused: Bool, elapsed: Duration) async throws {
-        // Alerts wait while a session runs, not while it is paused: a sit paused and forgotten
-        // must not hold a refill alert for days.
-        activeChange(!paused)
         try await store.update(
             id, state: paused ? .paused : .running, elapsed: elapsed,
             endingStartedAt: tracked[id]?.record.endingStartedAt, endedAt: nil)
