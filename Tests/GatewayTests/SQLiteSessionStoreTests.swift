@@ -147,6 +147,28 @@ struct SQLiteSessionStoreTests {
             try await store.history(limit: nil).map(\.id.rawValue) == ["done-1", "quit-5", "quit-4", "done-0", "going"])
     }
 
+    @Test("a checkpoint saves only the time, only of a session still running: a pause or an end written first stays")
+    func checkpointIsConditional() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = SQLiteSessionStore(database: try GatewayDatabase.open(directory: directory))
+        let record = Self.record()
+        try await store.save(record)
+        try await store.update(
+            record.id, state: .running, elapsed: .seconds(70), endingStartedAt: .seconds(65), endedAt: nil)
+        try await store.checkpoint(record.id, elapsed: .seconds(90))
+        var stored = try #require(try await store.session(record.id))
+        #expect(stored.elapsed == .seconds(90))
+        #expect(stored.endingStartedAt == .seconds(65), "the stop's ending stays")
+        for state in [SessionState.paused, .completed] {
+            try await store.update(record.id, state: state, elapsed: .seconds(95), endingStartedAt: nil, endedAt: nil)
+            try await store.checkpoint(record.id, elapsed: .seconds(120))
+            stored = try #require(try await store.session(record.id))
+            #expect(stored.state == state)
+            #expect(stored.elapsed == .seconds(95), "\(state): the checkpoint came too late and changed nothing")
+        }
+    }
+
     @Test("badges are stored once")
     func badges() async throws {
         let directory = temporaryDirectory()

@@ -26,6 +26,11 @@ actor InMemorySessionStore: SessionStore {
         records[id] = record
     }
 
+    func checkpoint(_ id: SessionID, elapsed: Duration) {
+        guard records[id]?.state == .running else { return }
+        records[id]?.elapsed = elapsed
+    }
+
     func record(_ cue: CueRecord, in session: SessionID) { cues[session, default: [:]][cue.cueIndex] = cue }
 
     func cueLog(of session: SessionID) -> [CueRecord] {

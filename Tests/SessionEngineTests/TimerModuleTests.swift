@@ -162,8 +162,10 @@ struct TimerModuleTests {
     func checkpointSavesElapsed() async throws {
         let rig = Rig(controller: nil)
         let started = try await rig.service.start(SessionStartRequest(configuration: .minutes(10)))
-        // The start is stored (elapsed zero) once its announcement is out.
-        _ = try await rig.announcements { if case .started = $0 { true } else { false } }
+        // The start and its stage-start cue are stored (elapsed zero) once announced.
+        _ = try await rig.announcements {
+            if case .cue(let cue, _, _) = $0 { cue.kind == .stageStart(stage: 0) } else { false }
+        }
         await rig.clock.waitForSleepers(1)
         rig.clock.advance(by: .seconds(125))
         #expect(

@@ -117,7 +117,7 @@ struct DeviceLinkCoreTests {
         #expect(Self.completions(stopped).allSatisfy { !$0.1 })
     }
 
-    @Test("saved values are the state before the device answers, and are not announced again")
+    @Test("saved values are the state before the device answers, and are not announced again before it comes online")
     func savedStateIsKnownAndQuiet() {
         var core = Self.core(confirmed: [Self.power: .bool(true), Self.brightness: .value(120)])
         guard case .light(let light) = core.confirmedState else {

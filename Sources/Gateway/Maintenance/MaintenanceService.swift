@@ -260,6 +260,9 @@ public actor MaintenanceService {
             let name = name(of: id)
             tracker.forget(id)
             names[id] = nil
+            // An update already under way for the device may still queue its alert or save its
+            // rows: it finishes first, so what is forgotten stays forgotten.
+            _ = await performing?.value
             do { try await store.forget(id) } catch { logger.error("maintenance: could not forget \(id): \(error)") }
             await publisher?.publishMaintenanceReminders(.array([]), deviceName: name)
         case .candidateFound, .desiredExpired:
@@ -269,7 +272,6 @@ public actor MaintenanceService {
 
     // MARK: - Performing updates
 
-    /// Carries out `update` after every update made before it.
     /// Carries out `update` after the ones before it; returns why its states could not be
     /// saved, or nil when they were.
     @discardableResult

@@ -63,6 +63,11 @@ public struct SQLiteSessionStore: SessionStore {
 
     static let unfinishedStates: [SessionState] = [.stopped, .interrupted]
 
+    public func checkpoint(_ id: SessionID, elapsed: Duration) async throws {
+        try await database.checkpointSession(
+            id.rawValue, elapsedMilliseconds: elapsed.wholeMilliseconds, ifState: SessionState.running.rawValue)
+    }
+
     public func record(_ cue: CueRecord, in session: SessionID) async throws {
         try await database.recordCue(
             StoredCue(

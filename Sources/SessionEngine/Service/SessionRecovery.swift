@@ -3,7 +3,8 @@ import TuyaCore
 
 /// What to do at daemon start with a session the store still has as running or paused:
 /// resume it when its planned end is still ahead (or it was paused, which stops the
-/// clock), else record it as interrupted and apply its end state. The planned end is the
+/// clock), else record it as over (interrupted, or completed by the service when only its
+/// end effect was left) and apply its end state. The planned end is the
 /// start time plus the session's length (or the ending's start plus the end effect's
 /// length, when it was being ended): pauses before the restart are not counted, so a
 /// session paused and resumed near its end may be taken as over. Pure.

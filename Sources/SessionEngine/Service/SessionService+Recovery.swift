@@ -4,7 +4,8 @@ import TuyaCore
 
 extension SessionService {
     /// At daemon start: resumes the session that was running or paused when the daemon
-    /// stopped, if its planned end is still ahead; marks the others `interrupted` and
+    /// stopped, if its planned end is still ahead; marks the others `interrupted` (or
+    /// `completed`, when the meditation was over and only its end effect was playing) and
     /// applies their end state (`SessionRecovery`).
     public func recover() async {
         let records: [SessionRecord]
@@ -31,11 +32,12 @@ extension SessionService {
     /// crash or a power cut (no `suspend()`) a session resumes within a minute of where it
     /// was, not at its last cue (a session without bells had only its start).
     public func checkpoint() async {
-        guard let id = activeID, let session = tracked[id] else { return }
-        let status = await session.runner.status()
+        guard let id = activeID, let runner = tracked[id]?.runner else { return }
+        let status = await runner.status()
         guard status.state == .running, activeID == id else { return }
-        try? await store.update(
-            id, state: .running, elapsed: status.elapsed, endingStartedAt: session.record.endingStartedAt, endedAt: nil)
+        // Only the time, only while the row still says running: a pause, the end or a stop
+        // written meanwhile stays as written.
+        try? await store.checkpoint(id, elapsed: status.elapsed)
     }
 
     /// At daemon shutdown: stops playing without ending the session, saves its elapsed

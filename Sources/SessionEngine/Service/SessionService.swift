@@ -11,8 +11,9 @@ import TuyaCore
 ///   session stopped early is recorded as `stopped`; an open-ended one, which only ends by
 ///   hand, as `completed`.
 /// - Daemon shutdown (`suspend()`) keeps the session `running` or `paused` in the store
-///   with its elapsed time and full cue log; `recover()` at the next start resumes it or
-///   records it as interrupted (`SessionRecovery`).
+///   with its elapsed time and full cue log (the time is also saved every minute,
+///   `checkpoint()`); `recover()` at the next start resumes it or records it as interrupted,
+///   or completed when only its end effect was left (`SessionRecovery`).
 /// - A completed session earns badges (`badge_earned`), announced before it ends.
 public actor SessionService: TimerModuleInterface {
     /// Presets and switches from the config file.

@@ -11,6 +11,11 @@ public protocol SessionStore: Sendable {
         _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
     ) async throws
 
+    /// Saves the elapsed time of a session still stored as running, and nothing else: it
+    /// races with the session's own writes (a pause, the end, a stop's ending) and must never
+    /// undo them.
+    func checkpoint(_ id: SessionID, elapsed: Duration) async throws
+
     /// Adds a cue to the session's log, or replaces the entry with the same cue index
     /// (a cue is logged when it fires and again when its command settles).
     func record(_ cue: CueRecord, in session: SessionID) async throws

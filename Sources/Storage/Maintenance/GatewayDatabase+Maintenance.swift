@@ -56,8 +56,8 @@ extension GatewayDatabase {
         }
     }
 
-    /// Forgets a removed device's reminders (its transitions stay as history).
-    /// Forgets a removed device's reminders and its alerts in the outbox: one still waiting is
+    /// Forgets a removed device's reminders (its transitions stay as history) and its alerts in
+    /// the outbox: one still waiting is
     /// not sent about a device that is gone, and once it is paired again its alerts, whose ids
     /// (`<device>:<type>:<state>:<round>`) start again from round 0, are not taken for ones
     /// already delivered.

@@ -40,6 +40,17 @@ extension GatewayDatabase {
         if changed == 0 { throw StorageError.notFound("session \(id)") }
     }
 
+    /// Sets a session's elapsed time only while it is still in `state`; touches nothing else.
+    public func checkpointSession(_ id: String, elapsedMilliseconds: Int64, ifState state: String)
+        async throws(StorageError)
+    {
+        try await write("saving the time of session \(id)") { db in
+            try db.execute(
+                sql: "UPDATE sessions SET elapsed_ms = ? WHERE id = ? AND state = ?",
+                arguments: [elapsedMilliseconds, id, state])
+        }
+    }
+
     /// Adds a cue to a session's log, or replaces the line with the same index (a cue is
     /// logged when it fires and again when its command settles).
     public func recordCue(_ cue: StoredCue, session: String) async throws(StorageError) {

@@ -8,8 +8,8 @@ struct StateAnnouncer: Sendable {
     private var lastState: DeviceState?
     private var lastFaults: Set<String> = []
 
-    /// `saved` is the state known from before a restart: announcing it again, or a fault
-    /// still raised, would be noise.
+    /// `saved` is the state known from before a restart: a fault it had is not raised again.
+    /// The state itself is announced once more when the device comes online (`forgetState`).
     init(device: DeviceID, saved: DeviceState?) {
         self.device = device
         if let saved { remember(saved) }

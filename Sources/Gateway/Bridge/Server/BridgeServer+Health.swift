@@ -65,9 +65,10 @@ extension BridgeServer {
         return Task { [weak self] in
             while true {
                 do { try await clock.sleep(for: interval) } catch { return }
-                await sessions?.checkpoint()
                 guard let self else { return }
                 if await self.isConnected { await self.publishHealth() }
+                // After the health: a slow write is what the health reports, not what delays it.
+                await sessions?.checkpoint()
             }
         }
     }
