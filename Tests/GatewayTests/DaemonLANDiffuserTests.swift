@@ -104,7 +104,7 @@ struct DaemonLANDiffuserTests {
                 [
                     "preset": .string("focus"), "warmup_seconds": .integer(0),
                     "stages": .array([
-                        .object(["name": .string("sit"), "minutes": .double(4.0 / 60), "interval": .double(2.0 / 60)])
+                        .object(["name": .string("sit"), "minutes": .double(5.0 / 60), "interval": .double(2.0 / 60)])
                     ]),
                 ], timeout: Self.timeout)
             #expect(started.objectValue?["state"]?.stringValue == "running")

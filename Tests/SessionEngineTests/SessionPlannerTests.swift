@@ -46,6 +46,23 @@ struct SessionPlannerTests {
         #expect(throws: SessionError.tooManyBells(count: 3 * 1_799, limit: 1_440)) { try plan(stages) }
     }
 
+    @Test("a bell too close to the end rings without a light pulse, whose return would land in the end effect")
+    func noPulseIntoTheEnd() throws {
+        for preset in [SessionPreset.calm, .focus] {
+            let stage = SessionStage(name: "sit", length: .seconds(600), bellInterval: .seconds(299.5))
+            let timeline = try plan(SessionConfiguration(length: .stages([stage])), preset: preset)
+            #expect(bellOffsets(timeline) == [.seconds(299.5), .seconds(599)], "both bells ring")
+            let pulses = timeline.cues.filter { cue in
+                guard cue.deviceID == lamp.id else { return false }
+                if case .bell = cue.kind { return true }
+                if case .bellReturn = cue.kind { return true }
+                return false
+            }
+            #expect(pulses.map(\.offset).allSatisfy { $0 < .seconds(600) }, "\(preset.name): \(pulses.map(\.offset))")
+            #expect(pulses.count == 2, "\(preset.name): the first bell's dip and return only")
+        }
+    }
+
     @Test("a bell every 5 minutes in a 10 minute stage rings at 5 only, not at the end")
     func noBellAtTheEnd() throws {
         let timeline = try plan(.minutes(10, bellEveryMinutes: 5))

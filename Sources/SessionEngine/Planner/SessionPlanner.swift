@@ -76,7 +76,9 @@ public struct SessionPlanner: Sendable {
                 drafts.add(start + offset, .bell(stage: stage, ring: ring + 1), nil, .none)
                 if let light = preset.light {
                     for id in lights {
-                        addBell(light, stage: stage, ring: ring + 1, at: start + offset, to: id, &drafts)
+                        addBell(
+                            light, stage: stage, ring: ring + 1, at: start + offset, before: session.end, to: id,
+                            &drafts)
                     }
                 }
             }
@@ -112,13 +114,18 @@ public struct SessionPlanner: Sendable {
             session: session, preset: preset, main: drafts, ending: ending, lights: lights, diffusers: diffusers)
     }
 
+    /// A light's pulse for one bell: a dip and its return, both before `end` (the meditation's):
+    /// a bell too close to the end gets no pulse, or its return would land in the end effect
+    /// (after a restore, the lamp would stay at the bell's level).
     private func addBell(
-        _ light: LightPreset, stage: Int, ring: Int, at offset: Duration, to id: DeviceID, _ drafts: inout Drafts
+        _ light: LightPreset, stage: Int, ring: Int, at offset: Duration, before end: Duration, to id: DeviceID,
+        _ drafts: inout Drafts
     ) {
         guard case .dip(let percent, let duration) = light.bell, let scene = light.startScene.brightness else { return }
+        let back = offset + max(duration, options.frameGap(for: id))
+        guard back < end else { return }
         let dipped = max(1, Int((Double(scene * percent) / 100).rounded()))
         drafts.add(offset, .bell(stage: stage, ring: ring), id, .send(.light(LightCommand(brightness: dipped))))
-        let back = offset + max(duration, options.frameGap(for: id))
         drafts.add(back, .bellReturn(stage: stage, ring: ring), id, .send(.light(LightCommand(brightness: scene))))
     }
 

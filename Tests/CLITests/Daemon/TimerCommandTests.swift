@@ -79,7 +79,8 @@ struct TimerCommandTests {
             ["pair", "mqtt", lamp.devId, "--name", "lamp"], environment: ["YOULL_LOCAL_KEY": lamp.localKey])
         #expect(await rig.stopDaemon() == 0)
 
-        let run = try await rig.cli(["timer", "start", "--preset", "focus", "--stage", "sit:0.05:0.025"])
+        // 4.5 s: the bell at 1.5 s pulses the lamp (back at 3.5 s); the one at 3 s would return after the end.
+        let run = try await rig.cli(["timer", "start", "--preset", "focus", "--stage", "sit:0.075:0.025"])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stderr.contains("no daemon is running"), "\(run.stderr)")
         let output = lines(run.stdout)
