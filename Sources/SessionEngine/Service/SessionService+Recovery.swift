@@ -23,7 +23,7 @@ extension SessionService {
                     .init(
                         level: .error,
                         message: "session \(record.id) could not be recovered: \(error); marking it interrupted"))
-                await markInterrupted(record, timeline: nil)
+                await markEnded(record, as: .interrupted, elapsed: record.elapsed, timeline: nil)
             }
         }
     }
@@ -80,9 +80,9 @@ extension SessionService {
         {
         case .interrupt:
             if let length = Self.meditationLength(ifOver: record, timeline: timeline) {
-                await markCompleted(record, length: length, timeline: timeline)
+                await markEnded(record, as: .completed, elapsed: length, timeline: timeline)
             } else {
-                await markInterrupted(record, timeline: timeline)
+                await markEnded(record, as: .interrupted, elapsed: record.elapsed, timeline: timeline)
             }
         case .resume(let point, let paused):
             var resumed = record
@@ -107,41 +107,25 @@ extension SessionService {
         return record.elapsed >= timeline.end ? timeline.end : nil
     }
 
-    /// A session whose meditation was over when the daemon stopped, during its end effect:
-    /// it counts, as it would have a moment later; its end state is applied now.
-    private func markCompleted(_ record: SessionRecord, length: Duration, timeline: SessionTimeline) async {
+    /// Records a session found over at the next start and applies its end state: `completed`
+    /// (with the meditation's length, `elapsed`) when the meditation was over and only its end
+    /// effect was left, which earns what it would have a moment later; else `interrupted`.
+    private func markEnded(
+        _ record: SessionRecord, as state: SessionState, elapsed: Duration, timeline: SessionTimeline?
+    ) async {
         do {
             try await store.update(
-                record.id, state: .completed, elapsed: length, endingStartedAt: record.endingStartedAt, endedAt: now())
+                record.id, state: state, elapsed: elapsed, endingStartedAt: record.endingStartedAt, endedAt: now())
         } catch {
-            log(.init(level: .error, message: "could not mark session \(record.id) completed: \(error)"))
+            log(.init(level: .error, message: "could not mark session \(record.id) \(state.rawValue): \(error)"))
         }
-        log(
-            .init(
-                level: .notice,
-                message:
-                    "session \(record.id) ended during its end effect while the daemon was stopped; recorded as completed after \(length.roundedText), applying its end state"
-            ))
-        applyFinalState(of: timeline, captured: record.captured)
-        if settings.awardsBadges { try? await awardBadges() }
-        await tell(.ended(record.id, preset: record.presetName, state: .completed, elapsed: length))
-    }
-
-    private func markInterrupted(_ record: SessionRecord, timeline: SessionTimeline?) async {
-        do {
-            try await store.update(
-                record.id, state: .interrupted, elapsed: record.elapsed, endingStartedAt: record.endingStartedAt,
-                endedAt: now())
-        } catch {
-            log(.init(level: .error, message: "could not mark session \(record.id) interrupted: \(error)"))
-        }
-        log(
-            .init(
-                level: .notice,
-                message:
-                    "session \(record.id) was interrupted by a restart past its planned end; applying its end state"
-            ))
+        let why =
+            state == .completed
+            ? "ended during its end effect while the daemon was stopped; recorded as completed after \(elapsed.roundedText)"
+            : "was interrupted by a restart past its planned end"
+        log(.init(level: .notice, message: "session \(record.id) \(why); applying its end state"))
         if let timeline { applyFinalState(of: timeline, captured: record.captured) }
-        await tell(.ended(record.id, preset: record.presetName, state: .interrupted, elapsed: record.elapsed))
+        if state == .completed, settings.awardsBadges { try? await awardBadges() }
+        await tell(.ended(record.id, preset: record.presetName, state: state, elapsed: elapsed))
     }
 }
