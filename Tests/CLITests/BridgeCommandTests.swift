@@ -119,14 +119,20 @@ struct BridgeCommandTests {
         withExtendedLifetime(lock) {}
     }
 
+    /// A state directory holding an empty database, and a backup of it written by the CLI.
+    private func backedUpState() async throws -> (state: URL, file: String) {
+        let state = try temporaryDirectory()
+        let file = try temporaryDirectory().appendingPathComponent("youll.backup").path
+        try GatewayDatabase.open(directory: state).close()
+        let made = try await CLIRunner.run(["backup", file], environment: environment(state: state))
+        #expect(made.status == 0, "\(made.stderr)")
+        return (state, file)
+    }
+
     @Test("restore puts the backup in place once the daemon is stopped")
     func restoreWhenStopped() async throws {
-        let state = try temporaryDirectory()
-        let backups = try temporaryDirectory()
-        try GatewayDatabase.open(directory: state).close()
-        let file = backups.appendingPathComponent("youll.backup").path
+        let (state, file) = try await backedUpState()
         let env = environment(state: state)
-        #expect(try await CLIRunner.run(["backup", file], environment: env).status == 0)
         let restored = try await CLIRunner.run(["restore", file], environment: env)
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(restored.stdout.contains("restored"))
@@ -140,12 +146,8 @@ struct BridgeCommandTests {
 
     @Test("restore into a state directory with no state refuses, unless told it is a new machine")
     func restoreIntoNothing() async throws {
-        let state = try temporaryDirectory()
-        let source = try temporaryDirectory()
-        try GatewayDatabase.open(directory: source).close()
-        let file = source.appendingPathComponent("youll.backup").path
-        #expect(try await CLIRunner.run(["backup", file], environment: environment(state: source)).status == 0)
-        let empty = state.appendingPathComponent("fresh")
+        let (_, file) = try await backedUpState()
+        let empty = try temporaryDirectory().appendingPathComponent("fresh")
         let refused = try await CLIRunner.run(["restore", file], environment: environment(state: empty))
         #expect(refused.status == 1)
         #expect(refused.stderr.hasPrefix("error: no gateway state in \(empty.path) to replace"), "\(refused.stderr)")
