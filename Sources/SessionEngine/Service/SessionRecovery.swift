@@ -10,7 +10,21 @@ import TuyaCore
 /// session paused and resumed near its end may be taken as over. Pure.
 enum SessionRecovery: Hashable, Sendable {
     case resume(SessionRunner.ResumePoint, paused: Bool)
+    /// Over, its meditation done (only its end effect was left): recorded `completed`.
+    case complete(length: Duration)
     case interrupt
+
+    /// Whether the meditation of a session that ran `ran` was over, and its length (never the
+    /// end effect's). A timed one is over at its end unless its ending began before (a stop);
+    /// an open-ended one once its ending began. The one rule for a session that ends while
+    /// the daemon runs and one found over at the next start.
+    static func meditation(of timeline: SessionTimeline, endingStartedAt: Duration?, ran: Duration)
+        -> (over: Bool, length: Duration)
+    {
+        if timeline.session.isOpenEnded { return (endingStartedAt != nil, min(ran, endingStartedAt ?? ran)) }
+        let endedEarly = endingStartedAt.map { $0 < timeline.end } ?? false
+        return (!endedEarly && ran >= timeline.end, min(ran, endingStartedAt ?? timeline.end))
+    }
 
     static func decide(
         _ record: SessionRecord, timeline: SessionTimeline, cueLog: [CueRecord], otherActive: Bool, now: Date
@@ -22,7 +36,10 @@ enum SessionRecovery: Hashable, Sendable {
                 timeline.totalDuration
             }
         let endDate = record.startedAt.addingTimeInterval(plannedEnd.sessionSeconds)
-        guard !otherActive, record.state == .paused || endDate > now else { return .interrupt }
+        guard !otherActive, record.state == .paused || endDate > now else {
+            let meditation = meditation(of: timeline, endingStartedAt: record.endingStartedAt, ran: record.elapsed)
+            return meditation.over ? .complete(length: meditation.length) : .interrupt
+        }
         return .resume(
             SessionRunner.ResumePoint(
                 elapsed: record.elapsed, firedCues: Set(cueLog.map(\.cueIndex)),

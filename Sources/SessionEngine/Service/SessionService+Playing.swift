@@ -89,18 +89,16 @@ extension SessionService {
     /// whoever reacts to it reads a history that has them.
     private func ended(_ id: SessionID, state: SessionState, elapsed ran: Duration) async throws {
         guard let session = tracked[id] else { return }
+        let meditation = SessionRecovery.meditation(
+            of: session.timeline, endingStartedAt: session.record.endingStartedAt, ran: ran)
+        let elapsed = meditation.length
         let final: SessionState
-        let elapsed: Duration
-        if session.timeline.session.isOpenEnded {
-            // Ended by hand, however (its end effect played, skipped, or Ctrl-C in the
-            // foreground timer): that is how an open-ended sit completes.
-            final = state == .stopped ? .completed : state
-            elapsed = min(ran, session.record.endingStartedAt ?? ran)
+        if state == .completed || state == .stopped {
+            // An open-ended sit ends by hand, however (its end effect played, skipped, or
+            // Ctrl-C in the foreground timer): that is how it completes.
+            final = session.timeline.session.isOpenEnded || meditation.over ? .completed : .stopped
         } else {
-            let endedEarly = session.record.endingStartedAt.map { $0 < session.timeline.end } ?? false
-            let meditationOver = !endedEarly && ran >= session.timeline.end
-            final = (state == .completed || state == .stopped) ? (meditationOver ? .completed : .stopped) : state
-            elapsed = min(ran, session.record.endingStartedAt ?? session.timeline.end)
+            final = state
         }
         if activeID == id {
             activeID = nil

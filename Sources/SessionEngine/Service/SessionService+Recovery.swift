@@ -78,12 +78,10 @@ extension SessionService {
         switch SessionRecovery.decide(
             record, timeline: timeline, cueLog: cueLog, otherActive: activeID != nil, now: now())
         {
+        case .complete(let length):
+            await markEnded(record, as: .completed, elapsed: length, timeline: timeline)
         case .interrupt:
-            if let length = Self.meditationLength(ifOver: record, timeline: timeline) {
-                await markEnded(record, as: .completed, elapsed: length, timeline: timeline)
-            } else {
-                await markEnded(record, as: .interrupted, elapsed: record.elapsed, timeline: timeline)
-            }
+            await markEnded(record, as: .interrupted, elapsed: record.elapsed, timeline: timeline)
         case .resume(let point, let paused):
             var resumed = record
             resumed.state = .running
@@ -96,15 +94,6 @@ extension SessionService {
             _ = try await launch(resumed, timeline: timeline, names: Self.names(of: devices), resuming: point)
             if paused, let runner = tracked[record.id]?.runner { try await runner.pause() }
         }
-    }
-
-    /// The meditation's length when it was over before the restart (the end effect was
-    /// playing): a timed session past its end, or an open-ended one whose ending had started.
-    /// Nil for one cut short.
-    static func meditationLength(ifOver record: SessionRecord, timeline: SessionTimeline) -> Duration? {
-        if timeline.session.isOpenEnded { return record.endingStartedAt }
-        if let ending = record.endingStartedAt, ending < timeline.end { return nil }
-        return record.elapsed >= timeline.end ? timeline.end : nil
     }
 
     /// Records a session found over at the next start and applies its end state: `completed`
