@@ -45,6 +45,9 @@ struct OutputTests {
         let table = DevicesCommand.table([lamp], availability: ["lamp": "offline (profile_not_loaded)"])
         let row = table.render(on: colour)[1]
         #expect(row.contains("\u{1B}[31moffline (profile_not_loaded)\u{1B}[0m"), "\(row)")
+        let joined = DevicesCommand.table(
+            [lamp], availability: ["lamp": "offline"], reasons: ["lamp": "profile_not_loaded"])
+        #expect(joined.render(on: colour) == table.render(on: colour), "state and reason apart, joined in the table")
     }
 
     @Test("no colour when standard output is not a terminal, when NO_COLOR is set, or TERM is dumb")
