@@ -1,3 +1,4 @@
+import Gateway
 import Testing
 import TuyaCore
 
@@ -45,5 +46,18 @@ struct TimerFollowTests {
         #expect(TimerFollow.event(event("device_paired", ["id": .string("s1")]), of: "s1") == nil)
         #expect(TimerFollow.event(.object(["type": .string("session_cue")]), of: nil) == nil)
         #expect(TimerFollow.event(.array([]), of: nil) == nil)
+    }
+
+    @Test("the pump stops at what ends the view, read as the view reads it: a bare 'offline' from anyone does not")
+    func endsTheView() {
+        func message(_ topic: String, _ text: String) -> BridgeMessage {
+            BridgeMessage(topic: "youll/bridge/\(topic)", payload: Array(text.utf8), retained: false)
+        }
+        #expect(!TimerFollow.endsTheView(message("state", "offline"), session: nil))
+        #expect(TimerFollow.endsTheView(message("state", #"{"state":"offline"}"#), session: nil))
+        #expect(!TimerFollow.endsTheView(message("state", #"{"state":"online"}"#), session: nil))
+        let ended = #"{"type":"session_ended","data":{"id":"s1","state":"completed","elapsed_seconds":60}}"#
+        #expect(TimerFollow.endsTheView(message("event", ended), session: "s1"))
+        #expect(!TimerFollow.endsTheView(message("event", ended), session: "s2"))
     }
 }

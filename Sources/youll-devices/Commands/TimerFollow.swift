@@ -56,6 +56,16 @@ enum TimerFollow {
         }
     }
 
+    /// The session's end or the daemon going offline: what `FollowView.show` ends on, read as
+    /// it reads it (JSON first), so a message it would pass over (a bare `offline` from anyone
+    /// on the broker) does not stop the pump with a view that never ends.
+    static func endsTheView(_ message: BridgeMessage, session: String?) -> Bool {
+        guard let json = message.json else { return false }
+        if message.topic.hasSuffix("/bridge/state") { return message.availability == "offline" }
+        guard message.topic.hasSuffix("/bridge/event"), case .ended = event(json, of: session) else { return false }
+        return true
+    }
+
     /// `status` as it stands `seconds` after it was received: a running session's elapsed
     /// time moves on, its remaining time and next bell count down (never below zero).
     static func extrapolated(_ status: JSONValue, by seconds: Double) -> JSONValue {
@@ -155,7 +165,7 @@ private struct Ticks {
         pump = Task {
             var number = 0
             for await message in messages {
-                if Self.endsTheView(message, session: session) {
+                if TimerFollow.endsTheView(message, session: session) {
                     flags.last.withLock { $0 = (message, number) }
                     sink.yield(.flagged)
                     return
@@ -180,15 +190,6 @@ private struct Ticks {
             sink.yield(.flagged)
         }
         interrupt.resume()
-    }
-
-    /// The session's end or the daemon going offline: what `FollowView.show` ends on.
-    static func endsTheView(_ message: BridgeMessage, session: String?) -> Bool {
-        if message.topic.hasSuffix("/bridge/state") { return message.availability == "offline" }
-        guard message.topic.hasSuffix("/bridge/event"), let json = message.json,
-            case .ended = TimerFollow.event(json, of: session)
-        else { return false }
-        return true
     }
 
     func stop() {
