@@ -1,4 +1,6 @@
 import BLELink
+import Timing
+import TuyaCore
 
 /// Everything `youll-devices serve` is configured with, already validated.
 ///
@@ -120,7 +122,9 @@ public struct GatewayConfiguration: Hashable, Sendable, CustomStringConvertible,
     /// Timing used for a device whose profile does not say otherwise.
     public struct DeviceDefaults: Hashable, Sendable {
         /// Pause between two frames to one device; cheap modules drop frames that come faster.
-        public var frameGap: Duration = .milliseconds(300)
+        public var frameGap: Duration = .milliseconds(Int64(DeviceProfile.defaultFrameGapMilliseconds))
+        /// `frameGap` in the unit profiles give it (`frame_gap_ms`).
+        public var frameGapMilliseconds: Int { Int(frameGap.wholeMilliseconds) }
         /// How long a command stays pending before it counts as unconfirmed.
         public var confirmationTimeout: Duration = .seconds(5)
         /// How often an idle device is asked for all its data points.

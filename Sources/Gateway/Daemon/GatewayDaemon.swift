@@ -127,7 +127,7 @@ public struct GatewayDaemon: Service {
 
     private func loadProfiles(stateDirectory: URL) -> ProfileLibrary {
         let library = ProfileLibrary.load(
-            directories: profileDirectories, defaultFrameGap: configuration.devices.frameGap)
+            directories: profileDirectories, defaultFrameGap: configuration.devices.frameGapMilliseconds)
         for error in library.errors { logger.warning("profile skipped: \(error)") }
         logger.info(
             "youll-devices \(version) starting: \(library.all.count) profiles, state in \(stateDirectory.path), broker \(configuration.mqtt)"

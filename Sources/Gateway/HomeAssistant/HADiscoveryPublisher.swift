@@ -37,12 +37,9 @@ struct HADiscoveryPublisher {
         devices: [TuyaDevice], keeping: [TuyaDevice] = [], library: ProfileLibrary, republish: Bool
     ) -> DiscoveryReconciler.Plan {
         var messages = [discovery.bridgeMessage()]
-        var kept = Set(keeping.map { discovery.configTopic(objectID: discovery.objectID(for: $0.id)) })
+        let kept = Set(keeping.map { discovery.configTopic(objectID: discovery.objectID(for: $0.id)) })
         for device in devices {
-            guard let profile = library.profile(id: device.profileID) else {
-                kept.insert(discovery.configTopic(objectID: discovery.objectID(for: device.id)))
-                continue
-            }
+            guard let profile = library.profile(id: device.profileID) else { continue }
             messages.append(discovery.message(for: device, profile: profile))
         }
         let plan = reconciler.plan(messages, keeping: kept, republish: republish)

@@ -112,9 +112,13 @@ extension SessionService {
         if activeID == nil { await tell(.status(nil, names: [:])) }
     }
 
+    /// Totals and streaks over every completed session, as of now.
+    func completedHistory() async throws -> SessionHistory {
+        SessionHistory(sessions: try await store.completedSummaries(), timeZone: settings.timeZone, now: now())
+    }
+
     func awardBadges() async throws {
-        let history = SessionHistory(
-            sessions: try await store.completedSummaries(), timeZone: settings.timeZone, now: now())
+        let history = try await completedHistory()
         let new = history.newBadges(alreadyEarned: try await store.earnedBadges())
         guard !new.isEmpty else { return }
         try await store.saveBadges(new, earnedAt: now())

@@ -201,8 +201,7 @@ public actor SessionService: TimerModuleInterface {
     public func history(limit: Int?) async throws(SessionServiceError) -> SessionHistoryReport {
         guard settings.keepsHistory else { throw .historyOff }
         do {
-            let summary = SessionHistory(
-                sessions: try await store.completedSummaries(), timeZone: settings.timeZone, now: now())
+            let summary = try await completedHistory()
             let badges = try await store.earnedBadges()
             let sessions = try await store.history(limit: limit.map { max(0, $0) })
             return SessionHistoryReport(summary: summary, sessions: sessions, badges: badges)

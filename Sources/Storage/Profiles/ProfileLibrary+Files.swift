@@ -8,13 +8,13 @@ extension ProfileLibrary {
     /// A directory that does not exist is skipped silently (the user folder is optional);
     /// one that exists but cannot be listed is reported. Within one directory files are
     /// read in name order and a second file with an id already seen there is reported.
-    public static func load(directories: [URL], defaultFrameGap: Duration = .milliseconds(300)) -> ProfileLibrary {
+    public static func load(
+        directories: [URL], defaultFrameGap: Int = DeviceProfile.defaultFrameGapMilliseconds
+    ) -> ProfileLibrary {
         var library = ProfileLibrary()
-        let (seconds, attoseconds) = defaultFrameGap.components
-        let milliseconds = Int(clamping: seconds) &* 1000 &+ Int(attoseconds / 1_000_000_000_000_000)
         for directory in directories {
             switch ProfileFolder.files(in: directory) {
-            case .success(let files): library.add(folder: files, defaultFrameGap: milliseconds)
+            case .success(let files): library.add(folder: files, defaultFrameGap: defaultFrameGap)
             case .failure(let error): library.record(error)
             }
         }

@@ -132,7 +132,7 @@ final class StateCommitQueue: Sendable {
                 if let failure {
                     // Nobody waits for most desired states (the controller queues and goes
                     // on), so a failure would lose them silently: they go again next time.
-                    for (id, desired) in next.desired where state.desired[id] == nil && state.retryDesired[id] == nil {
+                    for (id, desired) in next.desired where state.desired[id] == nil {
                         state.retryDesired[id] = desired
                     }
                     state.failures[next.batch] = failure

@@ -13,6 +13,9 @@ public struct DeviceProfile: Hashable, Sendable {
     /// Tuya product keys (`productKey` / product id) this profile matches.
     public var productIDs: [String]
     public var transports: Set<Transport>
+    /// The frame gap of a profile without `frame_gap_ms` when the configuration names none.
+    public static let defaultFrameGapMilliseconds = 300
+
     /// Minimum gap between two frames to one device (default 300 ms).
     public var frameGapMilliseconds: Int
     /// How a BLE link to this product is held (`ble.connection`, default keep open).
@@ -29,7 +32,8 @@ public struct DeviceProfile: Hashable, Sendable {
     public init(
         id: String, name: String, manufacturer: String? = nil, model: String? = nil,
         category: DeviceCategory, productIDs: [String], transports: Set<Transport>,
-        frameGapMilliseconds: Int = 300, bleConnection: BLEConnectionPolicy = .keep, dataPoints: [DataPointSpec],
+        frameGapMilliseconds: Int = DeviceProfile.defaultFrameGapMilliseconds,
+        bleConnection: BLEConnectionPolicy = .keep, dataPoints: [DataPointSpec],
         capabilities: [Capability: CapabilityBinding], faults: [FaultLabel] = [],
         scenes: [NamedScene] = [], maintenance: [MaintenanceRuleSpec] = []
     ) {

@@ -73,7 +73,9 @@ public struct ProfileLibrary: Hashable, Sendable {
     /// reported, and a profile replaces an earlier folder's with the same id. A profile without
     /// `frame_gap_ms` gets `defaultFrameGap` milliseconds. Reading the
     /// files is the caller's (`ProfileLibrary.load(directories:)` in Storage).
-    public mutating func add(folder files: [ProfileFile], defaultFrameGap: Int = 300) {
+    public mutating func add(
+        folder files: [ProfileFile], defaultFrameGap: Int = DeviceProfile.defaultFrameGapMilliseconds
+    ) {
         var sourceByID: [String: String] = [:]
         for file in files {
             do throws(ProfileError) {

@@ -19,7 +19,9 @@ public enum ProfileLoader {
     /// Parses and validates one profile. `source` names the file in errors.
     /// `defaultFrameGap`: the frame gap of a profile without `frame_gap_ms` (the configuration's
     /// `devices.frame_gap`, in milliseconds).
-    public static func parse(yaml: String, source: String, defaultFrameGap: Int = 300) throws(ProfileError)
+    public static func parse(
+        yaml: String, source: String, defaultFrameGap: Int = DeviceProfile.defaultFrameGapMilliseconds
+    ) throws(ProfileError)
         -> DeviceProfile
     {
         let root = try compose(yaml: yaml, source: source)

@@ -177,7 +177,7 @@ enum DeepLinkOpener {
                 library = ProfileLibrary.load(
                     directories: ProfileDirectories.daemon(
                         installed: configuration.profiles.installed, user: configuration.profiles.user),
-                    defaultFrameGap: configuration.devices.frameGap)
+                    defaultFrameGap: configuration.devices.frameGapMilliseconds)
             }
         } catch {
             printNote("resolving without paired devices: the state database could not be read (\(error))")

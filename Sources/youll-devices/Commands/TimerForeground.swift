@@ -40,7 +40,7 @@ struct TimerForeground {
         let library = ProfileLibrary.load(
             directories: ProfileDirectories.daemon(
                 installed: configuration.profiles.installed, user: configuration.profiles.user),
-            defaultFrameGap: configuration.devices.frameGap)
+            defaultFrameGap: configuration.devices.frameGapMilliseconds)
         let controller = try Self.controller(configuration, database: database, library: library)
         try await controller.start()
         if await controller.devices().isEmpty { printNote(TimerStartCommand.noDevicesWarning) }

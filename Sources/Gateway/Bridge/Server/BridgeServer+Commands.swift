@@ -90,8 +90,7 @@ extension BridgeServer {
     /// has cannot be driven because its profile did not load.
     func whyNoDevice(named name: String) async -> String {
         let unloaded = await controller.devicesWithoutProfile
-        if let device = unloaded.first(where: { $0.name == name }) ?? unloaded.first(where: { $0.id.rawValue == name })
-        {
+        if let device = Self.device(named: name, in: unloaded) {
             return
                 "\(device.name) cannot be driven: its profile \(device.profileID) did not load (fix the file, then restart the daemon)"
         }

@@ -87,15 +87,16 @@ extension BridgeServer {
         }
     }
 
+    /// The device `reference` names in `devices`: by friendly name first, then by id.
+    static func device(named reference: String, in devices: [TuyaDevice]) -> TuyaDevice? {
+        devices.first { $0.name == reference } ?? devices.first { $0.id.rawValue == reference }
+    }
+
     /// A device named by friendly name (first) or id.
     func resolve(_ reference: String, field: String, includingUnloaded: Bool = false) async throws -> TuyaDevice {
         var devices = await controller.devices()
         if includingUnloaded { devices += await controller.devicesWithoutProfile }
-        if let device = devices.first(where: { $0.name == reference })
-            ?? devices.first(where: { $0.id.rawValue == reference })
-        {
-            return device
-        }
+        if let device = Self.device(named: reference, in: devices) { return device }
         throw BridgeFailure(message: "\(field): " + (await whyNoDevice(named: reference)))
     }
 
