@@ -33,7 +33,10 @@ struct BackupCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let directory = try stateDirectory(config: config)
-            try requireDatabase(in: directory)
+            try requireDatabase(
+                in: directory,
+                missing: "no gateway state in \(directory.path) (nothing to back up)"
+                    + serviceStateHint(besides: directory, file: nil) + "; is state_directory right?")
             let target = URL(fileURLWithPath: file)
             let folder = target.deletingLastPathComponent().path
             var isFolder: ObjCBool = false
@@ -89,16 +92,10 @@ struct RestoreCommand: ParsableCommand {
             // `sudo youll-devices restore` without the service's configuration means root's own
             // state directory: restoring there would say "restored" and change nothing the
             // service reads.
-            let database = directory.appendingPathComponent("state.sqlite").path
-            if !newState, access(database, F_OK) != 0 {
-                // A state this user cannot see is not a missing one.
-                guard errno == ENOENT else {
-                    throw CLIError(
-                        "cannot read \(database): \(String(cString: strerror(errno))); run as the user the daemon runs as, or with sudo"
-                    )
-                }
-                throw CLIError(
-                    "no gateway state in \(directory.path) to replace"
+            if !newState {
+                try requireDatabase(
+                    in: directory,
+                    missing: "no gateway state in \(directory.path) to replace"
                         + serviceStateHint(besides: directory, file: file)
                         + "; to restore into \(directory.path) anyway (a new machine), add --new-state")
             }
@@ -135,16 +132,14 @@ private func stateDirectory(config: String?) throws -> URL {
     return URL(fileURLWithPath: configuration.stateDirectory, isDirectory: true)
 }
 
-/// Refuses before `GatewayDatabase.open` would create an empty state where there is none.
-private func requireDatabase(in directory: URL) throws {
-    // `state.sqlite` is the database's name in the state directory (Storage's StateFiles).
-    let database = directory.appendingPathComponent("state.sqlite").path
+/// Refuses a state directory without a readable database (`missing`: what to say when there is
+/// none); a state this user cannot read is not a missing one.
+private func requireDatabase(in directory: URL, missing: @autoclosure () -> String) throws {
+    let database = directory.appendingPathComponent(StateDirectoryInspection.databaseName).path
     guard access(database, R_OK) != 0 else { return }
     switch errno {
     case ENOENT:
-        throw CLIError(
-            "no gateway state in \(directory.path) (nothing to back up)"
-                + serviceStateHint(besides: directory, file: nil) + "; is state_directory right?")
+        throw CLIError(missing())
     case EACCES:
         throw CLIError("cannot read \(database): permission denied; run as the user the daemon runs as")
     default:
@@ -153,7 +148,7 @@ private func requireDatabase(in directory: URL) throws {
 }
 
 /// Where the installed service keeps its state (`scripts/install`, README "Run it as a service").
-private let serviceStateDirectory = "/var/lib/youll-devices"
+private let serviceStateDirectory = ConfigurationLoader.defaults(environment: [:], isService: true).stateDirectory
 
 /// When the service's state exists elsewhere than `directory`: how to name it.
 private func serviceStateHint(besides directory: URL, file: String?) -> String {
@@ -162,5 +157,5 @@ private func serviceStateHint(besides directory: URL, file: String?) -> String {
     else { return "" }
     let command = file.map { "restore '\($0)'" } ?? "backup FILE"
     return
-        ", but the service keeps its state in \(serviceStateDirectory): run `sudo YOULL_STATE_DIR=\(serviceStateDirectory) youll-devices \(command)` (or set state_directory in /etc/youll-devices/config.yaml)"
+        ", but the service keeps its state in \(serviceStateDirectory): run `sudo YOULL_STATE_DIR=\(serviceStateDirectory) youll-devices \(command)` (or set state_directory in \(ConfigurationLoader.systemConfigurationFile))"
 }
