@@ -13,13 +13,21 @@ extension GatewayDatabase {
     /// (rollback journal, no -wal). It appears under its name only when complete; an
     /// existing file is refused unless `overwrite` is set.
     public func backup(to destination: URL, overwrite: Bool = false) throws(StorageError) {
+        try Self.writeBackup(from: pool, of: files, to: destination, overwrite: overwrite)
+    }
+
+    /// Copies `source`, the database of `files`, to `destination`: never over the live state's
+    /// own files, nor over an existing file unless `overwrite`; under its name once complete.
+    private static func writeBackup(
+        from source: any DatabaseReader, of files: StateFiles, to destination: URL, overwrite: Bool
+    ) throws(StorageError) {
         let target = destination.path
         if files.isOwnFile(target) { throw .backupOverLiveState(path: target) }
         if !overwrite, FileManager.default.fileExists(atPath: target) { throw .backupExists(path: target) }
-        let temporary = try Self.createTemporary(near: target)
+        let temporary = try createTemporary(near: target)
         do {
-            try Self.copy(from: pool, toFileAt: temporary, operation: "backing up to \(target)")
-            try Self.publish(temporary, as: target, overwrite: overwrite)
+            try copy(from: source, toFileAt: temporary, operation: "backing up to \(target)")
+            try publish(temporary, as: target, overwrite: overwrite)
         } catch {
             unlink(temporary)
             throw error
@@ -33,9 +41,6 @@ extension GatewayDatabase {
     /// A file from a newer version is copied as it is.
     public static func backup(directory: URL, to destination: URL, overwrite: Bool = false) throws(StorageError) {
         let files = StateFiles(directory: directory)
-        let target = destination.path
-        if files.isOwnFile(target) { throw .backupOverLiveState(path: target) }
-        if !overwrite, FileManager.default.fileExists(atPath: target) { throw .backupExists(path: target) }
         try files.checkHeader(of: files.database, hint: "it is not a youll-devices state database")
         let source: DatabaseQueue
         do {
@@ -50,14 +55,7 @@ extension GatewayDatabase {
             throw mapped(error, path: files.database, operation: "opening the state to back it up")
         }
         defer { try? source.close() }
-        let temporary = try createTemporary(near: target)
-        do {
-            try copy(from: source, toFileAt: temporary, operation: "backing up to \(target)")
-            try publish(temporary, as: target, overwrite: overwrite)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        try writeBackup(from: source, of: files, to: destination, overwrite: overwrite)
     }
 
     /// Replaces the state in `directory` with a backup, refusing while a daemon holds the
