@@ -29,9 +29,9 @@ extension SessionService {
     }
 
     /// Saves the running session's elapsed time. The daemon calls it with each health check
-    /// (`BridgeServer.Settings.healthInterval`, a minute), so after a
-    /// crash or a power cut (no `suspend()`) a session resumes within a minute of where it
-    /// was, not at its last cue (a session without bells had only its start).
+    /// (`BridgeServer.Settings.healthInterval`, a minute), so after a crash or a power cut (no
+    /// `suspend()`) a session resumes within a minute of where it was, not at its last cue (a
+    /// session without bells had only its start).
     public func checkpoint() async {
         guard let id = activeID, let runner = tracked[id]?.runner else { return }
         let status = await runner.status()
