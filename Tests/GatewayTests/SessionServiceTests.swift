@@ -27,6 +27,8 @@ struct SessionServiceTests {
         let controller: FakeController
         let service: SessionService
         let logged = LoggedLines()
+        let clock = ManualClock()
+        let announcements: AsyncStream<SessionAnnouncement>
 
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -35,8 +37,10 @@ struct SessionServiceTests {
             store = SQLiteSessionStore(database: database)
             controller = FakeController(devices: [SessionServiceTests.lamp, SessionServiceTests.aroma])
             let logged = logged
+            let (announcements, announce) = AsyncStream.makeStream(of: SessionAnnouncement.self)
+            self.announcements = announcements
             service = SessionService(
-                tuyaController: controller, store: store, clock: ManualClock(),
+                tuyaController: controller, store: store, clock: clock, announce: { announce.yield($0) },
                 log: { entry in logged.lines.withLock { $0.append(entry.message) } }, now: { SessionServiceTests.now })
         }
 
@@ -115,6 +119,29 @@ struct SessionServiceTests {
             #expect(status.remaining == .seconds(480))
             _ = try await rig.service.stop(immediately: true)
         }
+    }
+
+    @Test("a session paused across a restart is stopped an hour after the start, its end state applied")
+    func pausedAcrossRestartEnds() async throws {
+        let rig = try Rig()
+        defer { rig.remove() }
+        try await rig.store.save(Self.record(state: .paused, startedAgo: 3 * 86400))
+        await rig.service.recover()
+        #expect(await rig.service.status()?.state == .paused)
+        await rig.clock.waitForSleeper(dueAt: rig.clock.now.advanced(by: .seconds(3600)))
+        rig.clock.advance(by: .seconds(3600))
+        let announcements = rig.announcements
+        try await withDeadline(60, "the session to end") {
+            for await announcement in announcements {
+                if case .ended(_, _, .stopped, .seconds(120)) = announcement { return }
+            }
+        }
+        let sent = await rig.controller.waitForSends(2)
+        #expect(sent[Self.lamp.id] == .light(LightCommand(brightness: 80, colorTemperature: 4000)))
+        #expect(await !rig.service.isActive)
+        let stored = try #require(try await rig.store.session(SessionID("recovered-1")!))
+        #expect(stored.state == .stopped && stored.elapsed == .seconds(120))
+        #expect(rig.logged.lines.withLock { $0 }.contains { $0.contains("paused for 3600 s (timer.max_pause)") })
     }
 
     @Test("a stored session whose preset no longer exists is recorded as interrupted, not resumed")

@@ -13,6 +13,14 @@ struct TimerConfigurationTests {
         #expect(timer.presets.map(\.name) == ["calm", "focus", "sleep"])
         #expect(timer.defaultPreset == "calm")
         #expect(timer.history && timer.badges)
+        #expect(timer.maximumPause == .seconds(3600))
+    }
+
+    @Test("max_pause reaches the session service's settings")
+    func maximumPause() throws {
+        let timer = try ConfigFixture.parse("timer:\n  max_pause: 20m\n").timer
+        #expect(timer.maximumPause == .seconds(1200))
+        #expect(SessionService.Settings(timer, library: ProfileLibrary(profiles: [])).maximumPause == .seconds(1200))
     }
 
     @Test("a configured preset is added (or replaces a built-in of its name), and can be the default")
@@ -76,6 +84,8 @@ struct TimerConfigurationTests {
                 "not a valid name"
             ),
             ("timer:\n  history: maybe\n", "timer.history", "on or off"),
+            ("timer:\n  max_pause: 10s\n", "timer.max_pause", "shorter than the minimum"),
+            ("timer:\n  max_pause: 200h\n", "timer.max_pause", "longer than the maximum 604800 s"),
         ])
     func refused(yaml: String, keyPath: String, reason: String) throws {
         let error = try #require(ConfigFixture.error(yaml))

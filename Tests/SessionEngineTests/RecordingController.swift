@@ -22,6 +22,7 @@ actor RecordingController: TuyaControllerProtocol {
     private var holdingStatus = false
     private var heldStatus: [CheckedContinuation<Void, Never>] = []
     private var heldWaiters: [CheckedContinuation<Void, Never>] = []
+    private var sendWaiters: [(DeviceCommand, DeviceID, CheckedContinuation<Void, Never>)] = []
 
     init(clock: ManualClock, devices: [TuyaDevice]) {
         self.clock = clock
@@ -43,6 +44,12 @@ actor RecordingController: TuyaControllerProtocol {
         holdingStatus = false
         for continuation in heldStatus { continuation.resume() }
         heldStatus.removeAll()
+    }
+
+    /// Returns once `command` has been sent to `id` (at once when it was).
+    func waitForSend(of command: DeviceCommand, to id: DeviceID) async {
+        if sent.contains(where: { $0.command == command && $0.device == id }) { return }
+        await withCheckedContinuation { sendWaiters.append((command, id, $0)) }
     }
 
     /// Returns once a status request is being held.
@@ -73,6 +80,9 @@ actor RecordingController: TuyaControllerProtocol {
     func send(_ command: DeviceCommand, to id: DeviceID) throws -> DeviceState {
         guard registry[id] != nil else { throw ControllerError.unknownDevice(id.rawValue) }
         sent.append(Sent(device: id, command: command, at: clock.now.offset))
+        let waiting = sendWaiters.filter { $0.0 == command && $0.1 == id }
+        sendWaiters.removeAll { $0.0 == command && $0.1 == id }
+        for waiter in waiting { waiter.2.resume() }
         if let failure = failures[id] { throw failure }
         if availability[id] != .online { throw ControllerError.confirmationTimeout(device: id, pending: []) }
         return confirmed[id] ?? .light(LightState())

@@ -1,5 +1,6 @@
 import Foundation
 import SessionEngine
+import Synchronization
 import Testing
 import TuyaCore
 import YoullTestSupport
@@ -14,17 +15,25 @@ struct TimerModuleTests {
         transport: .mqtt)
 
     struct Rig {
-        let clock = ManualClock()
+        let clock: ManualClock
         let store = InMemorySessionStore()
         let service: SessionService
         let announcements: AsyncStream<SessionAnnouncement>
+        /// Every `onActiveChange` (what holds maintenance alerts), in order.
+        let activeChanges = ActiveChanges()
 
-        init(controller: (any TuyaControllerProtocol)?) {
+        init(
+            controller: (any TuyaControllerProtocol)?, settings: SessionService.Settings = .init(),
+            clock: ManualClock = ManualClock()
+        ) {
+            self.clock = clock
             let (stream, continuation) = AsyncStream.makeStream(of: SessionAnnouncement.self)
             announcements = stream
+            let activeChanges = activeChanges
             service = SessionService(
-                tuyaController: controller, store: store, clock: clock, announce: { continuation.yield($0) },
-                now: { TimerModuleTests.now })
+                tuyaController: controller, store: store, clock: clock, settings: settings,
+                announce: { continuation.yield($0) }, now: { TimerModuleTests.now },
+                onActiveChange: { activeChanges.record($0) })
         }
 
         /// Moves the clock past every cue once the runner waits for its first: the whole
@@ -50,6 +59,13 @@ struct TimerModuleTests {
                 return seen
             }
         }
+    }
+
+    /// What `onActiveChange` was told, in order.
+    final class ActiveChanges: Sendable {
+        private let changes = Mutex<[Bool]>([])
+        func record(_ active: Bool) { changes.withLock { $0.append(active) } }
+        var all: [Bool] { changes.withLock { $0 } }
     }
 
     static func isIdle(_ announcement: SessionAnnouncement) -> Bool {

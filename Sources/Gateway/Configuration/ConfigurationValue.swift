@@ -100,7 +100,9 @@ enum ConfigurationValue {
             throw InvalidValue("unknown unit '\(unit.prefix(10))' in '\(text.prefix(40))'; use ms, s, m or h")
         }
         guard allowZero || value > .zero else { throw InvalidValue("duration must be greater than zero") }
-        guard value <= maximum else { throw InvalidValue("duration \(text) is longer than the maximum \(maximum)") }
+        guard value <= maximum else {
+            throw InvalidValue("duration \(text) is longer than the maximum \(maximum.roundedText)")
+        }
         if let minimum, value < minimum {
             throw InvalidValue("duration \(text) is shorter than the minimum \(minimum.roundedText)")
         }

@@ -9,6 +9,7 @@ extension GatewayConfiguration {
     /// timer:
     ///   history: true          # session/history and `timer history`
     ///   badges: true           # badge_earned
+    ///   max_pause: 1h          # a session paused longer is stopped, its end state applied
     ///   default_preset: calm
     ///   presets:
     ///     evening:
@@ -24,6 +25,8 @@ extension GatewayConfiguration {
         public var defaultPreset = "calm"
         public var history = true
         public var badges = true
+        /// How long a session may stay paused before it is stopped (1 min to 7 days).
+        public var maximumPause = SessionService.Settings.defaultMaximumPause
 
         public init() {}
     }
@@ -38,12 +41,12 @@ extension SessionService.Settings {
             keepsHistory: timer.history,
             frameGap: { device in
                 library.profile(id: device.profileID).map { .milliseconds(max(1, $0.frameGapMilliseconds)) }
-            })
+            }, maximumPause: timer.maximumPause)
     }
 }
 
 extension ConfigurationDraft {
-    static let timerKeys = ["history", "badges", "default_preset", "presets"]
+    static let timerKeys = ["history", "badges", "max_pause", "default_preset", "presets"]
 
     /// Reads `timer:`; every error names the key path and line.
     mutating func readTimer(_ node: ProfileNode) throws(ProfileError) {
@@ -51,6 +54,9 @@ extension ConfigurationDraft {
         var timer = configuration.timer
         if let value = section.optional("history") { timer.history = try value.switchValue() }
         if let value = section.optional("badges") { timer.badges = try value.switchValue() }
+        if let value = section.optional("max_pause") {
+            timer.maximumPause = try value.duration(minimum: .seconds(60), maximum: .seconds(7 * 24 * 3600))
+        }
         if let presets = section.optional("presets") {
             for (name, value) in try presets.namedEntries() {
                 let preset = try Self.preset(named: name, value)

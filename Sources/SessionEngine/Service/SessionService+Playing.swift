@@ -65,7 +65,9 @@ extension SessionService {
                     await announceStatus(of: id)
                 }
             case .paused(let elapsed), .resumed(let elapsed):
-                try await pausedOrResumed(id, paused: event == .paused(elapsed: elapsed), elapsed: elapsed)
+                let paused = event == .paused(elapsed: elapsed)
+                watchPause(of: id, paused: paused)
+                try await pausedOrResumed(id, paused: paused, elapsed: elapsed)
             case .ended(let state, let elapsed):
                 try await ended(id, state: state, elapsed: elapsed)
             }
@@ -89,6 +91,8 @@ extension SessionService {
     /// whoever reacts to it reads a history that has them.
     private func ended(_ id: SessionID, state: SessionState, elapsed ran: Duration) async throws {
         guard let session = tracked[id] else { return }
+        session.pauseWatch?.cancel()
+        tracked[id]?.pauseWatch = nil
         let meditation = SessionRecovery.meditation(
             of: session.timeline, endingStartedAt: session.record.endingStartedAt, ran: ran)
         let elapsed = meditation.length

@@ -63,6 +63,7 @@ extension SessionService {
             log(.init(level: .error, message: "could not save session \(id) for the next start: \(error)"))
         }
         session.consumer?.cancel()
+        session.pauseWatch?.cancel()
         tracked[id] = nil
         activeID = nil
         activeChange(false)

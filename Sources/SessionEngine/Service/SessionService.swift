@@ -32,12 +32,19 @@ public actor SessionService: TimerModuleInterface {
         /// A device's frame gap (from its profile), so ramps step no faster than it takes
         /// frames; nil keeps the planner's default.
         public var frameGap: @Sendable (TuyaDevice) -> Duration?
+        /// How long a session may stay paused before it is stopped, its end state applied (a
+        /// sit paused and forgotten would otherwise keep the diffuser misting, the light dim
+        /// and maintenance alerts held for days); nil for no limit.
+        public var maximumPause: Duration?
+
+        public static let defaultMaximumPause = Duration.seconds(3600)
 
         public init(
             presets: [SessionPreset] = SessionPreset.builtIns, defaultPreset: String = "calm",
             awardsBadges: Bool = true, keepsHistory: Bool = true, timeZone: TimeZone = .current,
             planner: SessionPlanner.Options = SessionPlanner.Options(),
-            frameGap: @escaping @Sendable (TuyaDevice) -> Duration? = { _ in nil }
+            frameGap: @escaping @Sendable (TuyaDevice) -> Duration? = { _ in nil },
+            maximumPause: Duration? = Self.defaultMaximumPause
         ) {
             self.presets = presets
             self.defaultPreset = defaultPreset
@@ -46,6 +53,7 @@ public actor SessionService: TimerModuleInterface {
             self.timeZone = timeZone
             self.planner = planner
             self.frameGap = frameGap
+            self.maximumPause = maximumPause
         }
     }
 
@@ -58,6 +66,10 @@ public actor SessionService: TimerModuleInterface {
         var consumer: Task<Void, Never>?
         var stopRequested = false
         var resumed = false
+        /// Stops the session once it has been paused for `Settings.maximumPause`.
+        var pauseWatch: Task<Void, Never>?
+        /// Counts pauses, so a watch outlived by a resume and a new pause does nothing.
+        var pauses = 0
     }
 
     public nonisolated let tuyaController: (any TuyaControllerProtocol)?

@@ -1,0 +1,42 @@
+import Timing
+import TuyaCore
+
+extension SessionService {
+    /// Starts watching a pause (or stops watching, at a resume): a session still paused after
+    /// `Settings.maximumPause` is stopped as a second `stop` would, its end state applied at
+    /// once. Counted from the pause, or from the daemon's start for a session that was paused
+    /// across a restart (the store keeps no pause time).
+    func watchPause(of id: SessionID, paused: Bool) {
+        tracked[id]?.pauseWatch?.cancel()
+        tracked[id]?.pauseWatch = nil
+        guard paused, let limit = settings.maximumPause, tracked[id] != nil else { return }
+        tracked[id]?.pauses += 1
+        let pause = tracked[id]?.pauses ?? 0
+        let clock = OffsetClock(self.clock)
+        tracked[id]?.pauseWatch = Task { [weak self] in
+            do {
+                try await clock.sleepUntil(clock.now() + limit)
+            } catch {
+                return
+            }
+            await self?.pauseOverran(id, pause: pause, limit: limit)
+        }
+    }
+
+    private func pauseOverran(_ id: SessionID, pause: Int, limit: Duration) async {
+        guard activeID == id, !suspended, let session = tracked[id], session.pauses == pause,
+            await session.runner.status().state == .paused, activeID == id, tracked[id]?.pauses == pause
+        else { return }
+        log(
+            .init(
+                level: .notice,
+                message:
+                    "session \(id) was paused for \(limit.roundedText) (timer.max_pause): stopping it and applying its end state"
+            ))
+        do {
+            _ = try await stop(immediately: true)
+        } catch {
+            log(.init(level: .error, message: "session \(id): could not stop it after its pause: \(error)"))
+        }
+    }
+}
