@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Gateway
 import Storage
 import Testing
@@ -64,5 +65,45 @@ struct SQLiteDeviceStoreTests {
         }
         let reopened = SQLiteDeviceStore(database: try GatewayDatabase.open(directory: directory))
         #expect(try await reopened.loadDevices().first?.desired == last)
+    }
+
+    @Test(
+        "a key that makes no AES key and a damaged row leave the device inactive with why, a row naming no device is described, and the others load"
+    )
+    func inactiveDevices() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func device(_ id: String, _ name: String) -> TuyaDevice {
+            TuyaDevice(id: DeviceID(id)!, name: name, profileID: "rgbcct-bulb-v2", category: .light, transport: .mqtt)
+        }
+        let good = device("bf00000000000000000good", "good")
+        let shortKey = device("bf0000000000000shortkey", "short-key")
+        let badState = device("bf0000000000000badstate", "bad-state")
+        let database = try GatewayDatabase.open(directory: directory)
+        try await database.saveDevice(good, localKey: LocalKey("0123456789abcdef"))
+        try await database.saveDevice(shortKey, localKey: LocalKey("tooshort"))
+        try await database.saveDevice(badState, localKey: LocalKey("0123456789abcdef"))
+        try await database.saveDevice(device("bf00000000000badtransport", "x"), localKey: LocalKey("0123456789abcdef"))
+        try database.close()
+        let queue = try DatabaseQueue(path: directory.appendingPathComponent("state.sqlite").path)
+        try await queue.write { db in
+            try db.execute(
+                sql: "UPDATE device_state SET confirmed = '[' WHERE device_id = ?", arguments: [badState.id.rawValue])
+            try db.execute(sql: "UPDATE devices SET transport = 'zigbee' WHERE id = 'bf00000000000badtransport'")
+        }
+        try queue.close()
+
+        let load = try await SQLiteDeviceStore(database: try GatewayDatabase.open(directory: directory)).loadAll()
+        #expect(load.devices.map(\.device) == [good])
+        #expect(
+            Set(load.inactive)
+                == [
+                    InactiveDevice(device: shortKey, reason: .unusableKey),
+                    InactiveDevice(device: badState, reason: .damagedRecord("its confirmed state")),
+                ])
+        #expect(
+            load.unreadable == [
+                #"the stored row of device "bf00000000000badtransport" is damaged: its transport "zigbee" cannot be read"#
+            ])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Gateway
 import Testing
 import TuyaCore
@@ -7,7 +8,9 @@ import YoullTestSupport
 /// A paired device whose profile stops loading (a user's edit broke the file) across a
 /// restart of the daemon: real mosquitto, simulated devices, the daemon in this process with
 /// a real SQLite state directory, and profiles in a folder of the test's own.
-@Suite("A paired device whose profile did not load", .serialized, .timeLimit(.minutes(3)))
+@Suite(
+    "A paired device that cannot be driven: its profile did not load, its stored row is damaged", .serialized,
+    .timeLimit(.minutes(3)))
 struct UnloadedProfileDaemonTests {
     @Test(
         "is listed with its problem and offline, keeps its Home Assistant entities, says why a command fails, and can be removed"
@@ -53,16 +56,63 @@ struct UnloadedProfileDaemonTests {
             await #expect {
                 try await client.set(device: "lamp", payload: ["state": .string("ON")], timeout: daemon.timeout)
             } throws: { error in
-                "\(error)".contains("lamp cannot be driven: its profile \(profileID) did not load")
+                "\(error)".contains("lamp cannot be driven: profile \(profileID) is not loaded")
             }
             await #expect {
                 try await client.request(
                     "device/rename", ["from": .string("lamp"), "to": .string("desk")], timeout: daemon.timeout)
             } throws: { error in
-                "\(error)".contains("from: lamp cannot be driven: its profile \(profileID) did not load")
+                "\(error)".contains("from: lamp cannot be driven: profile \(profileID) is not loaded")
             }
             _ = try await client.request("device/remove", ["id": .string("lamp")], timeout: daemon.timeout)
             #expect(try await client.retained(configTopic, timeout: daemon.timeout) == nil, "cleared once removed")
+        }
+        await world.close()
+    }
+
+    @Test(
+        "a device whose stored row was damaged by hand is listed with its problem and offline, the others are driven, and it can be removed"
+    )
+    func damagedRow() async throws {
+        let world = try await HADiscoveryBrokerTests.World()
+        try await HADiscoveryBrokerTests.withDaemon(world) { daemon in
+            try await daemon.pair(world.light, as: "lamp")
+            try await daemon.pair(world.diffuser, as: "aroma")
+        }
+        // A hand edit leaves the lamp's desired state unreadable; it stopped the daemon before.
+        let queue = try DatabaseQueue(path: world.state.appendingPathComponent("state.sqlite").path)
+        try await queue.write { db in
+            try db.execute(
+                sql: "UPDATE device_state SET desired = '{not json' WHERE device_id = ?", arguments: [world.light.devId]
+            )
+            #expect(db.changesCount == 1)
+        }
+        try queue.close()
+
+        try await HADiscoveryBrokerTests.withDaemon(world) { daemon in
+            let client = daemon.client
+            let availabilities = try await client.subscribe(["youll/lamp/availability"])
+            let availability = try await availabilities.first(within: 20, "the lamp's availability with a reason") {
+                $0.json?["reason"] != nil
+            }
+            #expect(
+                availability.json
+                    == .object(["state": .string("offline"), "reason": .string("stored_record_damaged")]))
+            let devices = try #require(try await client.retained("youll/bridge/devices", timeout: daemon.timeout)?.json)
+            let lamp = try #require(devices.arrayValue?.first { $0["friendly_name"] == .string("lamp") }, "\(devices)")
+            #expect(lamp["problem"] == .string("its stored record is damaged: its desired state cannot be read"))
+            #expect(lamp["capabilities"] == .array([]))
+
+            _ = try await client.set(device: "aroma", payload: ["state": .string("ON")], timeout: daemon.timeout)
+            await #expect {
+                try await client.set(device: "lamp", payload: ["state": .string("ON")], timeout: daemon.timeout)
+            } throws: { error in
+                "\(error)".contains("lamp cannot be driven: its stored record is damaged")
+                    && "\(error)".contains("youll-devices remove lamp")
+            }
+            _ = try await client.request("device/remove", ["id": .string("lamp")], timeout: daemon.timeout)
+            let after = try #require(try await client.retained("youll/bridge/devices", timeout: daemon.timeout)?.json)
+            #expect(after.arrayValue?.compactMap { $0["friendly_name"]?.stringValue } == ["aroma"])
         }
         await world.close()
     }

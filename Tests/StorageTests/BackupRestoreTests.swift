@@ -49,7 +49,7 @@ struct BackupRestoreTests {
         }
         try GatewayDatabase.restore(from: file, into: scratch.state)
         let restored = try GatewayDatabase.open(directory: scratch.state)
-        #expect(try await restored.loadDevices().map(\.device.id) == [Fixture.lampID])
+        #expect(try await restored.loadDevices().records.map(\.device.id) == [Fixture.lampID])
     }
 
     @Test("backup refuses to overwrite an existing file unless asked")
@@ -89,7 +89,7 @@ struct BackupRestoreTests {
             }
         }
         try await database.saveDevice(Fixture.diffuser, localKey: Fixture.diffuserKey)
-        #expect(try await database.loadDevices().count == 2, "the live database still takes writes")
+        #expect(try await database.loadDevices().records.count == 2, "the live database still takes writes")
         try database.backup(to: scratch.state.appendingPathComponent("state.sqlite.copy"))
     }
 
@@ -141,7 +141,10 @@ struct BackupRestoreTests {
         // Restored, it is upgraded like any state the daemon opens.
         let restored = scratch.url.appendingPathComponent("restored")
         try GatewayDatabase.restore(from: older, into: restored)
-        #expect(try await GatewayDatabase.open(directory: restored).loadDevices().map(\.device.id) == [Fixture.lampID])
+        #expect(
+            try await GatewayDatabase.open(directory: restored).loadDevices().records.map(\.device.id) == [
+                Fixture.lampID
+            ])
 
         let queue = try DatabaseQueue(path: scratch.databasePath)
         try await queue.write { try $0.execute(sql: "PRAGMA user_version = 9") }

@@ -16,7 +16,7 @@ struct DeviceTableTests {
         try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey, at: Fixture.paired)
         try await database.saveDevice(Fixture.diffuser, localKey: Fixture.diffuserKey, at: Fixture.paired)
 
-        let records = try await database.loadDevices()
+        let records = try await database.loadDevices().records
         #expect(records.map(\.device) == [Fixture.lamp, Fixture.diffuser])
         #expect(records.map(\.localKey) == [Fixture.lampKey, Fixture.diffuserKey])
         #expect(records.allSatisfy { $0.createdAt == Fixture.paired && $0.desired.isEmpty && $0.confirmed.isEmpty })
@@ -58,7 +58,7 @@ struct DeviceTableTests {
         await #expect(throws: StorageError.nameTaken(name: "bedroom-lamp", by: Fixture.lampID)) {
             try await database.rename(Fixture.diffuserID, to: "bedroom-lamp")
         }
-        #expect(try await database.loadDevices().count == 2)
+        #expect(try await database.loadDevices().records.count == 2)
     }
 
     @Test("rename changes only the name; an unknown id is reported")
@@ -87,7 +87,7 @@ struct DeviceTableTests {
             try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM secrets) + (SELECT count(*) FROM device_state)")
         }
         #expect(orphans == 0)
-        #expect(try await database.loadDevices().isEmpty)
+        #expect(try await database.loadDevices().records.isEmpty)
     }
 
     @Test("names with quotes, newlines, SQL and unicode are stored and read back exactly")
@@ -105,7 +105,7 @@ struct DeviceTableTests {
                 productID: "\u{202E}rtl")
             try await database.saveDevice(device, localKey: LocalKey("k'\"\n\u{1F511}23456789"))
         }
-        let loaded = try await database.loadDevices()
+        let loaded = try await database.loadDevices().records
         #expect(loaded.map(\.device.name) == names)
         #expect(
             loaded.allSatisfy { $0.localKey.text == "k'\"\n\u{1F511}23456789" && $0.device.productID == "\u{202E}rtl" })
@@ -128,7 +128,7 @@ struct DeviceTableTests {
         await #expect(throws: StorageError.invalidText(field: "name", device: Fixture.lampID)) {
             try await database.rename(Fixture.lampID, to: "a\u{0}")
         }
-        #expect(try await database.loadDevices().map(\.device) == [Fixture.lamp])
+        #expect(try await database.loadDevices().records.map(\.device) == [Fixture.lamp])
     }
 
     @Test("no description, debug description or dump of a record shows the local key")
@@ -144,19 +144,44 @@ struct DeviceTableTests {
         }
     }
 
-    @Test("a damaged device row is reported as corrupt, not skipped")
+    @Test("a damaged device row is reported with what is damaged, the others still load, and it is kept")
     func damagedRow() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let database = try GatewayDatabase.open(directory: scratch.state)
         try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey)
-        try await database.pool.write { db in try db.execute(sql: "UPDATE devices SET category = 'toaster'") }
+        var other = Fixture.lamp
+        other.id = DeviceID("bf00000000000000000two")!
+        other.name = "two"
+        try await database.saveDevice(other, localKey: Fixture.lampKey)
+        let otherID = other.id.rawValue
+        try await database.pool.write { db in
+            try db.execute(sql: "UPDATE devices SET category = 'toaster\n' WHERE id = ?", arguments: [otherID])
+            try db.execute(
+                sql: "UPDATE device_state SET desired = '{not json' WHERE device_id = ?",
+                arguments: [Fixture.lampID.rawValue])
+        }
+        let stored = try await database.loadDevices()
+        #expect(stored.records.isEmpty)
+        #expect(
+            stored.damaged == [
+                DamagedDeviceRecord(rawID: other.id.rawValue, problem: #"its category "toaster\n""#),
+                DamagedDeviceRecord(rawID: Fixture.lampID.rawValue, device: Fixture.lamp, problem: "its desired state"),
+            ])
+        #expect(
+            stored.damaged[0].description
+                == #"the stored row of device "bf00000000000000000two" is damaged: its category "toaster\n" cannot be read"#
+        )
+        // One device asked for by id is refused as corrupt, naming what is damaged.
         await #expect {
-            try await database.loadDevices()
+            try await database.device(Fixture.lampID)
         } throws: { error in
             guard case StorageError.corrupt(let path, let hint) = error else { return false }
-            return path == database.path && hint.contains(Fixture.lampID.rawValue)
+            return path == database.path && hint.contains("its desired state cannot be read")
         }
+        #expect(
+            try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") } == 2,
+            "nothing is deleted")
     }
 }
 

@@ -79,7 +79,7 @@ struct OpeningTests {
                 "v6-maintenance", "v7-lan-endpoints",
             ])
         #expect(version == 7)
-        #expect(try await database.loadDevices().count == 1)
+        #expect(try await database.loadDevices().records.count == 1)
     }
 
     @Test("a database from a newer schema is refused with the upgrade hint and left alone")

@@ -47,11 +47,7 @@ extension GatewayDaemon {
             do {
                 try await controller.start()
                 await reportLANDiscovery(controller)
-                for device in await controller.devicesWithoutProfile {
-                    logger.warning(
-                        "device \(device.name) (\(device.id)) is paired with profile '\(device.profileID)', which did not load (see \"profile skipped\" above): it is left out until the profile loads at a restart; its Home Assistant entities are kept, and `youll-devices remove \(device.id)` forgets it"
-                    )
-                }
+                await warnAboutInactiveDevices(controller)
                 return controller
             } catch let error as MQTTError where Self.isTransient(error) {
                 let delay = backoff.delay(retry: attempt)
@@ -67,6 +63,22 @@ extension GatewayDaemon {
             }
         }
         return nil
+    }
+
+    /// A stored device that cannot be driven (its profile did not load, its stored key or
+    /// row is unusable) stays paired, listed with its problem and its Home Assistant
+    /// entities kept: say so at start, with the fix. A row too damaged to name its device
+    /// is said too; every other device is driven.
+    private func warnAboutInactiveDevices(_ controller: TuyaController) async {
+        for inactive in await controller.inactiveDevices {
+            let device = inactive.device
+            logger.warning(
+                "device \(device.name) (\(device.id)) is not driven: \(inactive.problem); it stays paired and listed, its Home Assistant entities are kept; \(inactive.fix)"
+            )
+        }
+        for problem in await controller.unreadableDevices {
+            logger.warning("\(problem); every other device is driven; \(GatewayDatabase.damagedRowFix)")
+        }
     }
 
     private func makeController(library: ProfileLibrary, database: GatewayDatabase, radio: BLERadio) throws

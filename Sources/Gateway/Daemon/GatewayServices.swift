@@ -61,7 +61,7 @@ struct GatewayServices {
                 ready: metricsReady, listening: daemon.hooks.metricsListening, logger: logger),
             DaemonLifecycle(
                 hooks: daemon.hooks, startedServices: [bridgeReady, timerReady, metricsReady], controller: controller,
-                database: database, library: library, topics: topics, logger: logger),
+                topics: topics, logger: logger),
         ]
         // A part that fails (the bridge cannot connect) stops the others in order, then the
         // daemon fails with its error.

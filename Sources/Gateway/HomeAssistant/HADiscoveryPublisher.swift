@@ -31,7 +31,7 @@ struct HADiscoveryPublisher {
 
     /// The configs to publish and clear for `devices`. A device whose profile is not loaded
     /// cannot be driven, so it gets no new config; but the config it had stays on the broker
-    /// (`keeping`, the paired devices whose profile did not load), so Home Assistant keeps its
+    /// (`keeping`, the paired devices that cannot be driven), so Home Assistant keeps its
     /// entities, with their areas and names, until the profile is fixed or the device removed.
     mutating func plan(
         devices: [TuyaDevice], keeping: [TuyaDevice] = [], library: ProfileLibrary, republish: Bool

@@ -20,15 +20,33 @@ public struct SQLiteDeviceStore: DeviceStore {
         self.queuesDesiredStates = queuesDesiredStates
     }
 
-    /// Every stored device; a record whose key no longer makes an AES key (edited by
-    /// hand) is skipped rather than stopping the others from loading.
-    public func loadDevices() async throws -> [StoredDevice] {
-        try await database.loadDevices().compactMap { record in
-            guard let key = try? AESKey(localKey: record.localKey.text) else { return nil }
-            return StoredDevice(
-                device: record.device, localKey: key, desired: record.desired, confirmed: record.confirmed,
-                ble: record.ble, lan: record.lan)
+    /// Every stored device the controller can drive.
+    public func loadDevices() async throws -> [StoredDevice] { try await loadAll().devices }
+
+    /// Every stored device, those that cannot be driven apart: a key that no longer makes an
+    /// AES key or a row that cannot be read (edited by hand) is reported with why, rather
+    /// than stopping every other device from loading.
+    public func loadAll() async throws -> DeviceLoad {
+        let stored = try await database.loadDevices()
+        var load = DeviceLoad(devices: [])
+        for record in stored.records {
+            guard let key = try? AESKey(localKey: record.localKey.text) else {
+                load.inactive.append(InactiveDevice(device: record.device, reason: .unusableKey))
+                continue
+            }
+            load.devices.append(
+                StoredDevice(
+                    device: record.device, localKey: key, desired: record.desired, confirmed: record.confirmed,
+                    ble: record.ble, lan: record.lan))
         }
+        for damaged in stored.damaged {
+            if let device = damaged.device {
+                load.inactive.append(InactiveDevice(device: device, reason: .damagedRecord(damaged.problem)))
+            } else {
+                load.unreadable.append(damaged.description)
+            }
+        }
+        return load
     }
 
     public func save(_ device: StoredDevice) async throws {

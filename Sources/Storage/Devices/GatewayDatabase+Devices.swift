@@ -77,22 +77,33 @@ extension GatewayDatabase {
             arguments: [id.rawValue, lan.ip, lan.version, Int64(lan.sourceID)])
     }
 
-    /// Every paired device with its key and state, ordered by id.
-    public func loadDevices() async throws(StorageError) -> [StoredDeviceRecord] {
-        let path = self.path
-        return try await read("loading devices") { db in
-            try Row.fetchAll(db, sql: Self.deviceQuery + " ORDER BY d.id").map { row throws(StorageError) in
-                try Self.record(from: row, path: path)
+    /// Every paired device with its key and state, ordered by id, and apart from them the
+    /// rows this binary cannot use (edited by hand): one damaged row must not keep every
+    /// other device from loading, and is reported, never skipped silently or deleted.
+    public func loadDevices() async throws(StorageError) -> StoredDevices {
+        try await read("loading devices") { db in
+            var devices = StoredDevices()
+            for row in try Row.fetchAll(db, sql: Self.deviceQuery + " ORDER BY d.id") {
+                switch Self.record(from: row) {
+                case .success(let record): devices.records.append(record)
+                case .failure(let damaged): devices.damaged.append(damaged)
+                }
             }
+            return devices
         }
     }
 
-    /// One paired device, or nil when none has this id.
+    /// One paired device, or nil when none has this id; a damaged row is reported as corrupt.
     public func device(_ id: DeviceID) async throws(StorageError) -> StoredDeviceRecord? {
         let path = self.path
         return try await read("loading device \(id)") { db in
             try Row.fetchOne(db, sql: Self.deviceQuery + " WHERE d.id = ?", arguments: [id.rawValue]).map {
-                row throws(StorageError) in try Self.record(from: row, path: path)
+                row throws(StorageError) in
+                switch Self.record(from: row) {
+                case .success(let record): return record
+                case .failure(let damaged):
+                    throw StorageError.corrupt(path: path, hint: "\(damaged.description); \(Self.corruptHint)")
+                }
             }
         }
     }
@@ -141,27 +152,37 @@ extension GatewayDatabase {
     }
 
     /// A row this binary did not write (an unknown category, a missing key) is reported as
-    /// corrupt rather than skipped: a silently missing device would look like a lost pairing.
-    static func record(from row: Row, path: String) throws(StorageError) -> StoredDeviceRecord {
+    /// damaged, naming what is wrong, rather than skipped: a silently missing device would
+    /// look like a lost pairing.
+    static func record(from row: Row) -> Result<StoredDeviceRecord, DamagedDeviceRecord> {
         let rawID: String = row["id"]
-        let corrupt = StorageError.corrupt(
-            path: path, hint: "the row for device \(rawID) is damaged; \(corruptHint)")
-        guard let id = DeviceID(rawID),
-            let category = DeviceCategory(rawValue: row["category"]),
-            let transport = Transport(rawValue: row["transport"]),
-            let keyText: String = row["local_key"],
-            let createdAt = row.date("created_at")
-        else { throw corrupt }
+        guard let id = DeviceID(rawID) else { return .failure(DamagedDeviceRecord(rawID: rawID, problem: "its id")) }
+        let rawCategory: String = row["category"]
+        let rawTransport: String = row["transport"]
+        guard let category = DeviceCategory(rawValue: rawCategory) else {
+            return .failure(DamagedDeviceRecord(rawID: rawID, problem: "its category \(Self.shown(rawCategory))"))
+        }
+        guard let transport = Transport(rawValue: rawTransport) else {
+            return .failure(DamagedDeviceRecord(rawID: rawID, problem: "its transport \(Self.shown(rawTransport))"))
+        }
         let device = TuyaDevice(
             id: id, name: row["name"], profileID: row["profile_id"], category: category, transport: transport,
             productID: row["product_id"])
-        let desired = try StoredDataPoints.decode(row["desired"] ?? "{}", path: path, column: "desired")
-        let confirmed = try StoredDataPoints.decode(row["confirmed"] ?? "{}", path: path, column: "confirmed")
+        func damaged(_ problem: String) -> Result<StoredDeviceRecord, DamagedDeviceRecord> {
+            .failure(DamagedDeviceRecord(rawID: rawID, device: device, problem: problem))
+        }
+        guard let keyText: String = row["local_key"] else { return damaged("its local key") }
+        guard let createdAt = row.date("created_at") else { return damaged("its pairing time") }
+        guard let desired = try? StoredDataPoints.decode(row["desired"] ?? "{}", path: "", column: "desired") else {
+            return damaged("its desired state")
+        }
+        guard let confirmed = try? StoredDataPoints.decode(row["confirmed"] ?? "{}", path: "", column: "confirmed")
+        else { return damaged("its confirmed state") }
         var ble: BLEIdentity?
         if let address: String = row["ble_address"] {
             guard let uuid: String = row["ble_uuid"],
                 let identity = try? BLEIdentity(address: address, randomAddress: row["ble_random"] ?? false, uuid: uuid)
-            else { throw corrupt }
+            else { return damaged("its BLE address or uuid") }
             ble = identity
         }
         var lan: LANEndpoint?
@@ -169,11 +190,15 @@ extension GatewayDatabase {
             guard let version: String = row["lan_version"], let source: Int64 = row["lan_source"],
                 let sourceID = UInt32(exactly: source),
                 let endpoint = try? LANEndpoint(ip: ip, version: version, sourceID: sourceID)
-            else { throw corrupt }
+            else { return damaged("its LAN address, version or source id") }
             lan = endpoint
         }
-        return StoredDeviceRecord(
-            device: device, localKey: LocalKey(keyText), createdAt: createdAt, desired: desired, confirmed: confirmed,
-            confirmedAt: row.date("confirmed_at"), ble: ble, lan: lan)
+        return .success(
+            StoredDeviceRecord(
+                device: device, localKey: LocalKey(keyText), createdAt: createdAt, desired: desired,
+                confirmed: confirmed, confirmedAt: row.date("confirmed_at"), ble: ble, lan: lan))
     }
+
+    /// A stored value as a message quotes it: escaped, at most 40 characters.
+    static func shown(_ text: String) -> String { String(reflecting: String(text.prefix(40))) }
 }

@@ -35,3 +35,35 @@ public struct StoredDeviceRecord: Sendable, Hashable, CustomStringConvertible {
         "\(device.id) \"\(device.name)\" (\(device.profileID), \(device.transport.rawValue), key <redacted>)"
     }
 }
+
+/// The paired devices as stored: those this binary can use, and the rows it cannot.
+public struct StoredDevices: Sendable, Hashable {
+    public var records: [StoredDeviceRecord] = []
+    public var damaged: [DamagedDeviceRecord] = []
+
+    public init(records: [StoredDeviceRecord] = [], damaged: [DamagedDeviceRecord] = []) {
+        self.records = records
+        self.damaged = damaged
+    }
+}
+
+/// A stored device row this binary cannot use (edited by hand, or written by something
+/// else): kept in the database and reported, so every other device still loads.
+public struct DamagedDeviceRecord: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The row's id as stored.
+    public var rawID: String
+    /// The device the row still names, when its id, category and transport read.
+    public var device: TuyaDevice?
+    /// What cannot be read ("its desired state"); never a key.
+    public var problem: String
+
+    public init(rawID: String, device: TuyaDevice? = nil, problem: String) {
+        self.rawID = rawID
+        self.device = device
+        self.problem = problem
+    }
+
+    public var description: String {
+        "the stored row of device \(GatewayDatabase.shown(rawID)) is damaged: \(problem) cannot be read"
+    }
+}

@@ -6,6 +6,9 @@ import TuyaWire
 /// across restarts. The controller calls it; the SQLite implementation lives in Storage.
 public protocol DeviceStore: Sendable {
     func loadDevices() async throws -> [StoredDevice]
+    /// `loadDevices()` with what it leaves out: devices stored in a way the controller cannot
+    /// drive (a key that makes no AES key, a damaged row), each with why.
+    func loadAll() async throws -> DeviceLoad
     /// Adds or replaces a device and its key.
     func save(_ device: StoredDevice) async throws
     /// Records what the user last asked the device to hold, re-applied after reconnects.
@@ -25,6 +28,7 @@ public protocol DeviceStore: Sendable {
 
 extension DeviceStore {
     public func queueDesired(_ desired: DataPoints, for id: DeviceID) -> Bool { false }
+    public func loadAll() async throws -> DeviceLoad { DeviceLoad(devices: try await loadDevices()) }
 }
 
 /// One paired device as persisted: its public description, its secret and its desired state.

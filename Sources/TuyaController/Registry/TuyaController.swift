@@ -37,11 +37,14 @@ public actor TuyaController: TuyaControllerProtocol {
     var sightings = LANSightings()
     /// UDP discovery ports that could not be bound (another program holds them), for `doctor`.
     public private(set) var lanDiscoveryProblems: [LANDiscoveryListener.BindProblem] = []
-    /// Paired devices whose profile did not load at `start` (a broken or missing file): not
-    /// driven and not in `devices()`, but still stored, so fixing the profile brings them
-    /// back at the next start; `remove` forgets them, and pairing one again drives it.
-    public var devicesWithoutProfile: [TuyaDevice] { unloaded.filter { registry.device($0.id) == nil } }
-    var unloaded: [TuyaDevice] = []
+    /// Paired devices found at `start` that cannot be driven (a profile that did not load, a
+    /// stored key or row that cannot be used): not in `devices()`, but still stored, so
+    /// fixing a profile brings its devices back at the next start; `remove` forgets them,
+    /// and pairing one again drives it.
+    public var inactiveDevices: [InactiveDevice] { unloaded.filter { registry.device($0.device.id) == nil } }
+    var unloaded: [InactiveDevice] = []
+    /// Stored rows found at `start` too damaged to name a device: what each one's problem is.
+    public private(set) var unreadableDevices: [String] = []
     var busConnected = false
     var running = false
     var tasks: [Task<Void, Never>] = []
@@ -84,9 +87,12 @@ public actor TuyaController: TuyaControllerProtocol {
     public func start() async throws {
         guard !running else { return }
         running = true
-        for stored in try await store.loadDevices() {
+        let load = try await store.loadAll()
+        unloaded = load.inactive
+        unreadableDevices = load.unreadable
+        for stored in load.devices {
             guard let profile = library.profile(id: stored.device.profileID) else {
-                unloaded.append(stored.device)
+                unloaded.append(InactiveDevice(device: stored.device, reason: .profileNotLoaded))
                 continue
             }
             await restore(stored, profile: profile)
@@ -224,13 +230,15 @@ public actor TuyaController: TuyaControllerProtocol {
     /// Forgets a device and its key.
     public func remove(_ id: DeviceID) async throws {
         guard let link = registry.link(id) else {
-            guard unloaded.contains(where: { $0.id == id }) else { throw ControllerError.unknownDevice(id.rawValue) }
+            guard unloaded.contains(where: { $0.device.id == id }) else {
+                throw ControllerError.unknownDevice(id.rawValue)
+            }
             try await store.remove(id)
-            unloaded.removeAll { $0.id == id }
+            unloaded.removeAll { $0.device.id == id }
             hub.publish(.deviceRemoved(id))
             return
         }
-        unloaded.removeAll { $0.id == id }
+        unloaded.removeAll { $0.device.id == id }
         registry.unregister(id)
         await link.stop()
         try await store.remove(id)

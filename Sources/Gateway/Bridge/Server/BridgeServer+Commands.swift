@@ -87,12 +87,13 @@ extension BridgeServer {
     }
 
     /// Why a command for `name` found no device: none has that name or id, or the one that
-    /// has cannot be driven because its profile did not load.
+    /// has cannot be driven (its profile did not load, its stored key or record is unusable).
     func whyNoDevice(named name: String) async -> String {
-        let unloaded = await controller.devicesWithoutProfile
-        if let device = Self.device(named: name, in: unloaded) {
-            return
-                "\(device.name) cannot be driven: its profile \(device.profileID) did not load (fix the file, then restart the daemon)"
+        let inactive = await controller.inactiveDevices
+        if let device = Self.device(named: name, in: inactive.map(\.device)),
+            let found = inactive.first(where: { $0.device.id == device.id })
+        {
+            return "\(device.name) cannot be driven: \(found.problem) (\(found.fix))"
         }
         return "no device is named \"\(name.prefix(64))\" or has that id"
     }

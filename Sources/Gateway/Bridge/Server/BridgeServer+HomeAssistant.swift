@@ -7,7 +7,7 @@ import TuyaCore
 /// Assistant announces itself `online` on `<prefix>/status`.
 extension BridgeServer {
     /// Enqueues the discovery plan for `devices`, keeping the configs of the paired devices
-    /// whose profile did not load (`keeping`). Does not suspend, so `republishAll` keeps
+    /// that cannot be driven (`keeping`). Does not suspend, so `republishAll` keeps
     /// its order. With Home Assistant switched off it does nothing, and clears nothing.
     func enqueueDiscovery(_ devices: [TuyaDevice], keeping: [TuyaDevice], republish: Bool) {
         guard var discovery = discoveryPublisher else { return }

@@ -14,7 +14,7 @@ extension BridgeServer {
         enqueue(topics.state, BridgeJSON.value(AvailabilityPayload.online), retain: true)
         publishInfo()
         let devices = await controller.devices()
-        let withoutProfile = await controller.devicesWithoutProfile
+        let inactive = await controller.inactiveDevices
         var statuses: [DeviceID: ConnectionStatus] = [:]
         var states: [DeviceID: DeviceState] = [:]
         for device in devices {
@@ -22,13 +22,13 @@ extension BridgeServer {
             states[device.id] = await reportedState(of: device.id)
         }
         // Enqueued without a suspension in between, so nothing can slip into the sequence.
-        enqueueDevices(devices, withoutProfile: withoutProfile)
-        enqueueDiscovery(devices, keeping: withoutProfile, republish: true)
+        enqueueDevices(devices, inactive: inactive)
+        enqueueDiscovery(devices, keeping: inactive.map(\.device), republish: true)
         for device in devices { enqueueAvailability(device, statuses[device.id]) }
         // Not driven: offline, where the last run may have left `online` retained.
-        for device in withoutProfile {
-            let payload = AvailabilityPayload(state: "offline", reason: "profile_not_loaded")
-            enqueue(topics.availability(device.name), BridgeJSON.value(payload), retain: true)
+        for entry in inactive {
+            let payload = AvailabilityPayload(state: "offline", reason: entry.availabilityReason)
+            enqueue(topics.availability(entry.device.name), BridgeJSON.value(payload), retain: true)
         }
         for device in devices {
             if let state = states[device.id] { enqueueState(state, of: device) }

@@ -95,7 +95,7 @@ extension BridgeServer {
     /// A device named by friendly name (first) or id.
     func resolve(_ reference: String, field: String, includingUnloaded: Bool = false) async throws -> TuyaDevice {
         var devices = await controller.devices()
-        if includingUnloaded { devices += await controller.devicesWithoutProfile }
+        if includingUnloaded { devices += await controller.inactiveDevices.map(\.device) }
         if let device = Self.device(named: reference, in: devices) { return device }
         throw BridgeFailure(message: "\(field): " + (await whyNoDevice(named: reference)))
     }
@@ -291,7 +291,7 @@ extension BridgeServer {
     // MARK: - Registry
 
     private func removeDevice(_ reference: String) async throws -> [String: JSONValue] {
-        // A device whose profile did not load can be removed too (it is listed with its problem).
+        // A device that cannot be driven can be removed too (it is listed with its problem).
         let device = try await resolve(reference, field: "id", includingUnloaded: true)
         try await controller.remove(device.id)
         // Home Assistant's entities go first: an entity still subscribed when its state

@@ -251,17 +251,19 @@ public actor BridgeServer {
 
     func publishDevices() async {
         let devices = await controller.devices()
-        let withoutProfile = await controller.devicesWithoutProfile
-        enqueueDevices(devices, withoutProfile: withoutProfile)
-        enqueueDiscovery(devices, keeping: withoutProfile, republish: false)
+        let inactive = await controller.inactiveDevices
+        enqueueDevices(devices, inactive: inactive)
+        enqueueDiscovery(devices, keeping: inactive.map(\.device), republish: false)
     }
 
-    /// `bridge/devices`: the driven devices, then those whose profile did not load, each with
-    /// its `problem`.
-    func enqueueDevices(_ devices: [TuyaDevice], withoutProfile: [TuyaDevice]) {
-        let list = (devices + withoutProfile).map {
-            BridgeDevicePayload.json($0, profile: library.profile(id: $0.profileID))
-        }
+    /// `bridge/devices`: the driven devices, then those that cannot be driven, each with its
+    /// `problem`.
+    func enqueueDevices(_ devices: [TuyaDevice], inactive: [InactiveDevice]) {
+        let list =
+            devices.map { BridgeDevicePayload.json($0, profile: library.profile(id: $0.profileID)) }
+            + inactive.map {
+                BridgeJSON.value(BridgeDevicePayload($0, profile: library.profile(id: $0.device.profileID)))
+            }
         enqueue(topics.devices, .array(list), retain: true)
     }
 

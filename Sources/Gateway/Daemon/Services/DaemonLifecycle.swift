@@ -12,8 +12,6 @@ struct DaemonLifecycle: Service {
     /// Every service the daemon is ready after.
     let startedServices: [Readiness]
     let controller: TuyaController
-    let database: GatewayDatabase
-    let library: ProfileLibrary
     let topics: BridgeTopics
     let logger: Logger
 
@@ -29,21 +27,7 @@ struct DaemonLifecycle: Service {
 
     private func announceReady() async {
         let count = await controller.devices().count
-        await warnAboutUnloadedDevices()
         hooks.ready("\(count) devices, bridge on \(topics.base)/bridge")
         logger.info("ready: \(count) paired devices, bridge API on \(topics.base)/bridge/#")
-    }
-
-    /// A stored device whose profile no longer loads (deleted, or broken by an edit) is
-    /// kept in the database but cannot be driven: say so, with the fix.
-    private func warnAboutUnloadedDevices() async {
-        guard let stored = try? await database.loadDevices() else { return }
-        for record in stored where await controller.device(record.device.id) == nil {
-            let reason =
-                library.profile(id: record.device.profileID) == nil
-                ? "its profile \(record.device.profileID) is not loaded (restore the profile file or fix its errors above)"
-                : "its stored local key is unusable (rekey it)"
-            logger.warning("device \(record.device.name) (\(record.device.id)) is not active: \(reason)")
-        }
     }
 }
