@@ -217,6 +217,55 @@ struct DaemonMaintenanceTests {
         #expect(outbox.last?.attempts ?? 0 >= 1, "the second alert failed at least once while the receiver was down")
     }
 
+    @Test("a refill alert waits while a timer session runs (paused too), and goes out once the session ends")
+    func heldDuringSession() async throws {
+        let broker = try await LocalBroker.started()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-maint-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let fleet = try await Self.dryFleet(broker: broker)
+        defer { fleet.stop() }
+        let identity = try #require(fleet.identities.first)
+
+        try await Self.withDaemon(broker, state: state, webhook: nil) { daemon in
+            let client = daemon.client
+            let events = try await client.subscribe(["youll/bridge/event"])
+            let reminders = try await client.subscribe(["youll/aroma/maintenance"])
+            _ = try await client.request("session/start", ["minutes": .integer(30)], timeout: Self.timeout)
+            // The hold reaches maintenance from the session engine a moment after the start:
+            // once a timer link is gated (it reads the same flag), the diffuser is paired and
+            // mists, and its tank runs dry while the session runs.
+            var gated = false
+            for _ in 0..<500 where !gated {
+                let resolved = try await client.request(
+                    "deeplink/resolve", ["url": .string("youll://timer?preset=calm&minutes=10")],
+                    timeout: Self.timeout)
+                gated = resolved["resolution"] == .string("gated")
+            }
+            #expect(gated, "maintenance never learnt that the session runs")
+            try await Self.pairAndMist(daemon, identity)
+            _ = try await reminders.first(within: 20, "the refill reminder due") { message in
+                message.json?.arrayValue?.contains {
+                    $0["type"] == .string("refill") && $0["state"] == .string("due")
+                } == true
+            }
+            // A marker on the event topic: an alert not held would have come before it.
+            _ = try await client.request("session/pause", [:], timeout: Self.timeout)
+            _ = try await client.request("session/stop", ["immediately": .bool(true)], timeout: Self.timeout)
+            let seen = try await withDeadline(20, "the refill alert once the session ended") {
+                var seen: [String] = []
+                for await message in events {
+                    guard let type = message.json?["type"]?.stringValue else { continue }
+                    seen.append(type)
+                    if type == "maintenance_alert" { break }
+                }
+                return seen
+            }
+            let paused = try #require(seen.firstIndex(of: "session_paused"), "\(seen)")
+            #expect(seen.firstIndex(of: "maintenance_alert") == seen.count - 1 && paused < seen.count - 1, "\(seen)")
+        }
+        broker.stop()
+    }
+
     @Test("hostile maintenance and deep-link requests are refused with the field named")
     func hostileRequests() async throws {
         let broker = try await LocalBroker.started()

@@ -21,6 +21,7 @@ struct TimerConfigurationTests {
         let timer = try ConfigFixture.parse("timer:\n  max_pause: 20m\n").timer
         #expect(timer.maximumPause == .seconds(1200))
         #expect(SessionService.Settings(timer, library: ProfileLibrary(profiles: [])).maximumPause == .seconds(1200))
+        #expect(try ConfigFixture.parse("timer:\n  max_pause: off\n").timer.maximumPause == nil)
     }
 
     @Test("a configured preset is added (or replaces a built-in of its name), and can be the default")
@@ -85,6 +86,7 @@ struct TimerConfigurationTests {
             ),
             ("timer:\n  history: maybe\n", "timer.history", "on or off"),
             ("timer:\n  max_pause: 10s\n", "timer.max_pause", "shorter than the minimum"),
+            ("timer:\n  max_pause: on\n", "timer.max_pause", "duration"),
             ("timer:\n  max_pause: 200h\n", "timer.max_pause", "longer than the maximum 604800 s"),
         ])
     func refused(yaml: String, keyPath: String, reason: String) throws {

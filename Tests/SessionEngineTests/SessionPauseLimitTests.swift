@@ -59,7 +59,9 @@ struct SessionPauseLimitTests {
         _ = try await rig.service.resume()
         _ = try await rig.service.pause()
         // The first watch is gone; the second is due an hour after the second pause.
-        await rig.clock.waitForSleeper(dueAt: rig.clock.now.advanced(by: .seconds(3600)))
+        let second = rig.clock.now.advanced(by: .seconds(3600))
+        await rig.clock.waitForSleeper(dueAt: second)
+        #expect(rig.clock.armed == [second], "the first pause's watch was cancelled by the resume")
         rig.clock.advance(by: .seconds(3000))
         #expect(await rig.service.status()?.state == .paused, "3000 s after the second pause it is still paused")
         _ = try await rig.service.stop(immediately: true)

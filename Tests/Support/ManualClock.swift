@@ -100,6 +100,10 @@ public final class ManualClock: Clock, Sendable {
         for continuation in due { continuation.resume() }
     }
 
+    /// The deadlines tasks sleep until now, earliest first: a test checks that a timer the
+    /// code under test should have cancelled is gone.
+    public var armed: [Instant] { state.withLock { $0.sleepers.values.map(\.deadline).sorted() } }
+
     /// Returns once at least `count` tasks are asleep on this clock, so a test advances
     /// time only after the code under test has armed its timer.
     public func waitForSleepers(_ count: Int = 1) async {

@@ -9,7 +9,7 @@ extension GatewayConfiguration {
     /// timer:
     ///   history: true          # session/history and `timer history`
     ///   badges: true           # badge_earned
-    ///   max_pause: 1h          # a session paused longer is stopped, its end state applied
+    ///   max_pause: 1h          # a session paused longer is stopped, its end state applied (off: never)
     ///   default_preset: calm
     ///   presets:
     ///     evening:
@@ -25,8 +25,9 @@ extension GatewayConfiguration {
         public var defaultPreset = "calm"
         public var history = true
         public var badges = true
-        /// How long a session may stay paused before it is stopped (1 min to 7 days).
-        public var maximumPause = SessionService.Settings.defaultMaximumPause
+        /// How long a session may stay paused before it is stopped (1 min to 7 days); nil
+        /// (`off`) for no limit.
+        public var maximumPause: Duration? = SessionService.Settings.defaultMaximumPause
 
         public init() {}
     }
@@ -55,7 +56,12 @@ extension ConfigurationDraft {
         if let value = section.optional("history") { timer.history = try value.switchValue() }
         if let value = section.optional("badges") { timer.badges = try value.switchValue() }
         if let value = section.optional("max_pause") {
-            timer.maximumPause = try value.duration(minimum: .seconds(60), maximum: .seconds(7 * 24 * 3600))
+            timer.maximumPause =
+                if (try? value.switchValue()) == false {
+                    nil
+                } else {
+                    try value.duration(minimum: .seconds(60), maximum: .seconds(7 * 24 * 3600))
+                }
         }
         if let presets = section.optional("presets") {
             for (name, value) in try presets.namedEntries() {

@@ -134,9 +134,6 @@ struct GatewayServices {
             tuyaController: tuya.tuyaController, store: store,
             settings: SessionService.Settings(configuration.timer, library: library),
             announce: { await publisher.announce($0) }, log: { logger.log($0) },
-            onActiveChange: { running in
-                guard let maintenance else { return }
-                Task { await maintenance.setSessionRunning(running) }
-            })
+            onActiveChange: { maintenance?.sessionChanged(running: $0) })
     }
 }

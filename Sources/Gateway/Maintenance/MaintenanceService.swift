@@ -51,6 +51,8 @@ public actor MaintenanceService {
     private var loadWaiters: [CheckedContinuation<Void, Never>] = []
     /// The tail of the chain that performs updates one after another, in the order they were made.
     private var performing: Task<String?, Never>?
+    /// The session engine's changes as `sessionChanged` takes them, applied in order by `run()`.
+    private nonisolated let sessionChanges = AsyncStream.makeStream(of: Bool.self)
 
     /// - Parameter publisher: where alerts and reminder lists are published (the bridge).
     public init(
@@ -83,6 +85,9 @@ public actor MaintenanceService {
                     await self.handle(event, thenBufferedFrom: events)
                 }
             }
+            group.addTask { [weak self, sessionChanges] in
+                for await running in sessionChanges.stream { await self?.setSessionRunning(running) }
+            }
             group.addTask { [weak self, clock, settings] in
                 while !Task.isCancelled {
                     do { try await clock.sleep(for: settings.tickInterval) } catch { return }
@@ -96,6 +101,12 @@ public actor MaintenanceService {
         }
         _ = await performing?.value
         try? await store.save(usage: tracker.usageSnapshot(at: now()))
+    }
+
+    /// The session engine's state, from any thread without waiting: applied by `run()` in the
+    /// order given (a start and an end a moment apart never arrive reversed).
+    public nonisolated func sessionChanged(running: Bool) {
+        sessionChanges.continuation.yield(running)
     }
 
     /// The session engine's state: while a session runs, alerts are held; when it ends,

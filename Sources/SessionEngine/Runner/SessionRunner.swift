@@ -149,6 +149,14 @@ public actor SessionRunner {
         finishEventsIfDone()
     }
 
+    /// `stop()` if the session is paused, in one step: false, changing nothing, when it is not
+    /// (resumed or ended meanwhile).
+    public func stopIfPaused() -> Bool {
+        guard state == .paused else { return false }
+        do { try stop() } catch { return false }
+        return true
+    }
+
     // MARK: - Snapshots
 
     public func status() -> SessionStatus {

@@ -23,20 +23,18 @@ extension SessionService {
         }
     }
 
+    /// Stops the session if it is still paused by the same pause: checked and stopped in one
+    /// call on the runner, so a resume that comes meanwhile wins.
     private func pauseOverran(_ id: SessionID, pause: Int, limit: Duration) async {
         guard activeID == id, !suspended, let session = tracked[id], session.pauses == pause,
-            await session.runner.status().state == .paused, activeID == id, tracked[id]?.pauses == pause
+            await session.runner.stopIfPaused()
         else { return }
         log(
             .init(
                 level: .notice,
                 message:
-                    "session \(id) was paused for \(limit.roundedText) (timer.max_pause): stopping it and applying its end state"
+                    "session \(id) was paused for \(limit.roundedText) (timer.max_pause): stopped, its end state applied"
             ))
-        do {
-            _ = try await stop(immediately: true)
-        } catch {
-            log(.init(level: .error, message: "session \(id): could not stop it after its pause: \(error)"))
-        }
+        applyFinalState(of: session.timeline, captured: await session.runner.capturedStates())
     }
 }

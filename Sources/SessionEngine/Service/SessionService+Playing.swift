@@ -89,7 +89,7 @@ extension SessionService {
     /// which only ends by hand, `completed` whether or not its end effect played. The length
     /// recorded is the meditation's, never the end effect's. Badges go out before the end, so
     /// whoever reacts to it reads a history that has them.
-    private func ended(_ id: SessionID, state: SessionState, elapsed ran: Duration) async throws {
+    func ended(_ id: SessionID, state: SessionState, elapsed ran: Duration) async throws {
         guard let session = tracked[id] else { return }
         session.pauseWatch?.cancel()
         tracked[id]?.pauseWatch = nil

@@ -47,6 +47,18 @@ extension SessionService {
         suspended = true
         guard let id = activeID, let session = tracked[id] else { return }
         let before = await session.runner.status().state
+        if before.isFinal {
+            // It ended as the daemon stopped (a stop, its last cue, its pause running out), and
+            // the event that records it is no longer handled: recorded here, never resumed.
+            do {
+                try await ended(id, state: before, elapsed: await session.runner.status().elapsed)
+            } catch {
+                log(.init(level: .error, message: "session \(id): could not record its end: \(error)"))
+            }
+            session.consumer?.cancel()
+            tracked[id] = nil
+            return
+        }
         try? await session.runner.stop()
         let cueLog = await session.runner.cueLog()
         let elapsed = await session.runner.status().elapsed
@@ -66,7 +78,9 @@ extension SessionService {
         session.pauseWatch?.cancel()
         tracked[id] = nil
         activeID = nil
-        activeChange(false)
+        // No `activeChange(false)`: the session resumes at the next start, so the alerts it
+        // holds stay held rather than going out as the daemon stops (the next start begins
+        // with none held, and a session not resumed then holds none).
     }
 
     private func recover(_ record: SessionRecord) async throws {

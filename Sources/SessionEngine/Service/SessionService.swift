@@ -64,7 +64,6 @@ public actor SessionService: TimerModuleInterface {
         let timeline: SessionTimeline
         let names: [DeviceID: String]
         var consumer: Task<Void, Never>?
-        var stopRequested = false
         var resumed = false
         /// Stops the session once it has been paused for `Settings.maximumPause`.
         var pauseWatch: Task<Void, Never>?
@@ -175,14 +174,14 @@ public actor SessionService: TimerModuleInterface {
     /// the end effect is already playing), which applies the end state at once.
     public func stop(immediately: Bool = false) async throws(SessionServiceError) -> SessionStatus {
         let runner = try activeRunner()
-        guard let id = activeID else { throw .noSession }
-        tracked[id]?.stopRequested = true
+        guard let id = activeID, let timeline = tracked[id]?.timeline else { throw .noSession }
         let before = await runner.status()
         do {
             if immediately || before.phase == .ending {
                 try await runner.stop()
-                let captured = await runner.capturedStates()
-                if let timeline = tracked[id]?.timeline { applyFinalState(of: timeline, captured: captured) }
+                // The timeline read before any suspension: the session's end may have been
+                // handled meanwhile, and its tracking dropped.
+                applyFinalState(of: timeline, captured: await runner.capturedStates())
             } else {
                 try await runner.finish()
                 if before.state == .paused { try await runner.resume() }
