@@ -217,7 +217,9 @@ struct DaemonMaintenanceTests {
         #expect(outbox.last?.attempts ?? 0 >= 1, "the second alert failed at least once while the receiver was down")
     }
 
-    @Test("a refill alert waits while a timer session runs (paused too), and goes out once the session ends")
+    @Test(
+        "a refill alert waits while a timer session runs, paused too and across a restart of the daemon, and goes out once the session ends"
+    )
     func heldDuringSession() async throws {
         let broker = try await LocalBroker.started()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("youll-maint-\(UUID().uuidString)")
@@ -228,7 +230,6 @@ struct DaemonMaintenanceTests {
 
         try await Self.withDaemon(broker, state: state, webhook: nil) { daemon in
             let client = daemon.client
-            let events = try await client.subscribe(["youll/bridge/event"])
             let reminders = try await client.subscribe(["youll/aroma/maintenance"])
             _ = try await client.request("session/start", ["minutes": .integer(30)], timeout: Self.timeout)
             // The hold reaches maintenance from the session engine a moment after the start:
@@ -249,6 +250,16 @@ struct DaemonMaintenanceTests {
                 } == true
             }
             // A marker on the event topic: an alert not held would have come before it.
+            _ = try await client.request("session/pause", [:], timeout: Self.timeout)
+            _ = try await client.request("session/resume", [:], timeout: Self.timeout)
+        }
+        // The daemon restarts: the session resumes, and the owed alert stays held through the start.
+        try await Self.withDaemon(broker, state: state, webhook: nil) { daemon in
+            let client = daemon.client
+            let events = try await client.subscribe(["youll/bridge/event"])
+            // Returns once maintenance has loaded and registered the diffuser: an alert not
+            // held would have been sent by then, before the marker.
+            _ = try await client.request("maintenance/list", [:], timeout: Self.timeout)
             _ = try await client.request("session/pause", [:], timeout: Self.timeout)
             _ = try await client.request("session/stop", ["immediately": .bool(true)], timeout: Self.timeout)
             let seen = try await withDeadline(20, "the refill alert once the session ended") {

@@ -68,7 +68,7 @@ struct SQLiteDeviceStoreTests {
     }
 
     @Test(
-        "a key that makes no AES key and a damaged row leave the device inactive with why, a row naming no device is described, and the others load"
+        "a key that makes no AES key and a damaged row leave the device inactive with why, a row whose id does not read is described, and the others load"
     )
     func inactiveDevices() async throws {
         let directory = temporaryDirectory()
@@ -90,6 +90,11 @@ struct SQLiteDeviceStoreTests {
             try db.execute(
                 sql: "UPDATE device_state SET confirmed = '[' WHERE device_id = ?", arguments: [badState.id.rawValue])
             try db.execute(sql: "UPDATE devices SET transport = 'zigbee' WHERE id = 'bf00000000000badtransport'")
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (id, name, profile_id, category, transport, created_at)
+                    VALUES ('bad id/1', 'y', 'p', 'dj', 'mqtt', '2026-01-01 00:00:00.000')
+                    """)
         }
         try queue.close()
 
@@ -100,10 +105,9 @@ struct SQLiteDeviceStoreTests {
                 == [
                     InactiveDevice(device: shortKey, reason: .unusableKey),
                     InactiveDevice(device: badState, reason: .damagedRecord("its confirmed state")),
+                    .damaged(
+                        id: DeviceID("bf00000000000badtransport")!, name: "x", problem: #"its transport "zigbee""#),
                 ])
-        #expect(
-            load.unreadable == [
-                #"the stored row of device "bf00000000000badtransport" is damaged: its transport "zigbee" cannot be read"#
-            ])
+        #expect(load.unreadable == [#"the stored row of device "bad id/1" is damaged: its id cannot be read"#])
     }
 }

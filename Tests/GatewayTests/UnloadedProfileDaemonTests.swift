@@ -79,15 +79,19 @@ struct UnloadedProfileDaemonTests {
             try await daemon.pair(world.light, as: "lamp")
             try await daemon.pair(world.diffuser, as: "aroma")
         }
-        // A hand edit leaves the lamp's desired state unreadable; it stopped the daemon before.
-        let queue = try DatabaseQueue(path: world.state.appendingPathComponent("state.sqlite").path)
+        // A hand edit leaves the lamp's category unreadable (and its desired state); either
+        // stopped the daemon before.
+        let path = world.state.appendingPathComponent("state.sqlite").path
+        let queue = try DatabaseQueue(path: path)
         try await queue.write { db in
+            try db.execute(sql: "UPDATE devices SET category = 'lamp' WHERE id = ?", arguments: [world.light.devId])
+            #expect(db.changesCount == 1)
             try db.execute(
                 sql: "UPDATE device_state SET desired = '{not json' WHERE device_id = ?", arguments: [world.light.devId]
             )
-            #expect(db.changesCount == 1)
         }
         try queue.close()
+        let configTopic = world.configTopic(world.light)
 
         try await HADiscoveryBrokerTests.withDaemon(world) { daemon in
             let client = daemon.client
@@ -100,20 +104,29 @@ struct UnloadedProfileDaemonTests {
                     == .object(["state": .string("offline"), "reason": .string("stored_record_damaged")]))
             let devices = try #require(try await client.retained("youll/bridge/devices", timeout: daemon.timeout)?.json)
             let lamp = try #require(devices.arrayValue?.first { $0["friendly_name"] == .string("lamp") }, "\(devices)")
-            #expect(lamp["problem"] == .string("its stored record is damaged: its desired state cannot be read"))
-            #expect(lamp["capabilities"] == .array([]))
+            #expect(lamp["problem"] == .string(#"its stored record is damaged: its category "lamp" cannot be read"#))
+            #expect(lamp["capabilities"] == .array([]) && lamp["category"] == .string("unknown"))
+            let config = try #require(try await client.retained(configTopic, timeout: daemon.timeout))
+            #expect(!config.payload.isEmpty, "the lamp's Home Assistant config was cleared")
 
             _ = try await client.set(device: "aroma", payload: ["state": .string("ON")], timeout: daemon.timeout)
             await #expect {
                 try await client.set(device: "lamp", payload: ["state": .string("ON")], timeout: daemon.timeout)
             } throws: { error in
                 "\(error)".contains("lamp cannot be driven: its stored record is damaged")
-                    && "\(error)".contains("youll-devices remove lamp")
+                    && "\(error)".contains("youll-devices remove \(world.light.devId)")
             }
             _ = try await client.request("device/remove", ["id": .string("lamp")], timeout: daemon.timeout)
             let after = try #require(try await client.retained("youll/bridge/devices", timeout: daemon.timeout)?.json)
             #expect(after.arrayValue?.compactMap { $0["friendly_name"]?.stringValue } == ["aroma"])
+            #expect(try await client.retained(configTopic, timeout: daemon.timeout) == nil, "cleared once removed")
         }
+        let reader = try DatabaseQueue(path: path)
+        let left = try await reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM device_state) + (SELECT COUNT(*) FROM secrets)")
+        }
+        try reader.close()
+        #expect(left == 2, "only the diffuser's state and key are left")
         await world.close()
     }
 }

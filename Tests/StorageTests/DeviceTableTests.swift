@@ -165,8 +165,11 @@ struct DeviceTableTests {
         #expect(stored.records.isEmpty)
         #expect(
             stored.damaged == [
-                DamagedDeviceRecord(rawID: other.id.rawValue, problem: #"its category "toaster\n""#),
-                DamagedDeviceRecord(rawID: Fixture.lampID.rawValue, device: Fixture.lamp, problem: "its desired state"),
+                DamagedDeviceRecord(
+                    rawID: other.id.rawValue, id: other.id, name: "two", problem: #"its category "toaster\n""#),
+                DamagedDeviceRecord(
+                    rawID: Fixture.lampID.rawValue, id: Fixture.lampID, name: Fixture.lamp.name, device: Fixture.lamp,
+                    problem: "its desired state"),
             ])
         #expect(
             stored.damaged[0].description
@@ -182,6 +185,40 @@ struct DeviceTableTests {
         #expect(
             try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") } == 2,
             "nothing is deleted")
+
+        // Pairing the device again replaces its damaged row whole: it reads at the next load.
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey)
+        #expect(try await database.loadDevices().records.map(\.device) == [Fixture.lamp])
+    }
+
+    @Test(
+        "a value of the wrong type in any column (a number for text, text for a number, a blob for a name) is reported as damage, never a trap"
+    )
+    func wrongTypes() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        let lanID = DeviceID("bf00000000000000000lan")!
+        let lan = TuyaDevice(id: lanID, name: "lan", profileID: "p", category: .light, transport: .lan)
+        try await database.saveDevice(
+            lan, localKey: Fixture.lampKey, lan: try LANEndpoint(ip: "192.168.1.9", version: "3.3", sourceID: 7))
+        try await database.saveDevice(
+            Fixture.diffuser, localKey: Fixture.diffuserKey,
+            ble: try BLEIdentity(address: "dc:23:4d:12:34:56", uuid: "tuyaabc123def456"))
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey)
+        let (diffuserID, lampID) = (Fixture.diffuserID.rawValue, Fixture.lampID.rawValue)
+        try await database.pool.write { db in
+            try db.execute(sql: "UPDATE lan_endpoints SET source_id = 'x'")
+            try db.execute(
+                sql: "UPDATE ble_identities SET random_address = 'yes' WHERE device_id = ?", arguments: [diffuserID])
+            try db.execute(sql: "UPDATE devices SET name = x'ff00fe' WHERE id = ?", arguments: [lampID])
+        }
+        let damaged = try await database.loadDevices().damaged
+        #expect(
+            damaged.map(\.problem) == [
+                "its LAN address, version or source id", "its name, profile or product id", "its BLE address or uuid",
+            ])
+        #expect(damaged.map(\.id) == [lanID, Fixture.lampID, Fixture.diffuserID])
     }
 }
 

@@ -26,7 +26,7 @@ extension InactiveDevice {
         case .profileNotLoaded:
             "restore the profile file or fix its errors (see \"profile skipped\" above), then restart the daemon"
         case .unusableKey, .damagedRecord:
-            "remove it (youll-devices remove \(device.name)) and pair it again, or restore a backup"
+            "remove it (youll-devices remove \(device.id)) and pair it again, or restore a backup"
         }
     }
 }
@@ -34,8 +34,12 @@ extension InactiveDevice {
 extension BridgeDevicePayload {
     /// A paired device that cannot be driven: who it is, no capabilities, and its `problem`.
     public init(_ inactive: InactiveDevice, profile: DeviceProfile?) {
-        self.init(inactive.device, profile: profile)
+        self.init(inactive.device, profile: inactive.identityOnly ? nil : profile)
         capabilities = []
         problem = inactive.problem
+        if inactive.identityOnly {
+            (transport, category, self.profile) = ("unknown", "unknown", "")
+            (model, manufacturer) = (nil, nil)
+        }
     }
 }

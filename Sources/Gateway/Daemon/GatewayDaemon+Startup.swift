@@ -73,7 +73,7 @@ extension GatewayDaemon {
         for inactive in await controller.inactiveDevices {
             let device = inactive.device
             logger.warning(
-                "device \(device.name) (\(device.id)) is not driven: \(inactive.problem); it stays paired and listed, its Home Assistant entities are kept; \(inactive.fix)"
+                "device \(GatewayDatabase.shown(device.name)) (\(device.id)) is not driven: \(inactive.problem); it stays paired and listed, its Home Assistant entities are kept; \(inactive.fix)"
             )
         }
         for problem in await controller.unreadableDevices {

@@ -50,7 +50,9 @@ struct GatewayServices {
             ControllerService(controller: controller, logger: logger),
         ]
         if let maintenance {
-            services.append(MaintenanceRunner(maintenance: maintenance, bridgeReady: bridgeReady, logger: logger))
+            services.append(
+                MaintenanceRunner(
+                    maintenance: maintenance, bridgeReady: bridgeReady, timerReady: timerReady, logger: logger))
         }
         services += [
             TimerService(

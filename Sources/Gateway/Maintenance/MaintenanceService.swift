@@ -2,6 +2,7 @@ import DeepLinks
 import Foundation
 import Logging
 import Maintenance
+import Synchronization
 import TuyaCore
 import Timing
 
@@ -53,6 +54,9 @@ public actor MaintenanceService {
     private var performing: Task<String?, Never>?
     /// The session engine's changes as `sessionChanged` takes them, applied in order by `run()`.
     private nonisolated let sessionChanges = AsyncStream.makeStream(of: Bool.self)
+    /// The latest of them, which `load()` applies before it registers the devices: a session
+    /// resumed at start holds the alerts that registering would otherwise send.
+    private nonisolated let latestSession = Mutex(false)
 
     /// - Parameter publisher: where alerts and reminder lists are published (the bridge).
     public init(
@@ -75,6 +79,9 @@ public actor MaintenanceService {
 
     /// Loads the stored states, registers the paired devices, then follows the controller's
     /// events, ticks and (with a webhook) delivers the outbox, until the task is cancelled.
+    /// Once only: the session engine's changes come through a stream it ends.
+    /// The daemon runs it once the timer has recovered its session, so alerts that session
+    /// holds are not sent at the start.
     public func run() async {
         let events = controller.events()
         await load()
@@ -106,7 +113,10 @@ public actor MaintenanceService {
     /// The session engine's state, from any thread without waiting: applied by `run()` in the
     /// order given (a start and an end a moment apart never arrive reversed).
     public nonisolated func sessionChanged(running: Bool) {
-        sessionChanges.continuation.yield(running)
+        latestSession.withLock {
+            $0 = running
+            sessionChanges.continuation.yield(running)
+        }
     }
 
     /// The session engine's state: while a session runs, alerts are held; when it ends,
@@ -206,6 +216,9 @@ public actor MaintenanceService {
         } catch {
             logger.error("maintenance: could not load the stored reminders, starting afresh: \(error)")
         }
+        sessionRunning = latestSession.withLock { $0 }
+        // No device is registered yet: the update is empty.
+        _ = tracker.setSessionRunning(sessionRunning, at: now())
         // Every paired device in one update: one transaction and one retained list each,
         // however many devices there are. A shutdown during the start stops here.
         var update = MaintenanceUpdate()

@@ -42,6 +42,8 @@ public struct SQLiteDeviceStore: DeviceStore {
         for damaged in stored.damaged {
             if let device = damaged.device {
                 load.inactive.append(InactiveDevice(device: device, reason: .damagedRecord(damaged.problem)))
+            } else if let id = damaged.id {
+                load.inactive.append(.damaged(id: id, name: damaged.name, problem: damaged.problem))
             } else {
                 load.unreadable.append(damaged.description)
             }

@@ -46,7 +46,15 @@ extension SessionService {
     public func suspend() async {
         suspended = true
         guard let id = activeID, let session = tracked[id] else { return }
-        let before = await session.runner.status().state
+        var before = await session.runner.status().state
+        if !before.isFinal {
+            do {
+                try await session.runner.stop()
+            } catch {
+                // Ended meanwhile (its pause ran out as the daemon stopped).
+                before = await session.runner.status().state
+            }
+        }
         if before.isFinal {
             // It ended as the daemon stopped (a stop, its last cue, its pause running out), and
             // the event that records it is no longer handled: recorded here, never resumed.
@@ -59,7 +67,6 @@ extension SessionService {
             tracked[id] = nil
             return
         }
-        try? await session.runner.stop()
         let cueLog = await session.runner.cueLog()
         let elapsed = await session.runner.status().elapsed
         do {

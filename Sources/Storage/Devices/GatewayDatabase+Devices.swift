@@ -4,7 +4,8 @@ import TuyaCore
 
 extension GatewayDatabase {
     /// Adds a device with its local key, or replaces the description and key of one already
-    /// paired (keeping when it was paired and its desired and confirmed state).
+    /// paired (keeping when it was paired and its desired and confirmed state, unless its
+    /// stored row is damaged: then it is replaced whole).
     /// Throws `nameTaken` when another device already has the name.
     /// `ble` is stored for BLE devices and `lan` for LAN devices (each cleared when nil).
     public func saveDevice(
@@ -20,6 +21,14 @@ extension GatewayDatabase {
         }
         try await write("saving device \(device.id)") { db in
             try Self.checkNameFree(device.name, for: device.id, db)
+            // Pairing over a row this binary cannot read replaces it whole (its state and
+            // identities too): kept, its damaged parts would make it inactive again at the next start.
+            if let row = try Row.fetchOne(
+                db, sql: Self.deviceQuery + " WHERE d.id = ?", arguments: [device.id.rawValue]),
+                case .failure = Self.record(from: row)
+            {
+                try db.execute(sql: "DELETE FROM devices WHERE id = ?", arguments: [device.id.rawValue])
+            }
             try db.execute(
                 sql: """
                     INSERT INTO devices (id, name, profile_id, category, transport, product_id, created_at)
@@ -150,55 +159,4 @@ extension GatewayDatabase {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE id = ?)", arguments: [id.rawValue])
             ?? false
     }
-
-    /// A row this binary did not write (an unknown category, a missing key) is reported as
-    /// damaged, naming what is wrong, rather than skipped: a silently missing device would
-    /// look like a lost pairing.
-    static func record(from row: Row) -> Result<StoredDeviceRecord, DamagedDeviceRecord> {
-        let rawID: String = row["id"]
-        guard let id = DeviceID(rawID) else { return .failure(DamagedDeviceRecord(rawID: rawID, problem: "its id")) }
-        let rawCategory: String = row["category"]
-        let rawTransport: String = row["transport"]
-        guard let category = DeviceCategory(rawValue: rawCategory) else {
-            return .failure(DamagedDeviceRecord(rawID: rawID, problem: "its category \(Self.shown(rawCategory))"))
-        }
-        guard let transport = Transport(rawValue: rawTransport) else {
-            return .failure(DamagedDeviceRecord(rawID: rawID, problem: "its transport \(Self.shown(rawTransport))"))
-        }
-        let device = TuyaDevice(
-            id: id, name: row["name"], profileID: row["profile_id"], category: category, transport: transport,
-            productID: row["product_id"])
-        func damaged(_ problem: String) -> Result<StoredDeviceRecord, DamagedDeviceRecord> {
-            .failure(DamagedDeviceRecord(rawID: rawID, device: device, problem: problem))
-        }
-        guard let keyText: String = row["local_key"] else { return damaged("its local key") }
-        guard let createdAt = row.date("created_at") else { return damaged("its pairing time") }
-        guard let desired = try? StoredDataPoints.decode(row["desired"] ?? "{}", path: "", column: "desired") else {
-            return damaged("its desired state")
-        }
-        guard let confirmed = try? StoredDataPoints.decode(row["confirmed"] ?? "{}", path: "", column: "confirmed")
-        else { return damaged("its confirmed state") }
-        var ble: BLEIdentity?
-        if let address: String = row["ble_address"] {
-            guard let uuid: String = row["ble_uuid"],
-                let identity = try? BLEIdentity(address: address, randomAddress: row["ble_random"] ?? false, uuid: uuid)
-            else { return damaged("its BLE address or uuid") }
-            ble = identity
-        }
-        var lan: LANEndpoint?
-        if let ip: String = row["lan_ip"] {
-            guard let version: String = row["lan_version"], let source: Int64 = row["lan_source"],
-                let sourceID = UInt32(exactly: source),
-                let endpoint = try? LANEndpoint(ip: ip, version: version, sourceID: sourceID)
-            else { return damaged("its LAN address, version or source id") }
-            lan = endpoint
-        }
-        return .success(
-            StoredDeviceRecord(
-                device: device, localKey: LocalKey(keyText), createdAt: createdAt, desired: desired,
-                confirmed: confirmed, confirmedAt: row.date("confirmed_at"), ble: ble, lan: lan))
-    }
-
-    /// A stored value as a message quotes it: escaped, at most 40 characters.
-    static func shown(_ text: String) -> String { String(reflecting: String(text.prefix(40))) }
 }

@@ -52,13 +52,21 @@ public struct StoredDevices: Sendable, Hashable {
 public struct DamagedDeviceRecord: Error, Sendable, Hashable, CustomStringConvertible {
     /// The row's id as stored.
     public var rawID: String
-    /// The device the row still names, when its id, category and transport read.
+    /// The id, when it reads: the device can then be listed, kept in Home Assistant and removed.
+    public var id: DeviceID?
+    /// The name as stored (the id when it does not read).
+    public var name: String
+    /// The device the row still names, when its category and transport read too.
     public var device: TuyaDevice?
     /// What cannot be read ("its desired state"); never a key.
     public var problem: String
 
-    public init(rawID: String, device: TuyaDevice? = nil, problem: String) {
+    public init(
+        rawID: String, id: DeviceID? = nil, name: String? = nil, device: TuyaDevice? = nil, problem: String
+    ) {
         self.rawID = rawID
+        self.id = id
+        self.name = name ?? rawID
         self.device = device
         self.problem = problem
     }

@@ -6,6 +6,9 @@ import TuyaCore
 public struct InactiveDevice: Sendable, Hashable {
     public var device: TuyaDevice
     public var reason: Reason
+    /// Whether only the device's id and name could be read: its category, transport and
+    /// profile in `device` are placeholders, not to be shown.
+    public var identityOnly: Bool
 
     public enum Reason: Sendable, Hashable {
         /// Its profile is missing or did not load.
@@ -16,9 +19,17 @@ public struct InactiveDevice: Sendable, Hashable {
         case damagedRecord(String)
     }
 
-    public init(device: TuyaDevice, reason: Reason) {
+    public init(device: TuyaDevice, reason: Reason, identityOnly: Bool = false) {
         self.device = device
         self.reason = reason
+        self.identityOnly = identityOnly
+    }
+
+    /// A device of which only the stored id and name read (its category or transport does not).
+    public static func damaged(id: DeviceID, name: String, problem: String) -> InactiveDevice {
+        InactiveDevice(
+            device: TuyaDevice(id: id, name: name, profileID: "", category: .light, transport: .mqtt),
+            reason: .damagedRecord(problem), identityOnly: true)
     }
 }
 
