@@ -123,7 +123,8 @@ struct ControllerHCIBumbleTests {
         mark = rig.bumble.mark
         rig.bumble.send("disconnect \(Self.address)")
         _ = try await rig.availability(device.id, .offline)
-        await rig.clock.waitForSleepers()
+        // The reconnect's backoff, not any other timer armed meanwhile (an ATT timeout).
+        await rig.clock.waitForSleeper(dueBy: rig.clock.now.advanced(by: .seconds(1)))
         rig.clock.advance(by: .seconds(1))
         _ = try await rig.availability(device.id, .online)
         try await rig.bumble.expectLine(containing: "\(Self.address) paired", after: mark)
@@ -137,7 +138,8 @@ struct ControllerHCIBumbleTests {
         try await rig.bumble.expectLine(containing: "\(Self.address) disconnected reason=0x08", after: mark)
         rig.bumble.send("in-range \(Self.address)")
         try await rig.bumble.expectLine(containing: "\(Self.address) in-range", after: mark)
-        await rig.clock.waitForSleepers()
+        // The reconnect's backoff, not any other timer armed meanwhile (an ATT timeout).
+        await rig.clock.waitForSleeper(dueBy: rig.clock.now.advanced(by: .seconds(1)))
         rig.clock.advance(by: .seconds(1))
         _ = try await rig.availability(device.id, .online)
         let back = try await rig.controller.send(.diffuser(DiffuserCommand(mistMode: "large")), to: device.id)
@@ -156,7 +158,8 @@ struct ControllerHCIBumbleTests {
         rig.bumble.kill()
         let lost = try await rig.availability(device.id, .offline)
         #expect(lost.hint == "BLE link lost; reconnecting")
-        await rig.clock.waitForSleepers()
+        // The reconnect's backoff, not any other timer armed meanwhile (an ATT timeout).
+        await rig.clock.waitForSleeper(dueBy: rig.clock.now.advanced(by: .seconds(1)))
         rig.clock.advance(by: .seconds(1))
         let refused = try await rig.next("the reconnect refused") { event in
             if case .availabilityChanged(device.id, let status) = event {

@@ -35,7 +35,8 @@ struct HCIHostCoreLinkTests {
         let actions = harness.feed(Harness.connectionComplete(handle: 0x40))
         #expect(
             actions.contains(
-                .connected(operation: 1, .init(handle: 0x40, address: Self.device, addressType: .randomDevice))))
+                .connected(
+                    operation: 1, .init(handle: 0x40, address: Self.device, addressType: .randomDevice, serial: 1))))
         #expect(actions.contains(.cancelTimer(.connect(operation: 1))))
         #expect(harness.core.connectedHandles == [0x40])
     }
@@ -53,6 +54,34 @@ struct HCIHostCoreLinkTests {
         #expect(harness.takeCommands() == [.leExtendedCreateConnection])
         harness.feed(Harness.connectionComplete(handle: 0x40))
         #expect(harness.takeCommands() == [.leExtendedCreateConnection])
+    }
+
+    @Test(
+        "an attempt queued behind an unreachable device is not timed out untried: its time starts when it reaches the controller"
+    )
+    func queuedAttemptTimesFromItsTurn() {
+        var harness = HostCoreHarness()
+        harness.initialize()
+        let first = harness.keep(
+            harness.core.connect(operation: 1, address: Self.device, addressType: .randomDevice, timeout: .seconds(10)))
+        #expect(first.contains(.startTimer(.connect(operation: 1), after: .seconds(10))))
+        let second = harness.keep(
+            harness.core.connect(
+                operation: 2, address: "C4:00:00:00:00:02", addressType: .randomDevice, timeout: .seconds(10)))
+        #expect(!second.contains { if case .startTimer(.connect, _) = $0 { true } else { false } }, "no timer yet")
+        harness.feed(Harness.status(.leCreateConnection))
+        #expect(harness.takeCommands() == [.leCreateConnection])
+
+        // The first device never answers: its attempt is cancelled, and only then does the
+        // second one go out, with its own ten seconds.
+        _ = harness.keep(harness.core.timerFired(.connect(operation: 1)))
+        #expect(harness.takeCommands() == [.leCreateConnectionCancel])
+        harness.feed(Harness.complete(.leCreateConnectionCancel))
+        let next = harness.feed(Harness.connectionComplete(handle: 0, status: .unknownConnectionIdentifier))
+        #expect(next.contains { if case .connectFailed(1, _) = $0 { true } else { false } })
+        #expect(!next.contains { if case .connectFailed(2, _) = $0 { true } else { false } })
+        #expect(next.contains(.startTimer(.connect(operation: 2), after: .seconds(10))))
+        #expect(harness.takeCommands() == [.leCreateConnection])
     }
 
     @Test("a timed-out attempt is cancelled and fails once the controller ends it")
@@ -225,6 +254,32 @@ struct HCIHostCoreLinkTests {
         #expect(
             harness.keep(harness.core.disconnect(operation: 4, handle: 0x40, reason: .remoteUserTerminatedConnection))
                 == [.completed(operation: 4, nil)], "already gone")
+    }
+
+    @Test("closing a link that is gone leaves alone the device that got its handle since")
+    func lateCloseOfReusedHandle() {
+        var harness = Self.connected()
+        harness.feed(Harness.disconnected(handle: 0x40, reason: .connectionTimeout))
+        let other = "C4:00:00:00:00:02"
+        _ = harness.keep(
+            harness.core.connect(operation: 2, address: other, addressType: .randomDevice, timeout: .seconds(5)))
+        harness.feed(Harness.status(.leCreateConnection))
+        let actions = harness.feed(Harness.connectionComplete(handle: 0x40, address: other))
+        #expect(
+            actions.contains(
+                .connected(operation: 2, .init(handle: 0x40, address: other, addressType: .randomDevice, serial: 2))))
+        _ = harness.takeCommands()
+
+        // The first device's channel closes late (its reconnect tidying up): serial 1.
+        let late = harness.keep(
+            harness.core.disconnect(operation: 3, handle: 0x40, serial: 1, reason: .remoteUserTerminatedConnection))
+        #expect(late == [.completed(operation: 3, nil)])
+        #expect(harness.takeCommands().isEmpty, "no Disconnect for the second device's link")
+        #expect(harness.core.connectedHandles == [0x40])
+        // Its own close still ends it.
+        _ = harness.keep(
+            harness.core.disconnect(operation: 4, handle: 0x40, serial: 2, reason: .remoteUserTerminatedConnection))
+        #expect(harness.takeCommands() == [.disconnect])
     }
 
     @Test("a Disconnect the controller never completes is given up after its timeout; the closer is not left waiting")

@@ -10,6 +10,8 @@ import Synchronization
 public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
     public let address: String
     public let handle: UInt16
+    /// The link this channel is on: closing it never ends a later link on the same handle.
+    private let link: HCIHostCore.Link
     private let host: HCIHost
     private let state = Mutex(State())
 
@@ -29,6 +31,7 @@ public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
         self.host = host
         address = link.address
         handle = link.handle
+        self.link = link
     }
 
     public var description: String { "BLE link to \(address) (handle 0x\(hex16(handle)))" }
@@ -44,7 +47,7 @@ public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
     /// Disconnects the link (Remote User Terminated Connection) and waits for the controller.
     public func close() async {
         end(nil)
-        await host.disconnect(handle: handle)
+        await host.disconnect(link)
     }
 
     /// A PDU from the device (called by the host, in order).
@@ -55,7 +58,7 @@ public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
         }
         if overflow {
             end(ByteChannelError.oversizedPDU(size: Self.maximumUnread, maximum: Self.maximumUnread))
-            Task { await host.disconnect(handle: handle, reason: .remoteLowResources) }
+            Task { [host, link] in await host.disconnect(link, reason: .remoteLowResources) }
         }
     }
 

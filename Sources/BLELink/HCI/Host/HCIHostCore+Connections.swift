@@ -30,7 +30,9 @@ extension HCIHostCore {
     }
 
     /// Connects to `address` (`AA:BB:CC:DD:EE:FF`); `.connected` or `.connectFailed` follows
-    /// for `operation`, at the latest `timeout` after this call (plus the cancel's round trip).
+    /// for `operation`, at the latest `timeout` after the attempt reaches the controller (plus
+    /// the cancel's round trip). Attempts go one at a time: one queued behind an unreachable
+    /// device waits for its turn rather than timing out untried; its caller can cancel it.
     public mutating func connect(
         operation: Int, address: String, addressType: BluetoothAddressType, timeout: Duration
     ) -> [Action] {
@@ -42,7 +44,7 @@ extension HCIHostCore {
             Initiation(
                 operation: operation, address: address.uppercased(), addressBytes: bytes, addressType: addressType,
                 timeout: timeout))
-        return [.startTimer(.connect(operation: operation), after: timeout)] + startNextInitiation()
+        return startNextInitiation()
     }
 
     /// The caller gave up on `operation` (its task was cancelled).
@@ -52,9 +54,14 @@ extension HCIHostCore {
     }
 
     /// Ends the link on `handle` with `reason`; `.completed(operation:)` follows once the
-    /// controller confirms (at once when the link is already gone).
-    public mutating func disconnect(operation: Int, handle: UInt16, reason: HCIErrorCode) -> [Action] {
-        guard failure == nil, var state = links[handle] else { return [.completed(operation: operation, nil)] }
+    /// controller confirms (at once when the link is already gone). With `serial`, only that
+    /// link: when it is gone and its handle is another device's now, that one is left alone.
+    public mutating func disconnect(operation: Int, handle: UInt16, serial: UInt64? = nil, reason: HCIErrorCode)
+        -> [Action]
+    {
+        guard failure == nil, var state = links[handle], serial.map({ $0 == state.link.serial }) ?? true else {
+            return [.completed(operation: operation, nil)]
+        }
         state.closeOperations.append(operation)
         let first = !state.closing
         state.closing = true
@@ -180,7 +187,7 @@ extension HCIHostCore {
         switch initiations[index].stage {
         case .queued:
             initiations.remove(at: index)
-            return [.cancelTimer(.connect(operation: operation)), .connectFailed(operation: operation, outcome)]
+            return [.connectFailed(operation: operation, outcome)]
         case .awaitingStatus:
             initiations[index].stage = .cancelling(outcome: outcome)
             return [.cancelTimer(.connect(operation: operation))]
@@ -210,7 +217,8 @@ extension HCIHostCore {
         let command: any HCICreateConnectionCommand =
             controller.usesExtendedCommands
             ? HCILEExtendedCreateConnectionCommand(request: request) : HCILECreateConnectionCommand(request: request)
-        return issue(command, for: purpose)
+        return [.startTimer(.connect(operation: initiation.operation), after: initiation.timeout)]
+            + issue(command, for: purpose)
     }
 
     /// The operation number of a disconnect no caller waits for.
@@ -220,7 +228,8 @@ extension HCIHostCore {
     /// ends first (its channel must not receive the new device's data).
     private mutating func addLink(_ event: HCILEConnectionComplete, address: String) -> (Link, [Action]) {
         let replaced = endLink(event.handle, .disconnected(address: address, reason: .unknownConnectionIdentifier))
-        let link = Link(handle: event.handle, address: address, addressType: event.peerAddressType)
+        linksMade += 1
+        let link = Link(handle: event.handle, address: address, addressType: event.peerAddressType, serial: linksMade)
         links[event.handle] = LinkState(
             link: link,
             reassembler: L2CAPReassembler(handle: event.handle, maximumPayloadLength: configuration.maximumL2CAPPayload)

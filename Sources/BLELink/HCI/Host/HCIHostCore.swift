@@ -45,11 +45,15 @@ public struct HCIHostCore: Sendable {
         public var handle: UInt16
         public var address: String
         public var addressType: BluetoothAddressType
+        /// Which of the links this host has made: controllers reuse a handle once its link is
+        /// gone, so a late close of an old link must not end the new one.
+        public var serial: UInt64
 
-        public init(handle: UInt16, address: String, addressType: BluetoothAddressType) {
+        public init(handle: UInt16, address: String, addressType: BluetoothAddressType, serial: UInt64 = 0) {
             self.handle = handle
             self.address = address
             self.addressType = addressType
+            self.serial = serial
         }
     }
 
@@ -90,6 +94,7 @@ public struct HCIHostCore: Sendable {
     public internal(set) var controller: HCIControllerInfo?
     var acl = ACLFlowControl(capacity: 1)
     var links: [UInt16: LinkState] = [:]
+    var linksMade: UInt64 = 0
     var scan = ScanState()
     var initiations: [Initiation] = []
 
