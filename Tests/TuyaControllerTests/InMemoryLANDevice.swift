@@ -16,14 +16,23 @@ final class InMemoryLANDevice: LANConnector, Sendable {
         var keyOverride: String?
         /// Drops the connection after this many requests.
         var closeAfterRequests: Int?
+        /// Ignores a 3.5 request whose sequence number is not above the last one this
+        /// source sent (what the link assumes of real firmware).
+        var dropsRepeatedSequences = false
     }
 
     struct Statistics: Sendable, Hashable {
         var connections = 0
+        /// Connections asked for, refused ones included.
+        var attempts = 0
         var requests: [LANCommand] = []
         var controls: [[String: JSONValue]] = []
         /// The address of each connection, in order.
         var hosts: [String] = []
+        /// The last sequence number each 3.5 source sent.
+        var lastSequence: [UInt32: UInt32] = [:]
+        /// Requests ignored for a sequence number already seen.
+        var repeatedSequences = 0
     }
 
     let devId: String
@@ -48,6 +57,7 @@ final class InMemoryLANDevice: LANConnector, Sendable {
 
     func connect(host: String, port: Int, timeout: Duration) async throws(LANConnectError) -> any LANByteStream {
         let switches = state.withLock { state in
+            state.statistics.attempts += 1
             if !state.switches.refuse { state.statistics.connections += 1 }
             return state.switches
         }
@@ -59,11 +69,18 @@ final class InMemoryLANDevice: LANConnector, Sendable {
 
     /// What the device does with one request; returns the frames to send back.
     fileprivate func answer(_ message: LANMessage, session: inout LANDeviceSession) -> [[UInt8]] {
-        let (switches, count) = state.withLock { state in
+        let (switches, count, repeated) = state.withLock { state in
             state.statistics.requests.append(message.command)
-            return (state.switches, state.statistics.requests.count)
+            var repeated = false
+            if let header = message.header {
+                repeated = state.statistics.lastSequence[header.source].map { header.sequence <= $0 } ?? false
+                if repeated { state.statistics.repeatedSequences += 1 }
+                state.statistics.lastSequence[header.source] = max(
+                    header.sequence, state.statistics.lastSequence[header.source] ?? 0)
+            }
+            return (state.switches, state.statistics.requests.count, repeated)
         }
-        if switches.silent { return [] }
+        if switches.silent || (repeated && switches.dropsRepeatedSequences) { return [] }
         if let limit = switches.closeAfterRequests, count > limit { return [] }
         var replies: [[UInt8]] = []
         func reply(_ command: LANCommand, _ json: [UInt8]) {

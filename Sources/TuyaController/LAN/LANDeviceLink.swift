@@ -93,17 +93,9 @@ actor LANDeviceLink: ProbedDeviceLink {
         self.onReprobe = onReprobe
         self.logger = logger
         policy = LANLinkPolicy(configuration: configuration.policy)
-        session = Self.makeSession(version: version, key: key, endpoint: endpoint, firstSequence: 1)
-    }
-
-    private static func makeSession(
-        version: LANProtocolVersion, key: AESKey, endpoint: LANEndpoint, firstSequence: UInt32
-    ) -> LANClientSession {
-        // 3.5 devices drop repeated sequence numbers per source: keep one source id per
-        // device across restarts, and the sequence rising across connections.
-        LANClientSession(
-            version: version, localKey: key, sourceID: version == .v3_5 ? endpoint.sourceID : nil,
-            firstSequence: firstSequence)
+        session = Self.makeSession(
+            version: version, key: key, endpoint: endpoint,
+            firstSequence: version == .v3_5 ? Self.firstSequence(unixTime: unixTime()) : 1)
     }
 
     // MARK: - DeviceLinkDriver

@@ -26,7 +26,10 @@ struct LANLinkPolicy: Sendable {
         var answerTimeout: Duration = .seconds(5)
         var backoff = Backoff.deviceLink
         var keyMismatchesBeforeAuthFailed = 3
-        /// Connection failures in a row after which the stored protocol version is probed again.
+        /// Connection failures in a row after which the stored address and protocol version
+        /// are checked against the device's latest broadcast, again at each failure after
+        /// (a minute apart at most once the backoff is at its cap): a device updated to
+        /// another version, or given another address, may broadcast it only later.
         var failuresBeforeReprobe = 5
     }
 
@@ -191,7 +194,7 @@ struct LANLinkPolicy: Sendable {
         case .silent:
             actions += change(to: .offline, hint: "no answer for \(configuration.answerTimeout.components.seconds) s")
         }
-        if failuresInARow == configuration.failuresBeforeReprobe { actions.append(.reprobeVersion) }
+        if failuresInARow >= configuration.failuresBeforeReprobe { actions.append(.reprobeVersion) }
         // The first reconnect after a working connection goes at once; then the backoff.
         let delay =
             answeredThisConnection && failuresInARow == 1

@@ -211,12 +211,21 @@ extension TuyaController {
     }
 
     func reprobe(_ id: DeviceID) async {
-        guard running, let link = registry.link(id) as? LANDeviceLink, let sighting = sightings.sighting(of: id),
-            var stored = await link.stored(), let endpoint = stored.lan, registry.link(id) === link,
-            sighting.ip != endpoint.ip || sighting.version != endpoint.version,
-            let profile = library.profile(id: stored.device.profileID),
-            let checked = try? LANEndpoint(ip: sighting.ip, version: sighting.version, sourceID: endpoint.sourceID)
+        guard running, let link = registry.link(id) as? LANDeviceLink, var stored = await link.stored(),
+            let endpoint = stored.lan, registry.link(id) === link
         else { return }
+        guard let sighting = sightings.sighting(of: id),
+            // A broadcast is not authenticated: it may move a device to a newer version (a
+            // firmware update), never to an older one (3.1 would take forged plaintext state).
+            let version = Self.reprobedVersion(stored: endpoint.version, broadcast: sighting.version),
+            sighting.ip != endpoint.ip || version != endpoint.version,
+            let profile = library.profile(id: stored.device.profileID),
+            let checked = try? LANEndpoint(ip: sighting.ip, version: version, sourceID: endpoint.sourceID)
+        else {
+            // Nothing newer heard: a 3.5 device may be quiet until asked (TUYA.md §2.1).
+            if endpoint.version == "3.5" { await solicitAtMostEveryMinute() }
+            return
+        }
         stored.lan = checked
         try? await store.saveLANEndpoint(checked, for: id)
         registry.unregister(id)
@@ -235,5 +244,22 @@ extension TuyaController {
         var difference: UInt8 = 0
         for (a, b) in zip(stored.localKey.bytes, key.bytes) { difference |= a ^ b }
         return difference == 0 && stored.localKey.bytes.count == key.bytes.count
+    }
+}
+
+extension TuyaController {
+    /// The version a re-probe takes from a broadcast: the broadcast's when it is not older
+    /// than the stored one, else the stored one.
+    static func reprobedVersion(stored: String, broadcast: String) -> String? {
+        guard let old = Double(stored), let new = Double(broadcast) else { return nil }
+        return new >= old ? broadcast : stored
+    }
+
+    /// Sends the 3.5 solicitation, at most once a minute however many links ask.
+    func solicitAtMostEveryMinute() async {
+        let now = linkClock.now()
+        if let last = lastSolicitation, now - last < .seconds(60) { return }
+        lastSolicitation = now
+        await lan.solicit()
     }
 }

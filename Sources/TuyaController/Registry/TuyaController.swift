@@ -46,6 +46,8 @@ public actor TuyaController: TuyaControllerProtocol {
     /// Stored rows found at `start` too damaged to name a device: what each one's problem is.
     public private(set) var unreadableDevices: [String] = []
     var busConnected = false
+    /// When the 3.5 solicitation last went out for a failing link (on the link clock).
+    var lastSolicitation: Duration?
     var running = false
     var tasks: [Task<Void, Never>] = []
 
