@@ -16,9 +16,9 @@ final class InMemoryLANDevice: LANConnector, Sendable {
         var keyOverride: String?
         /// Drops the connection after this many requests.
         var closeAfterRequests: Int?
-        /// Ignores a 3.5 request whose sequence number is not above the last one this
-        /// source sent (what the link assumes of real firmware).
-        var dropsRepeatedSequences = false
+        /// Answers every frame, even one it cannot open, with an empty frame of its command:
+        /// what a host without the key can send (a CRC needs none).
+        var answersEmpty = false
     }
 
     struct Statistics: Sendable, Hashable {
@@ -29,10 +29,6 @@ final class InMemoryLANDevice: LANConnector, Sendable {
         var controls: [[String: JSONValue]] = []
         /// The address of each connection, in order.
         var hosts: [String] = []
-        /// The last sequence number each 3.5 source sent.
-        var lastSequence: [UInt32: UInt32] = [:]
-        /// Requests ignored for a sequence number already seen.
-        var repeatedSequences = 0
     }
 
     let devId: String
@@ -49,6 +45,7 @@ final class InMemoryLANDevice: LANConnector, Sendable {
     }
 
     var statistics: Statistics { state.withLock { $0.statistics } }
+    fileprivate var answersEmptyToAll: Bool { state.withLock { $0.switches.answersEmpty } }
     var dps: [String: JSONValue] { state.withLock { $0.dps } }
 
     func update(_ change: (inout Switches) -> Void) {
@@ -69,18 +66,12 @@ final class InMemoryLANDevice: LANConnector, Sendable {
 
     /// What the device does with one request; returns the frames to send back.
     fileprivate func answer(_ message: LANMessage, session: inout LANDeviceSession) -> [[UInt8]] {
-        let (switches, count, repeated) = state.withLock { state in
+        let (switches, count) = state.withLock { state in
             state.statistics.requests.append(message.command)
-            var repeated = false
-            if let header = message.header {
-                repeated = state.statistics.lastSequence[header.source].map { header.sequence <= $0 } ?? false
-                if repeated { state.statistics.repeatedSequences += 1 }
-                state.statistics.lastSequence[header.source] = max(
-                    header.sequence, state.statistics.lastSequence[header.source] ?? 0)
-            }
-            return (state.switches, state.statistics.requests.count, repeated)
+            return (state.switches, state.statistics.requests.count)
         }
-        if switches.silent || (repeated && switches.dropsRepeatedSequences) { return [] }
+        if switches.silent { return [] }
+        if switches.answersEmpty { return (try? session.encode(message.command, json: [])).map { [$0] } ?? [] }
         if let limit = switches.closeAfterRequests, count > limit { return [] }
         var replies: [[UInt8]] = []
         func reply(_ command: LANCommand, _ json: [UInt8]) {
@@ -125,6 +116,9 @@ final class InMemoryLANDevice: LANConnector, Sendable {
                     switch event {
                     case .send(let bytes): replies.append(bytes)
                     case .request(let message): replies += device.answer(message, session: &session)
+                    case .rejected(let command, _) where device.answersEmptyToAll:
+                        // A host without the key: it cannot read the frame, and answers empty.
+                        if let frame = try? session.encode(command, json: []) { replies.append(frame) }
                     case .established, .rejected, .failed: continue
                     }
                 }

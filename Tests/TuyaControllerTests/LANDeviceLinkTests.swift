@@ -109,42 +109,6 @@ struct LANDeviceLinkTests {
         await rig.link.stop()
     }
 
-    @Test(
-        "a 3.5 link made after another under the same source id (a restart) never repeats a sequence number the device saw, so its commands are confirmed"
-    )
-    func sequenceRisesAcrossLinks() async throws {
-        let device = try InMemoryLANDevice(
-            devId: Self.devId, key: Self.key, version: .v3_5, dps: ["1": .bool(false), "2": .integer(100)])
-        device.update { $0.dropsRepeatedSequences = true }
-        var profile = Fixtures.whiteBulb
-        profile.transports = [.lan]
-        profile.frameGapMilliseconds = 0
-        let id = try #require(DeviceID(Self.devId))
-        let endpoint = try LANEndpoint(ip: "192.0.2.10", version: "3.5", sourceID: 77)
-        for (run, startedAt) in [Int64(1_790_000_000), 1_790_000_060].enumerated() {
-            let hub = EventHub()
-            let events = hub.subscribe()
-            let link = LANDeviceLink(
-                device: TuyaDevice(id: id, name: "lamp", profileID: profile.id, category: .light, transport: .lan),
-                key: try AESKey(localKey: Self.key), endpoint: endpoint, version: .v3_5, profile: profile,
-                connector: device, clock: OffsetClock(ManualClock()), unixTime: { startedAt }, hub: hub)
-            await link.start()
-            try await withDeadline(Rig.realTimeLimit, "online (run \(run))") {
-                for await event in events {
-                    if case .availabilityChanged(_, let status) = event, status.availability == .online { return }
-                }
-            }
-            // A frame the device drops is never answered: bounded in real time, not by the manual clock.
-            _ = try await withDeadline(Rig.realTimeLimit, "run \(run)'s command confirmed") {
-                try await link.send([Fixtures.dp(2): .value(Int32(300 + run))])
-            }
-            await link.stop()
-        }
-        #expect(device.dps["2"] == .integer(301), "the second run's command reached the device")
-        #expect(device.statistics.lastSequence[77] != nil, "the device saw source 77's frames")
-        #expect(device.statistics.repeatedSequences == 0)
-    }
-
     @Test("a device that refuses the connection is busy, with the hint to close the other app, and recovers")
     func refusedIsBusy() async throws {
         let rig = try Rig(version: .v3_3)

@@ -16,12 +16,13 @@ import YoullTestSupport
 /// announce itself.
 @Suite("A LAN link that keeps failing", .serialized, .timeLimit(.minutes(1)))
 struct LANReprobeTests {
-    @Test("a broadcast moves a device to a newer version, never to an older one")
-    func versionsOnlyGoUp() {
+    @Test("a broadcast moves a device to another version, never to 3.1, whose key cannot be proven")
+    func neverTo31() {
         #expect(TuyaController.reprobedVersion(stored: "3.3", broadcast: "3.4") == "3.4")
-        #expect(TuyaController.reprobedVersion(stored: "3.3", broadcast: "3.3") == "3.3")
+        #expect(TuyaController.reprobedVersion(stored: "3.4", broadcast: "3.3") == "3.3")
         #expect(TuyaController.reprobedVersion(stored: "3.4", broadcast: "3.1") == "3.4")
-        #expect(TuyaController.reprobedVersion(stored: "3.5", broadcast: "x") == nil)
+        #expect(TuyaController.reprobedVersion(stored: "3.1", broadcast: "3.1") == "3.1")
+        #expect(TuyaController.reprobedVersion(stored: "3.5", broadcast: "3.10") == nil)
     }
 
     @Test("a 3.5 device that stops answering is asked to announce itself once its link has failed five times")

@@ -53,10 +53,13 @@ public actor MaintenanceService {
     /// The tail of the chain that performs updates one after another, in the order they were made.
     private var performing: Task<String?, Never>?
     /// The session engine's changes as `sessionChanged` takes them, applied in order by `run()`.
-    private nonisolated let sessionChanges = AsyncStream.makeStream(of: Bool.self)
+    /// Each is numbered: `load()` applies the latest, and the ones before it are not replayed.
+    private nonisolated let sessionChanges = AsyncStream.makeStream(of: (number: Int, running: Bool).self)
     /// The latest of them, which `load()` applies before it registers the devices: a session
     /// resumed at start holds the alerts that registering would otherwise send.
-    private nonisolated let latestSession = Mutex(false)
+    private nonisolated let latestSession = Mutex((number: 0, running: false))
+    /// The number of the last session change applied.
+    private var sessionChangeApplied = 0
 
     /// - Parameter publisher: where alerts and reminder lists are published (the bridge).
     public init(
@@ -93,7 +96,7 @@ public actor MaintenanceService {
                 }
             }
             group.addTask { [weak self, sessionChanges] in
-                for await running in sessionChanges.stream { await self?.setSessionRunning(running) }
+                for await change in sessionChanges.stream { await self?.apply(change) }
             }
             group.addTask { [weak self, clock, settings] in
                 while !Task.isCancelled {
@@ -114,9 +117,15 @@ public actor MaintenanceService {
     /// order given (a start and an end a moment apart never arrive reversed).
     public nonisolated func sessionChanged(running: Bool) {
         latestSession.withLock {
-            $0 = running
-            sessionChanges.continuation.yield(running)
+            $0 = ($0.number + 1, running)
+            sessionChanges.continuation.yield($0)
         }
+    }
+
+    private func apply(_ change: (number: Int, running: Bool)) async {
+        guard change.number > sessionChangeApplied else { return }
+        sessionChangeApplied = change.number
+        await setSessionRunning(change.running)
     }
 
     /// The session engine's state: while a session runs, alerts are held; when it ends,
@@ -216,7 +225,7 @@ public actor MaintenanceService {
         } catch {
             logger.error("maintenance: could not load the stored reminders, starting afresh: \(error)")
         }
-        sessionRunning = latestSession.withLock { $0 }
+        (sessionChangeApplied, sessionRunning) = latestSession.withLock { $0 }
         // No device is registered yet: the update is empty.
         _ = tracker.setSessionRunning(sessionRunning, at: now())
         // Every paired device in one update: one transaction and one retained list each,

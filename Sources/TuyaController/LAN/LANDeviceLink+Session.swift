@@ -2,23 +2,36 @@ import TuyaCore
 import TuyaWire
 
 extension LANDeviceLink {
-    /// The first sequence number of a new 3.5 link: eight per second since 2024, so a link made
-    /// after another one under the same source id (a restart, a re-probe, a rekey) starts above
-    /// every number that one used, as long as it averaged fewer than eight frames a second (a
-    /// heartbeat every few seconds and commands a frame gap apart are far below): the device
-    /// drops numbers it has seen from the source. Wraps after 17 years.
-    static func firstSequence(unixTime: Int64) -> UInt32 {
-        let since2024 = max(0, unixTime - 1_704_067_200)
-        return UInt32(truncatingIfNeeded: since2024 &* 8) | 1
-    }
-
     static func makeSession(
         version: LANProtocolVersion, key: AESKey, endpoint: LANEndpoint, firstSequence: UInt32
     ) -> LANClientSession {
-        // 3.5 devices drop repeated sequence numbers per source: keep one source id per
-        // device across restarts, and the sequence rising across connections.
+        // 3.5 frames carry the source id kept for the device across restarts; the sequence
+        // keeps rising across the link's connections.
         LANClientSession(
             version: version, localKey: key, sourceID: version == .v3_5 ? endpoint.sourceID : nil,
             firstSequence: firstSequence)
+    }
+
+    func stored() -> StoredDevice? {
+        StoredDevice(
+            device: core.device, localKey: key, desired: core.desired, confirmed: core.reported, lan: endpoint)
+    }
+
+    var transportWake: Duration? { policy.nextWake }
+
+    /// A command is handed to the event loop, and the caller's task stays where it is.
+    /// Entering the actor instead moves the task onto the loop's thread; its answer then
+    /// resumed it on the pool, from where it hopped back onto the loop and off again to
+    /// return: two more wake-ups of a thread per command. A caller already on the loop (a
+    /// task preferring `taskExecutor`) runs the work at once, where it is.
+    nonisolated func post(_ work: @escaping @Sendable (isolated LANDeviceLink) -> Void) async {
+        if loop.isCurrent { return runOnLoop(work) }
+        loop.execute { self.runOnLoop(work) }
+    }
+
+    /// On the loop, the actor's executor: `assumeIsolated` checks that, and cannot be called
+    /// from the async `post` itself.
+    nonisolated func runOnLoop(_ work: @Sendable (isolated LANDeviceLink) -> Void) {
+        assumeIsolated(work)
     }
 }

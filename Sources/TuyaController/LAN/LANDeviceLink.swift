@@ -48,12 +48,12 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// Where the device is and which version it speaks (changes after a DHCP move or a re-probe).
     private(set) var endpoint: LANEndpoint
     private let version: LANProtocolVersion
-    private let key: AESKey
+    let key: AESKey
     private let connector: any LANConnector
     private let configuration: Configuration
     private let unixTime: @Sendable () -> Int64
     private let onReprobe: @Sendable (DeviceID) -> Void
-    private var policy: LANLinkPolicy
+    private(set) var policy: LANLinkPolicy
     private var session: LANClientSession
     private var stream: (any LANByteStream)?
     /// Counts connections, so events from a connection already given up are ignored.
@@ -70,6 +70,15 @@ actor LANDeviceLink: ProbedDeviceLink {
     private(set) var badFrames = 0
     private var faultLog = LANFaultLog()
     private let logger: Logger
+    /// The address the device last proved the key at (the stored one to begin with). A
+    /// broadcast is not authenticated: an address learned from one is shown online, and
+    /// saved (`onAddressProven`), only once the device there answers with something only the
+    /// key opens; a failure there before that goes back to this address.
+    private var provenIP: String
+    /// Whether the device proved the key on this connection (a 3.4/3.5 handshake's HMAC, or
+    /// a payload that decrypted: a CRC-valid empty frame needs no key).
+    private var keyProvenHere = false
+    private let onAddressProven: @Sendable (LANEndpoint) -> Void
 
     init(
         device: TuyaDevice, key: AESKey, endpoint: LANEndpoint, version: LANProtocolVersion, profile: DeviceProfile,
@@ -77,8 +86,11 @@ actor LANDeviceLink: ProbedDeviceLink {
         unixTime: @escaping @Sendable () -> Int64, desired: DataPoints = [:], confirmed: DataPoints = [:],
         hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in },
         onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in },
+        onAddressProven: @escaping @Sendable (LANEndpoint) -> Void = { _ in },
         logger: Logger = Logger(label: "youll-devices.lan"), loop: LANLoop = .next()
     ) {
+        provenIP = endpoint.ip
+        self.onAddressProven = onAddressProven
         self.loop = loop
         core = DeviceLinkCore(
             device: device, profile: profile, timing: configuration, desired: desired, confirmed: confirmed,
@@ -93,35 +105,10 @@ actor LANDeviceLink: ProbedDeviceLink {
         self.onReprobe = onReprobe
         self.logger = logger
         policy = LANLinkPolicy(configuration: configuration.policy)
-        session = Self.makeSession(
-            version: version, key: key, endpoint: endpoint,
-            firstSequence: version == .v3_5 ? Self.firstSequence(unixTime: unixTime()) : 1)
+        session = Self.makeSession(version: version, key: key, endpoint: endpoint, firstSequence: 1)
     }
 
     // MARK: - DeviceLinkDriver
-
-    func stored() -> StoredDevice? {
-        StoredDevice(
-            device: core.device, localKey: key, desired: core.desired, confirmed: core.reported, lan: endpoint)
-    }
-
-    var transportWake: Duration? { policy.nextWake }
-
-    /// A command is handed to the event loop, and the caller's task stays where it is.
-    /// Entering the actor instead moves the task onto the loop's thread; its answer then
-    /// resumed it on the pool, from where it hopped back onto the loop and off again to
-    /// return: two more wake-ups of a thread per command. A caller already on the loop (a
-    /// task preferring `taskExecutor`) runs the work at once, where it is.
-    nonisolated func post(_ work: @escaping @Sendable (isolated LANDeviceLink) -> Void) async {
-        if loop.isCurrent { return runOnLoop(work) }
-        loop.execute { self.runOnLoop(work) }
-    }
-
-    /// On the loop, the actor's executor: `assumeIsolated` checks that, and cannot be called
-    /// from the async `post` itself.
-    private nonisolated func runOnLoop(_ work: @Sendable (isolated LANDeviceLink) -> Void) {
-        assumeIsolated(work)
-    }
 
     func transportTick(now: Duration) {
         perform(policy.tick(now: now))
@@ -217,6 +204,7 @@ actor LANDeviceLink: ProbedDeviceLink {
             case .sendStatusQuery:
                 sendStatusQuery()
             case .close:
+                returnToProvenAddress()
                 closeStream()
             case .availability(let availability, let hint):
                 perform(core.setAvailability(availability, hint: hint))
@@ -269,6 +257,7 @@ actor LANDeviceLink: ProbedDeviceLink {
         }
         self.stream = stream
         connections += 1
+        keyProvenHere = false
         // A new session (and key) per connection; the sequence keeps rising.
         session = Self.makeSession(
             version: version, key: key, endpoint: endpoint, firstSequence: session.nextSequence)
@@ -339,6 +328,12 @@ actor LANDeviceLink: ProbedDeviceLink {
     }
 
     private func fail(_ failure: LANLinkPolicy.Failure) {
+        var failure = failure
+        if endpoint.ip != provenIP, !keyProvenHere, case .keyMismatch(let detail) = failure {
+            // Not counted as a wrong key: the stored one is not in doubt, whoever answered there is.
+            failure = .unreachable("\(endpoint.ip) did not prove the local key (\(detail))")
+        }
+        returnToProvenAddress()
         finishProbes(.failed(failure))
         perform(policy.failed(failure, now: clock.now()))
         closeStream()
@@ -355,6 +350,8 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// The session key is agreed (at once for 3.1–3.3): a new link session for
     /// reconciliation, a status read, and the queued commands go out.
     private func sessionEstablished() {
+        // A handshake proves the key; 3.1–3.3 have none, and prove it with their first payload.
+        if version.negotiatesSessionKey { keyProven() }
         let now = clock.now()
         core.linkEstablished()
         perform(policy.established(now: now))
@@ -364,6 +361,12 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// A message from the device: any decryptable one proves the connection and the key;
     /// one that carries DPs (a STATUS push, a query answer) is a report.
     private func handle(_ message: LANMessage) {
+        if !keyProvenHere {
+            // An empty frame proves nothing (its CRC needs no key): where the address is not
+            // proven, it neither keeps the connection alive nor makes the device online.
+            if message.payload.isEmpty, endpoint.ip != provenIP { return }
+            if !message.payload.isEmpty { keyProven() }
+        }
         let now = clock.now()
         core.heard(at: Date(timeIntervalSince1970: TimeInterval(unixTime())))
         perform(policy.received(now: now))
@@ -385,5 +388,24 @@ actor LANDeviceLink: ProbedDeviceLink {
         let values = DataPointJSON.decode(dps, profile: core.mapper.profile).values
         perform(core.receive(report: values, now: now))
         if !probes.isEmpty { finishProbes(.answered(Set(dps.keys.compactMap { DataPointID(jsonKey: $0) }))) }
+    }
+
+    /// The device proved the key on this connection: its address, if learned from a
+    /// broadcast, is now the one to go back to, and saved.
+    private func keyProven() {
+        keyProvenHere = true
+        guard endpoint.ip != provenIP else { return }
+        provenIP = endpoint.ip
+        onAddressProven(endpoint)
+    }
+
+    /// The connection failed: at an address learned from a broadcast where the device never
+    /// proved the key, the next attempt goes back to where it last did.
+    private func returnToProvenAddress() {
+        guard endpoint.ip != provenIP, !keyProvenHere else { return }
+        logger.warning(
+            "LAN device \(core.device.id.rawValue): \(endpoint.ip), heard in a broadcast, did not prove the local key; back to \(provenIP)"
+        )
+        endpoint.ip = provenIP
     }
 }

@@ -57,12 +57,17 @@ struct LinkFactory: Sendable {
         linkConfiguration.reapplyWithin = configuration.reapplyWithin
         let hub = registered ? hub : EventHub()
         var onDesiredChange: @Sendable (DataPoints) -> Void = { _ in }
-        if registered { onDesiredChange = desiredRecorder(for: stored.device.id) }
+        var onAddressProven: @Sendable (LANEndpoint) -> Void = { _ in }
+        if registered {
+            onDesiredChange = desiredRecorder(for: stored.device.id)
+            let (store, id) = (store, stored.device.id)
+            onAddressProven = { endpoint in Task { try? await store.saveLANEndpoint(endpoint, for: id) } }
+        }
         return LANDeviceLink(
             device: stored.device, key: stored.localKey, endpoint: endpoint, version: version, profile: profile,
             connector: lan.connector, configuration: linkConfiguration, clock: clock, unixTime: unixTime,
             desired: stored.desired, confirmed: stored.confirmed, hub: hub, onDesiredChange: onDesiredChange,
-            onReprobe: onReprobe, logger: lan.logger)
+            onReprobe: onReprobe, onAddressProven: onAddressProven, logger: lan.logger)
     }
 
     /// A BLE link for a stored device; nil when it has no BLE identity. A link made for a

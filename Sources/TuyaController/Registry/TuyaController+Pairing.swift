@@ -186,11 +186,9 @@ extension TuyaController {
             // A new or changed address, or one held while the session was up (see
             // `LANDeviceLink.addressChanged`): offered to the link until it is taken or moot.
             if case .same = change, !sightings.isMoveHeld(id) { return }
+            // Saved by the link once the device proves the key there (a broadcast is not).
             switch await link.addressChanged(to: sighting.ip) {
-            case .moved:
-                sightings.releaseMove(id)
-                if let endpoint = await link.stored()?.lan { try? await store.saveLANEndpoint(endpoint, for: id) }
-            case .unchanged: sightings.releaseMove(id)
+            case .moved, .unchanged: sightings.releaseMove(id)
             case .heldWhileConnected: sightings.holdMove(id)
             }
         } else if registry.isFree(id), let candidate = window.heard(id, at: now, lan: sighting) {
@@ -215,22 +213,35 @@ extension TuyaController {
             let endpoint = stored.lan, registry.link(id) === link
         else { return }
         guard let sighting = sightings.sighting(of: id),
-            // A broadcast is not authenticated: it may move a device to a newer version (a
-            // firmware update), never to an older one (3.1 would take forged plaintext state).
+            // A broadcast is not authenticated: never to 3.1, whose key cannot be proven and
+            // whose state comes in plaintext.
             let version = Self.reprobedVersion(stored: endpoint.version, broadcast: sighting.version),
-            sighting.ip != endpoint.ip || version != endpoint.version,
-            let profile = library.profile(id: stored.device.profileID),
-            let checked = try? LANEndpoint(ip: sighting.ip, version: version, sourceID: endpoint.sourceID)
+            sighting.ip != endpoint.ip || version != endpoint.version
         else {
-            // Nothing newer heard: a 3.5 device may be quiet until asked (TUYA.md §2.1).
+            // Nothing new heard: a 3.5 device may be quiet until asked (TUYA.md §2.1).
             if endpoint.version == "3.5" { await solicitAtMostEveryMinute() }
             return
         }
+        guard version != endpoint.version, let profile = library.profile(id: stored.device.profileID),
+            let checked = try? LANEndpoint(ip: endpoint.ip, version: version, sourceID: endpoint.sourceID)
+        else {
+            // Only the address: the link goes there and saves it once the device proves the key.
+            _ = await link.addressChanged(to: sighting.ip)
+            return
+        }
+        // Another version (a firmware update) takes a new link; a new address goes the same
+        // way as above, on it.
         stored.lan = checked
         try? await store.saveLANEndpoint(checked, for: id)
+        // Replaced meanwhile (a rekey, a removal): that one stays.
+        guard registry.link(id) === link else { return }
         registry.unregister(id)
         await link.stop()
-        if running, registry.isFree(id) { await restore(stored, profile: profile) }
+        guard running, registry.isFree(id) else { return }
+        await restore(stored, profile: profile)
+        if sighting.ip != checked.ip, let replaced = registry.link(id) as? LANDeviceLink {
+            _ = await replaced.addressChanged(to: sighting.ip)
+        }
     }
 }
 
@@ -248,11 +259,12 @@ extension TuyaController {
 }
 
 extension TuyaController {
-    /// The version a re-probe takes from a broadcast: the broadcast's when it is not older
-    /// than the stored one, else the stored one.
+    /// The version a re-probe takes from a broadcast: the broadcast's, unless it is 3.1 (whose
+    /// key cannot be proven and whose state comes in plaintext) and the stored one is not;
+    /// nil for a version this gateway does not speak.
     static func reprobedVersion(stored: String, broadcast: String) -> String? {
-        guard let old = Double(stored), let new = Double(broadcast) else { return nil }
-        return new >= old ? broadcast : stored
+        guard LANEndpoint.versions.contains(broadcast) else { return nil }
+        return broadcast == "3.1" && stored != "3.1" ? stored : broadcast
     }
 
     /// Sends the 3.5 solicitation, at most once a minute however many links ask.

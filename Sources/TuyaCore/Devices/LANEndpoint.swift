@@ -1,8 +1,8 @@
 /// Where the gateway reaches a Tuya LAN device and how it speaks: its IPv4 address (TCP
 /// 6668), its protocol version ("3.3"), and the random, non-zero source id the gateway
-/// puts in its 3.5 frames' headers (kept across restarts, since devices drop repeated
-/// sequence numbers per source). Stored beside the device; the local key stays with the
-/// other secrets.
+/// puts in its 3.5 frames' headers (kept across restarts; other clients start their
+/// sequence numbers at 1 on every connection, and 3.5 devices answer them). Stored beside
+/// the device; the local key stays with the other secrets.
 public struct LANEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// The versions this gateway speaks.
     public static let versions: Set<String> = ["3.1", "3.2", "3.3", "3.4", "3.5"]
