@@ -12,9 +12,14 @@ extension LANDeviceLink {
             firstSequence: firstSequence)
     }
 
+    /// The device as the store keeps it, at the address it last proved the key at: what is
+    /// saved or restored (a rekey, a re-probe) never takes an address learned from a
+    /// broadcast that has not proved it.
     func stored() -> StoredDevice? {
-        StoredDevice(
-            device: core.device, localKey: key, desired: core.desired, confirmed: core.reported, lan: endpoint)
+        var proven = endpoint
+        proven.ip = provenAddress
+        return StoredDevice(
+            device: core.device, localKey: key, desired: core.desired, confirmed: core.reported, lan: proven)
     }
 
     var transportWake: Duration? { policy.nextWake }

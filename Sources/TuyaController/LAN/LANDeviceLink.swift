@@ -75,9 +75,12 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// saved (`onAddressProven`), only once the device there answers with something only the
     /// key opens; a failure there before that goes back to this address.
     private var provenIP: String
+    var provenAddress: String { provenIP }
     /// Whether the device proved the key on this connection (a 3.4/3.5 handshake's HMAC, or
     /// a payload that decrypted: a CRC-valid empty frame needs no key).
     private var keyProvenHere = false
+    /// The last address learned from a broadcast that failed before proving the key, and when.
+    private var unprovenFailure: (ip: String, at: Duration)?
     private let onAddressProven: @Sendable (LANEndpoint) -> Void
 
     init(
@@ -175,6 +178,12 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// soon after; the controller offers the address again with the next broadcast.
     func addressChanged(to ip: String) -> AddressChange {
         guard ip != endpoint.ip, LANEndpoint.isIPv4(ip) else { return .unchanged }
+        // An address that just failed to prove the key is not tried again at once (a
+        // re-probe or the next broadcast would bounce the link between the two addresses
+        // with no backoff): once a minute at most.
+        if let failed = unprovenFailure, failed.ip == ip, clock.now() < failed.at + .seconds(60) {
+            return .unchanged
+        }
         guard !policy.isEstablished else { return .heldWhileConnected }
         endpoint.ip = ip
         if !isStopped {
@@ -341,6 +350,7 @@ actor LANDeviceLink: ProbedDeviceLink {
     }
 
     private func closeStream() {
+        keyProvenHere = false
         generation += 1
         core.pause()
         stream?.close()
@@ -394,6 +404,7 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// broadcast, is now the one to go back to, and saved.
     private func keyProven() {
         keyProvenHere = true
+        unprovenFailure = nil
         guard endpoint.ip != provenIP else { return }
         provenIP = endpoint.ip
         onAddressProven(endpoint)
@@ -402,7 +413,8 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// The connection failed: at an address learned from a broadcast where the device never
     /// proved the key, the next attempt goes back to where it last did.
     private func returnToProvenAddress() {
-        guard endpoint.ip != provenIP, !keyProvenHere else { return }
+        guard endpoint.ip != provenIP, !keyProvenHere, !isStopped else { return }
+        unprovenFailure = (endpoint.ip, clock.now())
         logger.warning(
             "LAN device \(core.device.id.rawValue): \(endpoint.ip), heard in a broadcast, did not prove the local key; back to \(provenIP)"
         )

@@ -186,19 +186,24 @@ extension TuyaController {
             // A new or changed address, or one held while the session was up (see
             // `LANDeviceLink.addressChanged`): offered to the link until it is taken or moot.
             if case .same = change, !sightings.isMoveHeld(id) { return }
-            // Saved by the link once the device proves the key there (a broadcast is not).
-            switch await link.addressChanged(to: sighting.ip) {
-            case .moved, .unchanged: sightings.releaseMove(id)
-            case .heldWhileConnected: sightings.holdMove(id)
-            }
+            await follow(sighting.ip, on: link, id: id)
         } else if registry.isFree(id), let candidate = window.heard(id, at: now, lan: sighting) {
             hub.publish(.candidateFound(candidate))
         }
     }
 
+    /// Offers `ip` to the link: saved by it once the device proves the key there (a
+    /// broadcast is not); held while its session is up, offered again by the next broadcast.
+    private func follow(_ ip: String, on link: LANDeviceLink, id: DeviceID) async {
+        switch await link.addressChanged(to: ip) {
+        case .moved, .unchanged: sightings.releaseMove(id)
+        case .heldWhileConnected: sightings.holdMove(id)
+        }
+    }
+
     /// The address a paired LAN device's link uses now (for tests).
     func lanAddress(of id: DeviceID) async -> String? {
-        await (registry.link(id) as? LANDeviceLink)?.stored()?.lan?.ip
+        await (registry.link(id) as? LANDeviceLink)?.endpoint.ip
     }
 
     /// Called by a LAN link after repeated connection failures: when the device's latest
@@ -226,7 +231,7 @@ extension TuyaController {
             let checked = try? LANEndpoint(ip: endpoint.ip, version: version, sourceID: endpoint.sourceID)
         else {
             // Only the address: the link goes there and saves it once the device proves the key.
-            _ = await link.addressChanged(to: sighting.ip)
+            await follow(sighting.ip, on: link, id: id)
             return
         }
         // Another version (a firmware update) takes a new link; a new address goes the same
@@ -240,7 +245,7 @@ extension TuyaController {
         guard running, registry.isFree(id) else { return }
         await restore(stored, profile: profile)
         if sighting.ip != checked.ip, let replaced = registry.link(id) as? LANDeviceLink {
-            _ = await replaced.addressChanged(to: sighting.ip)
+            await follow(sighting.ip, on: replaced, id: id)
         }
     }
 }
