@@ -70,17 +70,10 @@ actor LANDeviceLink: ProbedDeviceLink {
     private(set) var badFrames = 0
     private var faultLog = LANFaultLog()
     private let logger: Logger
-    /// The address the device last proved the key at (the stored one to begin with). A
-    /// broadcast is not authenticated: an address learned from one is shown online, and
-    /// saved (`onAddressProven`), only once the device there answers with something only the
-    /// key opens; a failure there before that goes back to this address.
-    private var provenIP: String
-    var provenAddress: String { provenIP }
-    /// Whether the device proved the key on this connection (a 3.4/3.5 handshake's HMAC, or
-    /// a payload that decrypted: a CRC-valid empty frame needs no key).
-    private var keyProvenHere = false
-    /// The last address learned from a broadcast that failed before proving the key, and when.
-    private var unprovenFailure: (ip: String, at: Duration)?
+    /// Where the device proved the key (LANAddressProof): what a broadcast's address must
+    /// do before it is shown online or saved (`onAddressProven`).
+    private var proof: LANAddressProof
+    var provenAddress: String { proof.proven }
     private let onAddressProven: @Sendable (LANEndpoint) -> Void
 
     init(
@@ -92,7 +85,7 @@ actor LANDeviceLink: ProbedDeviceLink {
         onAddressProven: @escaping @Sendable (LANEndpoint) -> Void = { _ in },
         logger: Logger = Logger(label: "youll-devices.lan"), loop: LANLoop = .next()
     ) {
-        provenIP = endpoint.ip
+        proof = LANAddressProof(proven: endpoint.ip)
         self.onAddressProven = onAddressProven
         self.loop = loop
         core = DeviceLinkCore(
@@ -178,12 +171,7 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// soon after; the controller offers the address again with the next broadcast.
     func addressChanged(to ip: String) -> AddressChange {
         guard ip != endpoint.ip, LANEndpoint.isIPv4(ip) else { return .unchanged }
-        // An address that just failed to prove the key is not tried again at once (a
-        // re-probe or the next broadcast would bounce the link between the two addresses
-        // with no backoff): once a minute at most.
-        if let failed = unprovenFailure, failed.ip == ip, clock.now() < failed.at + .seconds(60) {
-            return .unchanged
-        }
+        guard proof.allowsMove(to: ip, now: clock.now()) else { return .unchanged }
         guard !policy.isEstablished else { return .heldWhileConnected }
         endpoint.ip = ip
         if !isStopped {
@@ -266,7 +254,7 @@ actor LANDeviceLink: ProbedDeviceLink {
         }
         self.stream = stream
         connections += 1
-        keyProvenHere = false
+        proof.resetConnection()
         // A new session (and key) per connection; the sequence keeps rising.
         session = Self.makeSession(
             version: version, key: key, endpoint: endpoint, firstSequence: session.nextSequence)
@@ -338,7 +326,7 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     private func fail(_ failure: LANLinkPolicy.Failure) {
         var failure = failure
-        if endpoint.ip != provenIP, !keyProvenHere, case .keyMismatch(let detail) = failure {
+        if !proof.blamesKey(at: endpoint.ip), case .keyMismatch(let detail) = failure {
             // Not counted as a wrong key: the stored one is not in doubt, whoever answered there is.
             failure = .unreachable("\(endpoint.ip) did not prove the local key (\(detail))")
         }
@@ -350,7 +338,7 @@ actor LANDeviceLink: ProbedDeviceLink {
     }
 
     private func closeStream() {
-        keyProvenHere = false
+        proof.resetConnection()
         generation += 1
         core.pause()
         stream?.close()
@@ -371,12 +359,10 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// A message from the device: any decryptable one proves the connection and the key;
     /// one that carries DPs (a STATUS push, a query answer) is a report.
     private func handle(_ message: LANMessage) {
-        if !keyProvenHere {
-            // An empty frame proves nothing (its CRC needs no key): where the address is not
-            // proven, it neither keeps the connection alive nor makes the device online.
-            if message.payload.isEmpty, endpoint.ip != provenIP { return }
-            if !message.payload.isEmpty { keyProven() }
-        }
+        // An empty frame where the address is not proven neither keeps the connection alive
+        // nor makes the device online; a payload that decrypted proves the key.
+        guard proof.counts(payload: message.payload, at: endpoint.ip) else { return }
+        if !message.payload.isEmpty { keyProven() }
         let now = clock.now()
         core.heard(at: Date(timeIntervalSince1970: TimeInterval(unixTime())))
         perform(policy.received(now: now))
@@ -403,21 +389,16 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// The device proved the key on this connection: its address, if learned from a
     /// broadcast, is now the one to go back to, and saved.
     private func keyProven() {
-        keyProvenHere = true
-        unprovenFailure = nil
-        guard endpoint.ip != provenIP else { return }
-        provenIP = endpoint.ip
-        onAddressProven(endpoint)
+        if proof.keyProven(at: endpoint.ip) { onAddressProven(endpoint) }
     }
 
     /// The connection failed: at an address learned from a broadcast where the device never
     /// proved the key, the next attempt goes back to where it last did.
     private func returnToProvenAddress() {
-        guard endpoint.ip != provenIP, !keyProvenHere, !isStopped else { return }
-        unprovenFailure = (endpoint.ip, clock.now())
+        guard !isStopped, let proven = proof.failed(at: endpoint.ip, now: clock.now()) else { return }
         logger.warning(
-            "LAN device \(core.device.id.rawValue): \(endpoint.ip), heard in a broadcast, did not prove the local key; back to \(provenIP)"
+            "LAN device \(core.device.id.rawValue): \(endpoint.ip), heard in a broadcast, did not prove the local key; back to \(proven)"
         )
-        endpoint.ip = provenIP
+        endpoint.ip = proven
     }
 }
