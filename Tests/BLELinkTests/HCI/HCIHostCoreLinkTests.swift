@@ -256,8 +256,8 @@ struct HCIHostCoreLinkTests {
                 == [.completed(operation: 4, nil)], "already gone")
     }
 
-    @Test("closing a link that is gone leaves alone the device that got its handle since")
-    func lateCloseOfReusedHandle() {
+    @Test("a late send or close on a link that is gone leaves alone the device that got its handle since")
+    func lateCloseOfReusedHandle() throws {
         var harness = Self.connected()
         harness.feed(Harness.disconnected(handle: 0x40, reason: .connectionTimeout))
         let other = "C4:00:00:00:00:02"
@@ -269,6 +269,11 @@ struct HCIHostCoreLinkTests {
             actions.contains(
                 .connected(operation: 2, .init(handle: 0x40, address: other, addressType: .randomDevice, serial: 2))))
         _ = harness.takeCommands()
+
+        // A PDU for the first device's link, sent late: it fails, the second device gets nothing.
+        let stale = harness.keep(harness.core.sendATT(operation: 5, handle: 0x40, serial: 1, pdu: [0x52, 1, 0, 1]))
+        #expect(stale.contains { if case .sendFailed(5, _) = $0 { true } else { false } })
+        #expect(try harness.takeACL().isEmpty)
 
         // The first device's channel closes late (its reconnect tidying up): serial 1.
         let late = harness.keep(

@@ -39,7 +39,7 @@ public final class HCIATTChannel: ByteChannel, CustomStringConvertible {
     public func send(_ pdu: [UInt8]) async throws {
         guard !pdu.isEmpty else { throw ByteChannelError.emptyPDU }
         if let error = state.withLock({ $0.ended ? ($0.endError ?? ByteChannelError.closed) : nil }) { throw error }
-        try await host.send(pdu, on: handle)
+        try await host.send(pdu, on: link)
     }
 
     public func receive() async throws -> [UInt8]? { try await state.nextRead() }

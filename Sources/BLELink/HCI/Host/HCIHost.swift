@@ -112,11 +112,11 @@ public actor HCIHost {
         }
     }
 
-    func send(_ pdu: [UInt8], on handle: UInt16) async throws(HCIHostError) {
+    func send(_ pdu: [UInt8], on link: HCIHostCore.Link) async throws(HCIHostError) {
         let operation = newOperation()
         let error = await withCheckedContinuation { continuation in
             completions[operation] = continuation
-            perform(core.sendATT(operation: operation, handle: handle, pdu: pdu))
+            perform(core.sendATT(operation: operation, handle: link.handle, serial: link.serial, pdu: pdu))
         }
         if let error { throw error }
     }

@@ -5,8 +5,12 @@
 extension HCIHostCore {
     /// Sends one ATT PDU on `handle`; `.sent` follows once its last fragment went to the
     /// controller, or `.sendFailed` when the link is gone.
-    public mutating func sendATT(operation: Int, handle: UInt16, pdu: [UInt8]) -> [Action] {
-        guard failure == nil, let state = links[handle], let controller else {
+    public mutating func sendATT(operation: Int, handle: UInt16, serial: UInt64? = nil, pdu: [UInt8]) -> [Action] {
+        guard failure == nil, let state = links[handle], let controller,
+            // With `serial`, only that link: a PDU for a link that is gone never reaches the
+            // device that got its handle since.
+            serial.map({ $0 == state.link.serial }) ?? true
+        else {
             return [.sendFailed(operation: operation, failure ?? .transport("no BLE link 0x\(hex16(handle))"))]
         }
         guard !state.closing else {
