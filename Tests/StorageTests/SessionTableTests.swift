@@ -1,7 +1,9 @@
 import Foundation
-import Storage
+import GRDB
 import Testing
 import TuyaCore
+
+@testable import Storage
 
 /// Real SQLite files: timer sessions, their cue logs and badges survive reopening, and a
 /// restart finds exactly the sessions that were still going.
@@ -76,6 +78,31 @@ struct SessionTableTests {
             try await database.updateSession(
                 "nope", state: "running", elapsedMilliseconds: 0, endingStartedMilliseconds: nil, endedAt: nil)
         }
+    }
+
+    @Test(
+        "a session or reminder row with a value of the wrong type (edited by hand) is left out at start, never a trap"
+    )
+    func wrongTypes() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let database = try GatewayDatabase.open(directory: scratch.state)
+        try await database.saveSession(Self.session("s-good", state: "running"))
+        try await database.saveSession(Self.session("s-bad", state: "running"))
+        try await database.saveDevice(Fixture.lamp, localKey: Fixture.lampKey)
+        let lamp = Fixture.lampID.rawValue
+        try await database.pool.write { db in
+            try db.execute(sql: "UPDATE sessions SET elapsed_ms = 'abc' WHERE id = 's-bad'")
+            try db.execute(
+                sql: """
+                    INSERT INTO maintenance_reminders (device_id, type, status, state, updated_at)
+                    VALUES (?, 'refill', x'ff', '{}', '2026-01-01 00:00:00.000')
+                    """,
+                arguments: [lamp])
+        }
+        #expect(try await database.sessions(inStates: ["running"]).map(\.id) == ["s-good"])
+        #expect(try await database.session("s-bad") == nil)
+        #expect(try await database.maintenanceReminders().isEmpty)
     }
 
     @Test("a badge is stored once and keeps the date it was first earned")

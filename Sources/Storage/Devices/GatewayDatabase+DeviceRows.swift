@@ -13,10 +13,12 @@ extension GatewayDatabase {
         let rawID = String.fromDatabaseValue(idValue) ?? idValue.description
         guard let id = DeviceID(rawID) else { return .failure(DamagedDeviceRecord(rawID: rawID, problem: "its id")) }
         let reader = ColumnReader(row: row)
-        let name = reader.text("name") ?? rawID
-        let profileID = reader.text("profile_id") ?? ""
+        let (storedName, storedProfile, storedProduct) = (
+            reader.text("name"), reader.text("profile_id"), reader.optionalText("product_id")
+        )
         func damaged(_ problem: String, device: TuyaDevice? = nil) -> Result<StoredDeviceRecord, DamagedDeviceRecord> {
-            .failure(DamagedDeviceRecord(rawID: rawID, id: id, name: name, device: device, problem: problem))
+            .failure(
+                DamagedDeviceRecord(rawID: rawID, id: id, name: storedName ?? rawID, device: device, problem: problem))
         }
         guard let rawCategory = reader.text("category"), let category = DeviceCategory(rawValue: rawCategory) else {
             return damaged("its category \(reader.shown("category"))")
@@ -24,11 +26,11 @@ extension GatewayDatabase {
         guard let rawTransport = reader.text("transport"), let transport = Transport(rawValue: rawTransport) else {
             return damaged("its transport \(reader.shown("transport"))")
         }
-        guard reader.text("name") != nil, reader.text("profile_id") != nil, reader.optionalText("product_id") != nil
-        else { return damaged("its name, profile or product id") }
+        guard let name = storedName, let profileID = storedProfile, let productID = storedProduct else {
+            return damaged("its name, profile or product id")
+        }
         let device = TuyaDevice(
-            id: id, name: name, profileID: profileID, category: category, transport: transport,
-            productID: reader.optionalText("product_id") ?? nil)
+            id: id, name: name, profileID: profileID, category: category, transport: transport, productID: productID)
         guard let keyText = reader.text("local_key") else { return damaged("its local key", device: device) }
         guard let createdAt = row.date("created_at") else { return damaged("its pairing time", device: device) }
         guard let desiredText = reader.optionalText("desired"), let confirmedText = reader.optionalText("confirmed"),
@@ -64,8 +66,9 @@ extension GatewayDatabase {
     public static func shown(_ text: String) -> String { String(reflecting: String(text.prefix(40))) }
 }
 
-/// Reads a row's columns without trapping: a value of the wrong type reads as a mismatch.
-private struct ColumnReader {
+/// Reads a row's columns without trapping: a value of the wrong type reads as a mismatch
+/// (GRDB's typed subscripts stop the process on one; stored rows may be edited by hand).
+struct ColumnReader {
     let row: Row
 
     func isNull(_ column: String) -> Bool { (row[column] as DatabaseValue).isNull }

@@ -8,10 +8,14 @@ extension GatewayDatabase {
         try await read("loading maintenance reminders") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM maintenance_reminders ORDER BY device_id, type").compactMap {
                 row in
-                let device: String = row["device_id"]
-                guard let id = DeviceID(device) else { return nil }
+                // A row with a value of the wrong type (edited by hand) is left out, never a trap.
+                let reader = ColumnReader(row: row)
+                guard let device = reader.text("device_id"), let id = DeviceID(device),
+                    let type = reader.text("type"), let status = reader.text("status"),
+                    let state = reader.text("state")
+                else { return nil }
                 return StoredReminder(
-                    device: id, type: row["type"], status: row["status"], state: row["state"],
+                    device: id, type: type, status: status, state: state,
                     updatedAt: row.date("updated_at") ?? .distantPast)
             }
         }

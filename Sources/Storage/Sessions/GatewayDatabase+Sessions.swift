@@ -88,7 +88,8 @@ extension GatewayDatabase {
     /// One session by id.
     public func session(_ id: String) async throws(StorageError) -> StoredSession? {
         try await read("loading session \(id)") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]).map(Self.session(from:))
+            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]).flatMap(
+                Self.session(from:))
         }
     }
 
@@ -100,7 +101,7 @@ extension GatewayDatabase {
             return try Row.fetchAll(
                 db, sql: "SELECT * FROM sessions WHERE state IN (\(marks)) ORDER BY started_at, id",
                 arguments: StatementArguments(states)
-            ).map(Self.session(from:))
+            ).compactMap(Self.session(from:))
         }
     }
 
@@ -114,7 +115,7 @@ extension GatewayDatabase {
                 sql += " LIMIT ?"
                 arguments += [max(0, limit)]
             }
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.session(from:))
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.session(from:))
         }
     }
 
@@ -177,18 +178,22 @@ extension GatewayDatabase {
         }
     }
 
-    private static func session(from row: Row) -> StoredSession {
-        let devicesText: String = row["devices"]
-        let detailText: String = row["detail"]
+    /// A stored session, or nil for a row with a value of the wrong type (edited by hand):
+    /// left out rather than stopping the process.
+    private static func session(from row: Row) -> StoredSession? {
+        let reader = ColumnReader(row: row)
+        guard let id = reader.text("id"), let preset = reader.text("preset"), let state = reader.text("state"),
+            let devicesText = reader.text("devices"), let detailText = reader.text("detail"),
+            let elapsed = reader.optional("elapsed_ms", as: Int64.self) ?? nil,
+            let endingStarted = reader.optional("ending_started_ms", as: Int64.self)
+        else { return nil }
         var devices: [DeviceID] = []
         if case .array(let items)? = StoredJSON.decode(devicesText) {
             devices = items.compactMap { $0.stringValue.flatMap(DeviceID.init) }
         }
         return StoredSession(
-            id: row["id"], preset: row["preset"], state: row["state"],
-            startedAt: row.date("started_at") ?? .distantPast,
-            endedAt: row.date("ended_at"), elapsedMilliseconds: row["elapsed_ms"],
-            endingStartedMilliseconds: row["ending_started_ms"], devices: devices,
-            detail: StoredJSON.decode(detailText) ?? .null)
+            id: id, preset: preset, state: state, startedAt: row.date("started_at") ?? .distantPast,
+            endedAt: row.date("ended_at"), elapsedMilliseconds: elapsed, endingStartedMilliseconds: endingStarted,
+            devices: devices, detail: StoredJSON.decode(detailText) ?? .null)
     }
 }
