@@ -26,12 +26,12 @@ public final class GatewayDatabase: Sendable {
     /// Group commits of device states (StateCommitQueue.swift).
     let commits: StateCommitQueue
 
-    /// The fix for a stored device row too damaged to name its device.
-    public static let damagedRowFix =
-        "restore a backup with youll-devices restore FILE, or delete the row from the devices table with sqlite3"
+    static let restoreHint = "restore a backup with youll-devices restore FILE"
 
-    static let corruptHint =
-        "restore a backup with youll-devices restore FILE, or move the file away to start with no devices"
+    /// The fix for a stored device row too damaged to name its device.
+    public static let damagedRowFix = restoreHint + ", or delete the row from the devices table with sqlite3"
+
+    static let corruptHint = restoreHint + ", or move the file away to start with no devices"
 
     private init(
         files: StateFiles, pool: DatabasePool, notices: [String], eventLimit: Int, candidateLimit: Int

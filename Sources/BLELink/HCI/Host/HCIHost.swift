@@ -94,21 +94,13 @@ public actor HCIHost {
         perform(core.cancelConnect(operation: operation))
     }
 
-    /// Ends the link on `handle` and returns once the controller reports it gone.
-    public func disconnect(handle: UInt16, reason: HCIErrorCode = .remoteUserTerminatedConnection) async {
-        await disconnect(handle: handle, serial: nil, reason: reason)
-    }
-
-    /// Ends `link`, unless it is gone already (its handle may be another device's by now).
+    /// Ends `link`, unless it is gone already (its handle may be another device's by now),
+    /// and returns once the controller reports it gone.
     func disconnect(_ link: HCIHostCore.Link, reason: HCIErrorCode = .remoteUserTerminatedConnection) async {
-        await disconnect(handle: link.handle, serial: link.serial, reason: reason)
-    }
-
-    private func disconnect(handle: UInt16, serial: UInt64?, reason: HCIErrorCode) async {
         let operation = newOperation()
         _ = await withCheckedContinuation { continuation in
             completions[operation] = continuation
-            perform(core.disconnect(operation: operation, handle: handle, serial: serial, reason: reason))
+            perform(core.disconnect(operation: operation, handle: link.handle, serial: link.serial, reason: reason))
         }
     }
 
