@@ -73,6 +73,8 @@ public enum BLEUnavailable: Error, Hashable, Sendable, CustomStringConvertible {
         case setScanFilter = "setsockopt(HCI_FILTER)"
         case setScanParameters = "LE Set Scan Parameters"
         case enableScan = "LE Set Scan Enable"
+        case setExtendedScanParameters = "LE Set Extended Scan Parameters"
+        case enableExtendedScan = "LE Set Extended Scan Enable"
     }
 
     /// Maps a failed system call's errno to the case a user can act on. Pure, so every case is

@@ -136,16 +136,17 @@ final class HCIScanSession: Sendable {
     /// The socket pair `stopReading()` writes to, waking the reading thread out of `poll`.
     private let wake: (read: Int32, write: Int32)
     private let finished = DispatchSemaphore(value: 0)
+    /// The command set the scan was enabled with: it is disabled in the same one.
+    let commands: ScanCommandSet
 
-    /// LE scan type 0x01: active, the controller sends scan requests (§7.8.10).
-    private static let activeScan: UInt8 = 0x01
     /// How long libbluetooth waits for the controller's answer to a command, in ms.
     private static let commandTimeout: Int32 = 10_000
 
-    private init(fd: Int32, adapter: String, wake: (Int32, Int32)) {
+    private init(fd: Int32, adapter: String, wake: (Int32, Int32), commands: ScanCommandSet) {
         self.fd = fd
         self.adapter = adapter
         self.wake = wake
+        self.commands = commands
     }
 
     static func open(adapter: String, timing: BLEScanner.Timing) throws(BLEUnavailable) -> HCIScanSession {
@@ -159,34 +160,48 @@ final class HCIScanSession: Sendable {
             hci_close_dev(fd)
             throw .other(errno: code, text: "socketpair for the scan of \(adapter) failed")
         }
-        let session = HCIScanSession(fd: fd, adapter: adapter, wake: (pipeFDs[0], pipeFDs[1]))
+        let send = { (command: any HCICommand) in Self.send(command, on: fd, timeout: commandTimeout) }
         do throws(BLEUnavailable) {
-            // Scanning left on (by bluetoothd or a crashed run) makes Set Scan Parameters fail
-            // with Command Disallowed: turn it off first, ignoring the answer.
-            _ = hci_le_set_scan_enable(fd, 0, 0, commandTimeout)
-            guard
-                hci_le_set_scan_parameters(
-                    fd, activeScan, timing.interval.littleEndian, timing.window.littleEndian, 0x00, 0x00,
-                    commandTimeout) == 0
-            else { throw failure(errno, .setScanParameters, adapter) }
-            // libbluetooth's command calls install and restore their own filter, so ours goes
-            // on after them, and before enabling so that no report is missed.
-            var filter = hci_filter()
-            hci_filter_clear(&filter)
-            hci_filter_set_ptype(HCI_EVENT_PKT, &filter)
-            hci_filter_set_event(EVT_LE_META_EVENT, &filter)
-            guard setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size)) == 0 else {
-                throw failure(errno, .setScanFilter, adapter)
-            }
-            // Duplicate filtering off (0): ScanTable deduplicates, and RSSI stays live.
-            guard hci_le_set_scan_enable(fd, 1, 0, commandTimeout) == 0 else {
-                throw failure(errno, .enableScan, adapter)
-            }
+            let commands = try ScanCommandSequence.start(
+                HCIScanSettings(active: true, interval: timing.interval, window: timing.window), adapter: adapter,
+                send: send,
+                installFilter: { () throws(BLEUnavailable) in
+                    // libbluetooth's command calls install and restore their own filter, so ours
+                    // goes on after them, and before enabling so that no report is missed.
+                    var filter = hci_filter()
+                    hci_filter_clear(&filter)
+                    hci_filter_set_ptype(HCI_EVENT_PKT, &filter)
+                    hci_filter_set_event(EVT_LE_META_EVENT, &filter)
+                    guard setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size)) == 0
+                    else { throw failure(errno, .setScanFilter, adapter) }
+                },
+                failure: { code, step in failure(code, step, adapter) })
+            return HCIScanSession(fd: fd, adapter: adapter, wake: (pipeFDs[0], pipeFDs[1]), commands: commands)
         } catch {
-            session.closeDescriptors()
+            closeDescriptors(fd: fd, wake: (pipeFDs[0], pipeFDs[1]))
             throw error
         }
-        return session
+    }
+
+    /// Sends one command with libbluetooth's `hci_send_req`, which waits for its Command
+    /// Complete and hands back the status byte (its own helpers fold every refusal into EIO).
+    static func send(_ command: any HCICommand, on fd: Int32, timeout: Int32) -> HCICommandOutcome {
+        let opcode = type(of: command).opcode
+        var parameters = command.parameters
+        var status: UInt8 = 0xFF
+        let result = parameters.withUnsafeMutableBytes { cparam in
+            withUnsafeMutablePointer(to: &status) { rparam in
+                var request = hci_request()
+                request.ogf = opcode.group
+                request.ocf = opcode.command
+                request.cparam = cparam.baseAddress
+                request.clen = Int32(cparam.count)
+                request.rparam = UnsafeMutableRawPointer(rparam)
+                request.rlen = 1
+                return hci_send_req(fd, &request, timeout)
+            }
+        }
+        return result < 0 ? .failed(errno: errno) : .status(HCIErrorCode(rawValue: status))
     }
 
     /// Starts the thread that reads packets until `stopReading()`, then finishes `sink`.
@@ -211,11 +226,12 @@ final class HCIScanSession: Sendable {
 
     /// Disables scanning (ignoring the answer: the adapter may be gone) and closes everything.
     func close() {
-        _ = hci_le_set_scan_enable(fd, 0, 0, 1_000)
-        closeDescriptors()
+        let fd = fd
+        ScanCommandSequence.stop(commands) { Self.send($0, on: fd, timeout: 1_000) }
+        Self.closeDescriptors(fd: fd, wake: wake)
     }
 
-    private func closeDescriptors() {
+    private static func closeDescriptors(fd: Int32, wake: (read: Int32, write: Int32)) {
         hci_close_dev(fd)
         Glibc.close(wake.read)
         Glibc.close(wake.write)
