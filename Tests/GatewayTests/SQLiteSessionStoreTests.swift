@@ -156,13 +156,13 @@ struct SQLiteSessionStoreTests {
         try await store.save(record)
         try await store.update(
             record.id, state: .running, elapsed: .seconds(70), endingStartedAt: .seconds(65), endedAt: nil)
-        try await store.checkpoint(record.id, elapsed: .seconds(90))
+        try await store.checkpoint(record.id, elapsed: .seconds(90), at: Date())
         var stored = try #require(try await store.session(record.id))
         #expect(stored.elapsed == .seconds(90))
         #expect(stored.endingStartedAt == .seconds(65), "the stop's ending stays")
         for state in [SessionState.paused, .completed] {
             try await store.update(record.id, state: state, elapsed: .seconds(95), endingStartedAt: nil, endedAt: nil)
-            try await store.checkpoint(record.id, elapsed: .seconds(120))
+            try await store.checkpoint(record.id, elapsed: .seconds(120), at: Date())
             stored = try #require(try await store.session(record.id))
             #expect(stored.state == state)
             #expect(stored.elapsed == .seconds(95), "\(state): the checkpoint came too late and changed nothing")

@@ -16,19 +16,22 @@ actor InMemorySessionStore: SessionStore {
     func save(_ record: SessionRecord) { records[record.id] = record }
 
     func update(
-        _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
+        _ id: SessionID, state: SessionState, elapsed: Duration, elapsedAt: Date?, endingStartedAt: Duration?,
+        endedAt: Date?
     ) throws {
         guard var record = records[id] else { throw Missing() }
         record.state = state
         record.elapsed = elapsed
+        if let elapsedAt { record.elapsedAt = elapsedAt }
         record.endingStartedAt = endingStartedAt
         record.endedAt = endedAt
         records[id] = record
     }
 
-    func checkpoint(_ id: SessionID, elapsed: Duration) {
+    func checkpoint(_ id: SessionID, elapsed: Duration, at time: Date) {
         guard records[id]?.state == .running else { return }
         records[id]?.elapsed = elapsed
+        records[id]?.elapsedAt = time
     }
 
     func record(_ cue: CueRecord, in session: SessionID) { cues[session, default: [:]][cue.cueIndex] = cue }

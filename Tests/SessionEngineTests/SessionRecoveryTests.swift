@@ -23,15 +23,21 @@ struct SessionRecoveryTests {
             devices: [], state: state, startedAt: start, elapsed: .seconds(120), endingStartedAt: endingStartedAt)
     }
 
-    @Test("a running session before its planned end resumes at its elapsed time, skipping the logged cues")
+    @Test(
+        "a running session saved without the time of its elapsed resumes where it was saved, skipping the logged cues"
+    )
     func resumesBeforeEnd() throws {
+        let timeline = try Self.timeline()
+        let first = try #require(timeline.cues.first)
         let log = [
-            CueRecord(cueIndex: 0, kind: .start, deviceID: nil, planned: .zero, actual: .zero, outcome: .marked)
+            CueRecord(
+                cueIndex: first.index, kind: first.kind, deviceID: first.deviceID, planned: first.offset,
+                actual: first.offset, outcome: .marked)
         ]
         let decision = SessionRecovery.decide(
-            try Self.record(.running), timeline: try Self.timeline(), cueLog: log, otherActive: false,
+            try Self.record(.running), timeline: timeline, cueLog: log, otherActive: false,
             now: Self.start.addingTimeInterval(130))
-        #expect(decision == .resume(.init(elapsed: .seconds(120), firedCues: [0]), paused: false))
+        #expect(decision == .resume(.init(elapsed: .seconds(120), firedCues: [first.index])))
     }
 
     @Test("a running session past its planned end is interrupted; a paused one resumes paused whenever it is")
@@ -44,7 +50,7 @@ struct SessionRecoveryTests {
         #expect(
             SessionRecovery.decide(
                 try Self.record(.paused), timeline: try Self.timeline(), cueLog: [], otherActive: false, now: late)
-                == .resume(.init(elapsed: .seconds(120)), paused: true))
+                == .resume(.init(elapsed: .seconds(120), paused: true)))
     }
 
     @Test("a session being ended counts its end from the ending's start plus the end effect")
@@ -68,5 +74,59 @@ struct SessionRecoveryTests {
             SessionRecovery.decide(
                 try Self.record(.paused), timeline: try Self.timeline(), cueLog: [], otherActive: true,
                 now: Self.start) == .interrupt)
+    }
+
+    @Test("a running session resumes where it is now: the time the daemon was down counts, pauses before it do not")
+    func resumesWhereItIsNow() throws {
+        var record = try Self.record(.running)
+        // Paused for 580 s before the restart: long past start + length on the wall clock.
+        record.elapsedAt = Self.start.addingTimeInterval(700)
+        let decision = SessionRecovery.decide(
+            record, timeline: try Self.timeline(), cueLog: [], otherActive: false,
+            now: Self.start.addingTimeInterval(710))
+        #expect(decision == .resume(.init(elapsed: .seconds(130), missedSince: .seconds(120))))
+    }
+
+    @Test("a running session whose practice time ran past its end while the daemon was down is over")
+    func overWhileDown() throws {
+        let timeline = try Self.timeline()
+        var record = try Self.record(.running)
+        record.elapsedAt = Self.start.addingTimeInterval(130)
+        let after = Self.start.addingTimeInterval(130 + timeline.totalDuration.sessionSeconds)
+        #expect(
+            SessionRecovery.decide(record, timeline: timeline, cueLog: [], otherActive: false, now: after)
+                == .interrupt)
+        record.elapsed = timeline.end + .seconds(5)
+        #expect(
+            SessionRecovery.decide(record, timeline: timeline, cueLog: [], otherActive: false, now: after)
+                == .complete(length: timeline.end))
+    }
+
+    @Test("a paused session resumes paused at its elapsed time, however long ago it was saved")
+    func pausedStaysPaused() throws {
+        var record = try Self.record(.paused)
+        record.elapsedAt = Self.start.addingTimeInterval(130)
+        #expect(
+            SessionRecovery.decide(
+                record, timeline: try Self.timeline(), cueLog: [], otherActive: false,
+                now: Self.start.addingTimeInterval(86400)) == .resume(.init(elapsed: .seconds(120), paused: true)))
+    }
+
+    @Test("fired cues are recognised by kind and device when a device was removed while the daemon was down")
+    func firedCuesAfterRemoval() throws {
+        let stages = [SessionStage(name: "sit", length: .seconds(1200), bellInterval: .seconds(300))]
+        let session = ResolvedSession(warmUp: .zero, stages: stages, isOpenEnded: false)
+        let (a, b) = (light("lamp-a"), light("lamp-b"))
+        let before = try SessionPlanner().plan(session, preset: .calm, devices: [a, b])
+        let after = try SessionPlanner().plan(session, preset: .calm, devices: [a])
+        let log = before.cues.filter { $0.offset <= .seconds(420) }.map {
+            CueRecord(
+                cueIndex: $0.index, kind: $0.kind, deviceID: $0.deviceID, planned: $0.offset, actual: $0.offset,
+                outcome: .confirmed)
+        }
+        #expect(log.contains { $0.deviceID == b.id }, "the removed lamp had cues fired")
+        let fired = SessionRecovery.firedCues(of: after, log: log)
+        #expect(fired == Set(after.cues.filter { $0.offset <= .seconds(420) }.map(\.index)))
+        #expect(after.cues.contains { $0.offset > .seconds(420) && $0.kind == .bell(stage: 0, ring: 2) })
     }
 }

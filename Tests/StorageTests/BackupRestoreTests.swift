@@ -128,16 +128,16 @@ struct BackupRestoreTests {
             // The state as the previous version left it: without the last migration.
             let database = try await populated(scratch.state)
             try await database.pool.write { db in
-                try db.execute(sql: "DROP TABLE lan_endpoints")
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v7-lan-endpoints'")
-                try db.execute(sql: "PRAGMA user_version = 6")
+                try db.execute(sql: "ALTER TABLE sessions DROP COLUMN elapsed_at")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v8-session-elapsed-at'")
+                try db.execute(sql: "PRAGMA user_version = 7")
             }
             try database.close()
         }
         let older = scratch.url.appendingPathComponent("older.sqlite")
         try GatewayDatabase.backup(directory: scratch.state, to: older)
-        #expect(try version(scratch.databasePath) == 6, "the live state was not upgraded")
-        #expect(try version(older.path) == 6)
+        #expect(try version(scratch.databasePath) == 7, "the live state was not upgraded")
+        #expect(try version(older.path) == 7)
         // Restored, it is upgraded like any state the daemon opens.
         let restored = scratch.url.appendingPathComponent("restored")
         try GatewayDatabase.restore(from: older, into: restored)
@@ -209,7 +209,7 @@ struct BackupRestoreTests {
                 return path == file.path
             }
         }
-        #expect(throws: StorageError.newerSchema(path: newer.path, found: 9, known: 7)) {
+        #expect(throws: StorageError.newerSchema(path: newer.path, found: 9, known: 8)) {
             try GatewayDatabase.restore(from: newer, into: scratch.state)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: database.path)) == live)

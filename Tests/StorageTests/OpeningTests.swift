@@ -76,9 +76,9 @@ struct OpeningTests {
         #expect(
             applied == [
                 "v1-devices", "v2-pairing-candidates", "v3-event-log", "v4-ble-identities", "v5-timer-sessions",
-                "v6-maintenance", "v7-lan-endpoints",
+                "v6-maintenance", "v7-lan-endpoints", "v8-session-elapsed-at",
             ])
-        #expect(version == 7)
+        #expect(version == 8)
         #expect(try await database.loadDevices().records.count == 1)
     }
 
@@ -89,13 +89,13 @@ struct OpeningTests {
         do {
             let database = try GatewayDatabase.open(directory: scratch.state)
             try database.pool.write { db in
-                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v8-from-the-future')")
-                try db.execute(sql: "PRAGMA user_version = 8")
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-from-the-future')")
+                try db.execute(sql: "PRAGMA user_version = 9")
             }
             try database.close()
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: scratch.databasePath))
-        let error = StorageError.newerSchema(path: scratch.databasePath, found: 8, known: 7)
+        let error = StorageError.newerSchema(path: scratch.databasePath, found: 9, known: 8)
         #expect(throws: error) { try GatewayDatabase.open(directory: scratch.state) }
         #expect(error.description.contains("upgrade youll-devices"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.databasePath)) == before)

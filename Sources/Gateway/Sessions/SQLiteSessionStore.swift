@@ -34,7 +34,7 @@ public struct SQLiteSessionStore: SessionStore {
             StoredSession(
                 id: record.id.rawValue, preset: record.presetName, state: record.state.rawValue,
                 startedAt: record.startedAt, endedAt: record.endedAt,
-                elapsedMilliseconds: record.elapsed.wholeMilliseconds,
+                elapsedMilliseconds: record.elapsed.wholeMilliseconds, elapsedAt: record.elapsedAt,
                 endingStartedMilliseconds: record.endingStartedAt?.wholeMilliseconds,
                 devices: record.devices, detail: BridgeJSON.value(StoredSessionDetail(record))))
     }
@@ -46,10 +46,11 @@ public struct SQLiteSessionStore: SessionStore {
     public static let keptUnfinishedSessions = 1_000
 
     public func update(
-        _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
+        _ id: SessionID, state: SessionState, elapsed: Duration, elapsedAt: Date?, endingStartedAt: Duration?,
+        endedAt: Date?
     ) async throws {
         try await database.updateSession(
-            id.rawValue, state: state.rawValue, elapsedMilliseconds: elapsed.wholeMilliseconds,
+            id.rawValue, state: state.rawValue, elapsedMilliseconds: elapsed.wholeMilliseconds, elapsedAt: elapsedAt,
             endingStartedMilliseconds: endingStartedAt?.wholeMilliseconds, endedAt: endedAt)
         guard Self.unfinishedStates.contains(state) else { return }
         // Best effort: the session's end is stored; a failed trim must not turn it into an
@@ -63,9 +64,10 @@ public struct SQLiteSessionStore: SessionStore {
 
     static let unfinishedStates: [SessionState] = [.stopped, .interrupted]
 
-    public func checkpoint(_ id: SessionID, elapsed: Duration) async throws {
+    public func checkpoint(_ id: SessionID, elapsed: Duration, at time: Date) async throws {
         try await database.checkpointSession(
-            id.rawValue, elapsedMilliseconds: elapsed.wholeMilliseconds, ifState: SessionState.running.rawValue)
+            id.rawValue, elapsedMilliseconds: elapsed.wholeMilliseconds, at: time,
+            ifState: SessionState.running.rawValue)
     }
 
     public func record(_ cue: CueRecord, in session: SessionID) async throws {
@@ -148,7 +150,7 @@ public struct SQLiteSessionStore: SessionStore {
             id: id, presetName: row.preset, configuration: detail.configuration.configuration,
             session: detail.session.session,
             devices: row.devices, state: state, startedAt: row.startedAt, endedAt: row.endedAt,
-            elapsed: .milliseconds(row.elapsedMilliseconds),
+            elapsed: .milliseconds(row.elapsedMilliseconds), elapsedAt: row.elapsedAt,
             endingStartedAt: row.endingStartedMilliseconds.map { .milliseconds($0) },
             captured: detail.captured?.states ?? [:])
     }

@@ -17,6 +17,9 @@ public struct SessionRecord: Hashable, Sendable {
     public var endedAt: Date?
     /// Time in the session, pauses excluded, as last saved.
     public var elapsed: Duration
+    /// When `elapsed` was true, on the wall clock; for a paused session, when its pause
+    /// began. Nil for a record saved before it was kept.
+    public var elapsedAt: Date?
     /// Set when the session was ended early; the end effect started at this elapsed time.
     public var endingStartedAt: Duration?
     /// States captured at the start for restore cues.
@@ -25,7 +28,7 @@ public struct SessionRecord: Hashable, Sendable {
     public init(
         id: SessionID, presetName: String, configuration: SessionConfiguration, session: ResolvedSession,
         devices: [DeviceID], state: SessionState, startedAt: Date, endedAt: Date? = nil, elapsed: Duration = .zero,
-        endingStartedAt: Duration? = nil, captured: [DeviceID: DeviceState] = [:]
+        elapsedAt: Date? = nil, endingStartedAt: Duration? = nil, captured: [DeviceID: DeviceState] = [:]
     ) {
         self.id = id
         self.presetName = presetName
@@ -36,6 +39,7 @@ public struct SessionRecord: Hashable, Sendable {
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.elapsed = elapsed
+        self.elapsedAt = elapsedAt
         self.endingStartedAt = endingStartedAt
         self.captured = captured
     }

@@ -71,7 +71,8 @@ public actor SessionRunner {
     // MARK: - Control
 
     /// Captures the state of the devices a restore cue needs, then starts the clock.
-    /// With a resume point, elapsed time continues from it and no cue fires twice.
+    /// With a resume point, elapsed time continues from it and no cue fires twice; a point
+    /// that was paused starts paused (`started`, then `paused`), its clock stopped.
     public func start(resuming point: ResumePoint? = nil) async throws(SessionError) {
         guard state == .scheduled, !starting else { throw .invalidTransition(action: "start", state: state) }
         starting = true
@@ -88,12 +89,22 @@ public actor SessionRunner {
             cues = timeline.cues.filter { $0.offset < ending && !$0.kind.isEnding } + shiftedEnding(to: ending)
         }
         let fired = point?.firedCues ?? []
+        let caughtUp = point?.catchUp(cues) ?? []
         state = .running
         generation += 1
-        queue = cues.filter { $0.offset >= elapsed && !fired.contains($0.index) }.map(stamp)
+        queue = cues.filter { ($0.offset >= elapsed || caughtUp.contains($0.index)) && !fired.contains($0.index) }
+            .map(stamp)
+        if point?.paused == true {
+            frozenElapsed = elapsed
+            state = .paused
+        }
         emit(.started(status(), captured: captured))
         enter(currentPhase(at: elapsed))
-        launchLoop()
+        if state == .paused {
+            emit(.paused(elapsed: elapsed))
+        } else {
+            launchLoop()
+        }
     }
 
     public func pause() throws(SessionError) {

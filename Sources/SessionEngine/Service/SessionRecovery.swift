@@ -4,12 +4,20 @@ import TuyaCore
 /// What to do at daemon start with a session the store still has as running or paused:
 /// resume it when its planned end is still ahead (or it was paused, which stops the
 /// clock), else record it as over (interrupted, or completed by the service when only its
-/// end effect was left) and apply its end state. The planned end is the
-/// start time plus the session's length (or the ending's start plus the end effect's
-/// length, when it was being ended): pauses before the restart are not counted, so a
-/// session paused and resumed near its end may be taken as over. Pure.
+/// end effect was left) and apply its end state. Pure.
+///
+/// Where a running session is now: its saved elapsed time plus the time since it was saved,
+/// so the time the daemon was down counts as practice (the person kept sitting: "until
+/// 07:30" still ends at 07:30) and pauses before the restart do not. Cues that fell due
+/// meanwhile are not played late, but each device gets the last one it missed
+/// (`ResumePoint.missedSince`), so a lamp is not left in a bell's dip. A record saved before
+/// the time of its elapsed was kept resumes where it was saved, over once its start plus its
+/// length has passed.
+///
+/// Cues already fired are recognised by what they were (kind and device), not by their
+/// place in the plan: a device removed while the daemon was down changes every later place.
 enum SessionRecovery: Hashable, Sendable {
-    case resume(SessionRunner.ResumePoint, paused: Bool)
+    case resume(SessionRunner.ResumePoint)
     /// Over, its meditation done (only its end effect was left): recorded `completed`.
     case complete(length: Duration)
     case interrupt
@@ -35,16 +43,45 @@ enum SessionRecovery: Hashable, Sendable {
             } else {
                 timeline.totalDuration
             }
-        let endDate = record.startedAt.addingTimeInterval(plannedEnd.sessionSeconds)
-        guard !otherActive, record.state == .paused || endDate > now else {
+        let paused = record.state == .paused
+        var position = record.elapsed
+        let ahead: Bool
+        if paused {
+            ahead = true
+        } else if let saved = record.elapsedAt {
+            position += .seconds(max(0, now.timeIntervalSince(saved)))
+            ahead = position < plannedEnd
+        } else {
+            ahead = record.startedAt.addingTimeInterval(plannedEnd.sessionSeconds) > now
+        }
+        guard !otherActive, ahead else {
             let meditation = meditation(of: timeline, endingStartedAt: record.endingStartedAt, ran: record.elapsed)
             return meditation.over ? .complete(length: meditation.length) : .interrupt
         }
         return .resume(
             SessionRunner.ResumePoint(
-                elapsed: record.elapsed, firedCues: Set(cueLog.map(\.cueIndex)),
-                endingStartedAt: record.endingStartedAt, captured: record.captured),
-            paused: record.state == .paused)
+                elapsed: position, firedCues: firedCues(of: timeline, log: cueLog),
+                endingStartedAt: record.endingStartedAt, captured: record.captured,
+                missedSince: position > record.elapsed ? record.elapsed : nil, paused: paused))
+    }
+
+    /// The cues of `timeline` the log says fired, matched by kind and device (each pair is one
+    /// cue of a plan; counted, should a plan ever hold two alike).
+    static func firedCues(of timeline: SessionTimeline, log: [CueRecord]) -> Set<Int> {
+        struct Key: Hashable {
+            var kind: SessionCue.Kind
+            var device: DeviceID?
+        }
+        var logged: [Key: Int] = [:]
+        for record in log { logged[Key(kind: record.kind, device: record.deviceID), default: 0] += 1 }
+        var fired: Set<Int> = []
+        for cue in timeline.cues.sorted(by: { $0.index < $1.index }) {
+            let key = Key(kind: cue.kind, device: cue.deviceID)
+            guard let count = logged[key], count > 0 else { continue }
+            logged[key] = count - 1
+            fired.insert(cue.index)
+        }
+        return fired
     }
 }
 

@@ -1,21 +1,23 @@
+import Foundation
 import Timing
 import TuyaCore
 
 extension SessionService {
-    /// Starts watching a pause (or stops watching, at a resume): a session still paused after
-    /// `Settings.maximumPause` is stopped as a second `stop` would, its end state applied at
-    /// once. Counted from the pause, or from the daemon's start for a session that was paused
-    /// across a restart (the store keeps no pause time).
-    func watchPause(of id: SessionID, paused: Bool) {
+    /// Starts watching a pause that began at `since` (or stops watching, at a resume: nil): a
+    /// session still paused `Settings.maximumPause` after it began is stopped as a second
+    /// `stop` would, its end state applied at once. A session paused across a restart counts
+    /// from its stored pause (one stored before the pause's time was kept: from now).
+    func watchPause(of id: SessionID, since: Date?) {
         tracked[id]?.pauseWatch?.cancel()
         tracked[id]?.pauseWatch = nil
-        guard paused, let limit = settings.maximumPause, tracked[id] != nil else { return }
+        guard let since, let limit = settings.maximumPause, tracked[id] != nil else { return }
         tracked[id]?.pauses += 1
         let pause = tracked[id]?.pauses ?? 0
         let clock = OffsetClock(self.clock)
+        let left = max(.zero, limit - .seconds(max(0, now().timeIntervalSince(since))))
         tracked[id]?.pauseWatch = Task { [weak self] in
             do {
-                try await clock.sleepUntil(clock.now() + limit)
+                try await clock.sleepUntil(clock.now() + left)
             } catch {
                 return
             }

@@ -12,6 +12,7 @@ extension SessionService {
         let id = record.id
         var session = Tracked(record: record, runner: runner, timeline: timeline, names: names)
         session.resumed = point != nil
+        if point?.paused == true { session.pausedSince = record.elapsedAt }
         session.consumer = Task { [weak self] in
             for await event in events { await self?.handle(event, of: id) }
             await self?.eventsEnded(id)
@@ -51,8 +52,8 @@ extension SessionService {
             case .cueFired(let cue):
                 try await store.record(cue, in: id)
                 try await store.update(
-                    id, state: .running, elapsed: cue.actual, endingStartedAt: tracked[id]?.record.endingStartedAt,
-                    endedAt: nil)
+                    id, state: .running, elapsed: cue.actual, elapsedAt: now(),
+                    endingStartedAt: tracked[id]?.record.endingStartedAt, endedAt: nil)
                 await tell(.cue(cue, session: id, names: session.names))
                 await announceStatus(of: id)
             case .cueSettled(let cue):
@@ -66,7 +67,10 @@ extension SessionService {
                 }
             case .paused(let elapsed), .resumed(let elapsed):
                 let paused = event == .paused(elapsed: elapsed)
-                watchPause(of: id, paused: paused)
+                // A pause carried across a restart keeps its start; a new one starts now.
+                let since = paused ? tracked[id]?.pausedSince ?? now() : nil
+                tracked[id]?.pausedSince = since
+                watchPause(of: id, since: since)
                 try await pausedOrResumed(id, paused: paused, elapsed: elapsed)
             case .ended(let state, let elapsed):
                 try await ended(id, state: state, elapsed: elapsed)
@@ -78,7 +82,7 @@ extension SessionService {
 
     private func pausedOrResumed(_ id: SessionID, paused: Bool, elapsed: Duration) async throws {
         try await store.update(
-            id, state: paused ? .paused : .running, elapsed: elapsed,
+            id, state: paused ? .paused : .running, elapsed: elapsed, elapsedAt: tracked[id]?.pausedSince ?? now(),
             endingStartedAt: tracked[id]?.record.endingStartedAt, endedAt: nil)
         await tell(paused ? .paused(id, elapsed: elapsed) : .resumed(id, elapsed: elapsed))
         await announceStatus(of: id)

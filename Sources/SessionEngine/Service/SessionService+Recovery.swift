@@ -38,7 +38,7 @@ extension SessionService {
         guard status.state == .running, activeID == id else { return }
         // Only the time, only while the row still says running: a pause, the end or a stop
         // written meanwhile stays as written.
-        try? await store.checkpoint(id, elapsed: status.elapsed)
+        try? await store.checkpoint(id, elapsed: status.elapsed, at: now())
     }
 
     /// At daemon shutdown: stops playing without ending the session, saves its elapsed
@@ -71,8 +71,10 @@ extension SessionService {
         let elapsed = await session.runner.status().elapsed
         do {
             for cue in cueLog { try await store.record(cue, in: id) }
+            // A paused session keeps when its pause began: the pause limit counts from it.
             try await store.update(
                 id, state: before == .paused ? .paused : .running, elapsed: elapsed,
+                elapsedAt: before == .paused ? session.pausedSince ?? now() : now(),
                 endingStartedAt: session.record.endingStartedAt, endedAt: nil)
             log(
                 .init(
@@ -105,17 +107,23 @@ extension SessionService {
             await markEnded(record, as: .completed, elapsed: length, timeline: timeline)
         case .interrupt:
             await markEnded(record, as: .interrupted, elapsed: record.elapsed, timeline: timeline)
-        case .resume(let point, let paused):
+        case .resume(let point):
             var resumed = record
-            resumed.state = .running
+            if !point.paused {
+                // Where it is now: a crash right after this resumes it from here again.
+                resumed.elapsed = point.elapsed
+                resumed.elapsedAt = now()
+            }
+            let missed = point.missedSince.map {
+                " (\((point.elapsed - $0).roundedText) went by while the daemon was stopped)"
+            }
             log(
                 .init(
                     level: .info,
                     message:
-                        "resuming session \(record.id) (\(record.presetName)) at \(record.elapsed.sessionSeconds) s; \(cueLog.count) cues already fired"
+                        "resuming session \(record.id) (\(record.presetName))\(point.paused ? " paused" : "") at \(point.elapsed.roundedText)\(missed ?? ""); \(cueLog.count) cues already fired"
                 ))
             _ = try await launch(resumed, timeline: timeline, names: Self.names(of: devices), resuming: point)
-            if paused, let runner = tracked[record.id]?.runner { try await runner.pause() }
         }
     }
 

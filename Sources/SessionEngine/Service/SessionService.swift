@@ -69,6 +69,9 @@ public actor SessionService: TimerModuleInterface {
         var pauseWatch: Task<Void, Never>?
         /// Counts pauses, so a watch outlived by a resume and a new pause does nothing.
         var pauses = 0
+        /// When the current pause began, on the wall clock (for a session paused across a
+        /// restart, as stored); nil while running.
+        var pausedSince: Date?
     }
 
     public nonisolated let tuyaController: (any TuyaControllerProtocol)?
@@ -188,7 +191,7 @@ public actor SessionService: TimerModuleInterface {
                 let endingAt = await runner.status().elapsed
                 tracked[id]?.record.endingStartedAt = endingAt
                 try? await store.update(
-                    id, state: .running, elapsed: endingAt, endingStartedAt: endingAt, endedAt: nil)
+                    id, state: .running, elapsed: endingAt, elapsedAt: now(), endingStartedAt: endingAt, endedAt: nil)
             }
         } catch {
             throw .invalid(error)

@@ -6,15 +6,18 @@ public protocol SessionStore: Sendable {
     /// Inserts the session, or replaces the record with the same id.
     func save(_ record: SessionRecord) async throws
 
-    /// The frequent write while a session runs: its state and elapsed time.
+    /// The frequent write while a session runs: its state and elapsed time, and when that time
+    /// was true (`elapsedAt`, for a paused session when its pause began; nil keeps the stored
+    /// one).
     func update(
-        _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
+        _ id: SessionID, state: SessionState, elapsed: Duration, elapsedAt: Date?, endingStartedAt: Duration?,
+        endedAt: Date?
     ) async throws
 
-    /// Saves the elapsed time of a session still stored as running, and nothing else: it
-    /// races with the session's own writes (a pause, the end, a stop's ending) and must never
-    /// undo them.
-    func checkpoint(_ id: SessionID, elapsed: Duration) async throws
+    /// Saves the elapsed time of a session still stored as running, and when it was true, and
+    /// nothing else: it races with the session's own writes (a pause, the end, a stop's
+    /// ending) and must never undo them.
+    func checkpoint(_ id: SessionID, elapsed: Duration, at time: Date) async throws
 
     /// Adds a cue to the session's log, or replaces the entry with the same cue index
     /// (a cue is logged when it fires and again when its command settles).
@@ -37,4 +40,14 @@ public protocol SessionStore: Sendable {
 
     /// Stores badges once; a badge already stored keeps its first date.
     func saveBadges(_ badges: [Badge], earnedAt: Date) async throws
+}
+
+extension SessionStore {
+    /// `update` keeping the stored `elapsedAt`: for a session's end, where it no longer matters.
+    public func update(
+        _ id: SessionID, state: SessionState, elapsed: Duration, endingStartedAt: Duration?, endedAt: Date?
+    ) async throws {
+        try await update(
+            id, state: state, elapsed: elapsed, elapsedAt: nil, endingStartedAt: endingStartedAt, endedAt: endedAt)
+    }
 }

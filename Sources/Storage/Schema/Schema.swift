@@ -17,6 +17,7 @@ enum Schema {
         ("v5-timer-sessions", v5TimerSessions),
         ("v6-maintenance", v6Maintenance),
         ("v7-lan-endpoints", v7LANEndpoints),
+        ("v8-session-elapsed-at", v8SessionElapsedAt),
     ]
 
     /// The newest schema version this binary knows.
@@ -120,6 +121,13 @@ enum Schema {
                     source_id INTEGER NOT NULL
                 );
                 """)
+    }
+
+    /// When a session's `elapsed_ms` was true (for a paused session, when its pause began): a
+    /// restart resumes a running session where it is now, and counts a pause from when it
+    /// began. NULL in rows saved before it.
+    private static func v8SessionElapsedAt(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE sessions ADD COLUMN elapsed_at DATETIME")
     }
 
     /// Timer sessions, each session's cue log, and badges earned (each stored once).

@@ -10,44 +10,53 @@ extension GatewayDatabase {
         try await write("saving session \(session.id)") { db in
             try db.execute(
                 sql: """
-                    INSERT INTO sessions (id, preset, state, started_at, ended_at, elapsed_ms, ending_started_ms, devices, detail)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO sessions (id, preset, state, started_at, ended_at, elapsed_ms, elapsed_at,
+                        ending_started_ms, devices, detail)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET preset = excluded.preset, state = excluded.state,
                         started_at = excluded.started_at, ended_at = excluded.ended_at, elapsed_ms = excluded.elapsed_ms,
-                        ending_started_ms = excluded.ending_started_ms, devices = excluded.devices, detail = excluded.detail
+                        elapsed_at = excluded.elapsed_at, ending_started_ms = excluded.ending_started_ms, devices = excluded.devices, detail = excluded.detail
                     """,
                 arguments: [
                     session.id, session.preset, session.state, StoredInstant(session.startedAt),
                     session.endedAt.map(StoredInstant.init),
-                    session.elapsedMilliseconds, session.endingStartedMilliseconds, devices, detail,
+                    session.elapsedMilliseconds, session.elapsedAt.map(StoredInstant.init),
+                    session.endingStartedMilliseconds, devices, detail,
                 ])
         }
     }
 
-    /// The frequent write while a session runs: its state and elapsed time. Throws
-    /// `notFound` for a session that was never saved.
+    /// The frequent write while a session runs: its state and elapsed time, and when that time
+    /// was true (`elapsedAt`; nil keeps the stored one). Throws `notFound` for a session that
+    /// was never saved.
     public func updateSession(
-        _ id: String, state: String, elapsedMilliseconds: Int64, endingStartedMilliseconds: Int64?, endedAt: Date?
+        _ id: String, state: String, elapsedMilliseconds: Int64, elapsedAt: Date? = nil,
+        endingStartedMilliseconds: Int64?, endedAt: Date?
     ) async throws(StorageError) {
         let changed = try await write("updating session \(id)") { db in
             try db.execute(
                 sql: """
-                    UPDATE sessions SET state = ?, elapsed_ms = ?, ending_started_ms = ?, ended_at = ? WHERE id = ?
+                    UPDATE sessions SET state = ?, elapsed_ms = ?, elapsed_at = COALESCE(?, elapsed_at),
+                        ending_started_ms = ?, ended_at = ? WHERE id = ?
                     """,
-                arguments: [state, elapsedMilliseconds, endingStartedMilliseconds, endedAt.map(StoredInstant.init), id])
+                arguments: [
+                    state, elapsedMilliseconds, elapsedAt.map(StoredInstant.init), endingStartedMilliseconds,
+                    endedAt.map(StoredInstant.init), id,
+                ])
             return db.changesCount
         }
         if changed == 0 { throw StorageError.notFound("session \(id)") }
     }
 
-    /// Sets a session's elapsed time only while it is still in `state`; touches nothing else.
-    public func checkpointSession(_ id: String, elapsedMilliseconds: Int64, ifState state: String)
+    /// Sets a session's elapsed time, and when it was true, only while the session is still in
+    /// `state`; touches nothing else.
+    public func checkpointSession(_ id: String, elapsedMilliseconds: Int64, at time: Date, ifState state: String)
         async throws(StorageError)
     {
         try await write("saving the time of session \(id)") { db in
             try db.execute(
-                sql: "UPDATE sessions SET elapsed_ms = ? WHERE id = ? AND state = ?",
-                arguments: [elapsedMilliseconds, id, state])
+                sql: "UPDATE sessions SET elapsed_ms = ?, elapsed_at = ? WHERE id = ? AND state = ?",
+                arguments: [elapsedMilliseconds, StoredInstant(time), id, state])
         }
     }
 
@@ -193,7 +202,8 @@ extension GatewayDatabase {
         }
         return StoredSession(
             id: id, preset: preset, state: state, startedAt: row.date("started_at") ?? .distantPast,
-            endedAt: row.date("ended_at"), elapsedMilliseconds: elapsed, endingStartedMilliseconds: endingStarted,
+            endedAt: row.date("ended_at"), elapsedMilliseconds: elapsed, elapsedAt: row.date("elapsed_at"),
+            endingStartedMilliseconds: endingStarted,
             devices: devices, detail: StoredJSON.decode(detailText) ?? .null)
     }
 }

@@ -14,6 +14,9 @@ public struct StoredSession: Hashable, Sendable {
     public var endedAt: Date?
     /// Time in the session, pauses excluded, in milliseconds.
     public var elapsedMilliseconds: Int64
+    /// When `elapsedMilliseconds` was true, on the wall clock: for a paused session, when its
+    /// pause began. Nil in rows saved before it was kept.
+    public var elapsedAt: Date?
     /// When the end effect started early (a stop), in session milliseconds.
     public var endingStartedMilliseconds: Int64?
     public var devices: [DeviceID]
@@ -21,7 +24,7 @@ public struct StoredSession: Hashable, Sendable {
 
     public init(
         id: String, preset: String, state: String, startedAt: Date, endedAt: Date? = nil, elapsedMilliseconds: Int64,
-        endingStartedMilliseconds: Int64? = nil, devices: [DeviceID], detail: JSONValue
+        elapsedAt: Date? = nil, endingStartedMilliseconds: Int64? = nil, devices: [DeviceID], detail: JSONValue
     ) {
         self.id = id
         self.preset = preset
@@ -29,6 +32,7 @@ public struct StoredSession: Hashable, Sendable {
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.elapsedMilliseconds = elapsedMilliseconds
+        self.elapsedAt = elapsedAt
         self.endingStartedMilliseconds = endingStartedMilliseconds
         self.devices = devices
         self.detail = detail
