@@ -23,6 +23,8 @@ actor RecordingController: TuyaControllerProtocol {
     private var heldStatus: [CheckedContinuation<Void, Never>] = []
     private var heldWaiters: [CheckedContinuation<Void, Never>] = []
     private var sendWaiters: [(DeviceCommand, DeviceID, CheckedContinuation<Void, Never>)] = []
+    private var holdingSends = false
+    private var heldSends: [CheckedContinuation<Void, Never>] = []
 
     init(clock: ManualClock, devices: [TuyaDevice]) {
         self.clock = clock
@@ -44,6 +46,16 @@ actor RecordingController: TuyaControllerProtocol {
         holdingStatus = false
         for continuation in heldStatus { continuation.resume() }
         heldStatus.removeAll()
+    }
+
+    /// From now on, `send` records the command and then waits until `releaseSends()`: a device
+    /// slow to confirm.
+    func holdSends() { holdingSends = true }
+
+    func releaseSends() {
+        holdingSends = false
+        for continuation in heldSends { continuation.resume() }
+        heldSends.removeAll()
     }
 
     /// Returns once `command` has been sent to `id` (at once when it was).
@@ -77,12 +89,13 @@ actor RecordingController: TuyaControllerProtocol {
     func confirmedState(of id: DeviceID) -> DeviceState? { confirmed[id] }
     func pendingState(of id: DeviceID) -> DeviceState? { confirmed[id] }
 
-    func send(_ command: DeviceCommand, to id: DeviceID) throws -> DeviceState {
+    func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState {
         guard registry[id] != nil else { throw ControllerError.unknownDevice(id.rawValue) }
         sent.append(Sent(device: id, command: command, at: clock.now.offset))
         let waiting = sendWaiters.filter { $0.0 == command && $0.1 == id }
         sendWaiters.removeAll { $0.0 == command && $0.1 == id }
         for waiter in waiting { waiter.2.resume() }
+        if holdingSends { await withCheckedContinuation { heldSends.append($0) } }
         if let failure = failures[id] { throw failure }
         if availability[id] != .online { throw ControllerError.confirmationTimeout(device: id, pending: []) }
         return confirmed[id] ?? .light(LightState())

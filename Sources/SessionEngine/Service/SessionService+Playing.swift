@@ -35,7 +35,9 @@ extension SessionService {
     }
 
     private func handle(_ event: SessionEvent, of id: SessionID) async {
-        guard !suspended, let session = tracked[id] else { return }
+        // After `suspend()` only the suspended session's events go unrecorded (it resumes at the
+        // next start); one that ended already still records how its last commands settled.
+        guard let session = tracked[id], !suspended || activeID != id else { return }
         do {
             switch event {
             case .started(let status, let captured):

@@ -15,7 +15,9 @@ extension SessionService {
             log(.init(level: .error, message: "cannot read the sessions to recover: \(error)"))
             return
         }
-        for record in records {
+        // A session started by this process (a request that came while the daemon was starting)
+        // is not a leftover of the previous one.
+        for record in records where !startedHere.contains(record.id) {
             do {
                 try await recover(record)
             } catch {
@@ -45,6 +47,10 @@ extension SessionService {
     /// time and cue log, so the next start resumes it.
     public func suspend() async {
         suspended = true
+        // A session that just ended may still be settling its last commands (a restore the
+        // device confirms a moment later): their outcomes are written before the daemon stops.
+        // Bounded by the controller's confirmation deadline.
+        for (id, session) in tracked where id != activeID { await session.consumer?.value }
         guard let id = activeID, let session = tracked[id] else { return }
         var before = await session.runner.status().state
         if !before.isFinal {

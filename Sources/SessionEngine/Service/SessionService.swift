@@ -90,6 +90,8 @@ public actor SessionService: TimerModuleInterface {
     var starting = false
     /// Set by `suspend()`: events after it are not persisted (the session stays resumable).
     var suspended = false
+    /// Sessions `start` created in this process: `recover()` leaves them alone.
+    var startedHere: Set<SessionID> = []
     private let badges = Broadcast<Badge>()
 
     /// - Parameters:
@@ -149,6 +151,7 @@ public actor SessionService: TimerModuleInterface {
         let record = SessionRecord(
             id: .random(), presetName: preset.name, configuration: request.configuration, session: timeline.session,
             devices: devices.map(\.id), state: .running, startedAt: startedAt)
+        startedHere.insert(record.id)
         do {
             try await store.save(record)
         } catch {
