@@ -32,13 +32,16 @@ struct LANClosedAfterHandshakeTests {
             profile.transports = [.lan]
             let hub = EventHub()
             announcements = LANRoguePeerTests.Announcements(hub.subscribe())
+            // The backoff's schedule exactly, without the jitter real links draw.
+            var configuration = LANDeviceLink.Configuration()
+            configuration.policy.backoff.jitter = 0
             link = LANDeviceLink(
                 device: TuyaDevice(
                     id: try #require(DeviceID(LANClosedAfterHandshakeTests.devId)), name: "lamp",
                     profileID: profile.id, category: .light, transport: .lan),
                 key: try AESKey(localKey: LANClosedAfterHandshakeTests.localKey),
                 endpoint: try LANEndpoint(ip: address, version: version.rawValue, sourceID: 77), version: version,
-                profile: profile, connector: TCPConnector(), clock: OffsetClock(clock),
+                profile: profile, connector: TCPConnector(), configuration: configuration, clock: OffsetClock(clock),
                 unixTime: { Int64(Date().timeIntervalSince1970) }, hub: hub, logger: log.logger)
         }
 

@@ -224,4 +224,17 @@ struct LANLinkPolicyTests {
         #expect(policy.nextWake == nil)
         #expect(policy.tick(now: .seconds(100)).isEmpty)
     }
+
+    @Test("the reconnect wait takes up to the backoff's 20 % jitter off, as the link draws it")
+    func jitteredBackoff() throws {
+        func wait(unitRandom: Double) throws -> Duration {
+            var policy = LANLinkPolicy()
+            _ = policy.start(now: .zero)
+            for _ in 1...3 { _ = policy.failed(.unreachable("no route"), now: .zero, unitRandom: unitRandom) }
+            return try #require(policy.nextWake)
+        }
+        #expect(try wait(unitRandom: 0) == .seconds(4))
+        #expect(try wait(unitRandom: 0.5) == .milliseconds(3600))
+        #expect(try wait(unitRandom: 0.999) > .milliseconds(3200))
+    }
 }

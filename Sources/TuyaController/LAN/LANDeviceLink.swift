@@ -299,7 +299,7 @@ actor LANDeviceLink: ProbedDeviceLink {
         }
         returnToProvenAddress()
         finishProbes(.failed(failure))
-        perform(policy.failed(failure, now: clock.now()))
+        perform(policy.failed(failure, now: clock.now(), unitRandom: Double.random(in: 0..<1)))
         closeStream()
         reschedule()
     }

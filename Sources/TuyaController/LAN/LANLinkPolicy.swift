@@ -151,8 +151,10 @@ struct LANLinkPolicy: Sendable {
         return change(to: .online, hint: nil)
     }
 
-    /// The connection could not be made, or ended, for `failure`.
-    mutating func failed(_ failure: Failure, now: Duration) -> [Action] {
+    /// The connection could not be made, or ended, for `failure`. `unitRandom` (0..<1) picks
+    /// how much of the backoff's jitter comes off the wait: the link draws it, so the devices
+    /// of a house whose router restarted do not all reconnect in step.
+    mutating func failed(_ failure: Failure, now: Duration, unitRandom: Double = 0) -> [Action] {
         let wasConnected: Bool
         switch phase {
         case .handshaking, .established: wasConnected = true
@@ -198,7 +200,7 @@ struct LANLinkPolicy: Sendable {
         // The first reconnect after a working connection goes at once; then the backoff.
         let delay =
             answeredThisConnection && failuresInARow == 1
-            ? .zero : configuration.backoff.delay(retry: failuresInARow - 1, unitRandom: 0)
+            ? .zero : configuration.backoff.delay(retry: failuresInARow - 1, unitRandom: unitRandom)
         phase = .waiting(until: now + delay)
         return actions
     }
