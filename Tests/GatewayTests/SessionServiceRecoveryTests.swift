@@ -61,6 +61,29 @@ struct SessionServiceRecoveryTests {
         #expect(sent[SessionServiceTests.lamp.id] == .light(LightCommand(brightness: 80, colorTemperature: 4000)))
     }
 
+    @Test("a hand-edited time of a session's elapsed neither stops the daemon nor resumes it from long ago")
+    func hostileElapsedAt() async throws {
+        for (state, seconds) in [(SessionState.running, -1e300), (.paused, -1e300), (.running, 1e300)] {
+            let rig = try Rig()
+            defer { rig.remove() }
+            var record = SessionServiceTests.record(state: state, startedAgo: 130)
+            record.elapsedAt = Date(timeIntervalSince1970: seconds)
+            try await rig.store.save(record)
+            await rig.service.recover()
+            let stored = try #require(try await rig.store.session(record.id))
+            switch (state, seconds > 0) {
+            case (.running, false):
+                #expect(stored.state == .interrupted, "a year went by")
+            case (.running, true):
+                // Saved "in the future": no downtime, resumed where it was saved.
+                #expect(await rig.service.status()?.elapsed == .seconds(120))
+                _ = try await rig.service.stop(immediately: true)
+            default:
+                try await Self.waitForStop(rig)
+            }
+        }
+    }
+
     static func waitForStop(_ rig: Rig) async throws {
         let announcements = rig.announcements
         try await withDeadline(60, "the session to stop") {

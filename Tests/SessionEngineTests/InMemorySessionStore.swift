@@ -34,7 +34,32 @@ actor InMemorySessionStore: SessionStore {
         records[id]?.elapsedAt = time
     }
 
-    func record(_ cue: CueRecord, in session: SessionID) { cues[session, default: [:]][cue.cueIndex] = cue }
+    func record(_ cue: CueRecord, in session: SessionID) async {
+        if holdingCues {
+            await withCheckedContinuation { heldCues.append($0) }
+        }
+        cues[session, default: [:]][cue.cueIndex] = cue
+    }
+
+    private var holdingCues = false
+    private var heldCues: [CheckedContinuation<Void, Never>] = []
+
+    /// From now on, recording a cue waits until `releaseCues()`: a slow disk, so the service's
+    /// events queue up behind one write.
+    func holdCues() { holdingCues = true }
+
+    /// Whether a cue write is being held.
+    var holdsACue: Bool { !heldCues.isEmpty }
+
+    func releaseCues() {
+        holdingCues = false
+        for continuation in heldCues { continuation.resume() }
+        heldCues.removeAll()
+    }
+
+    func replaceCueLog(_ log: [CueRecord], of session: SessionID) {
+        cues[session] = Dictionary(log.map { ($0.cueIndex, $0) }) { _, later in later }
+    }
 
     func cueLog(of session: SessionID) -> [CueRecord] {
         (cues[session] ?? [:]).values.sorted { $0.cueIndex < $1.cueIndex }

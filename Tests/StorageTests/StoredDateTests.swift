@@ -85,4 +85,16 @@ struct StoredDateTests {
         #expect(row.date("never") == nil)
         #expect(row.date("unix") == Date(timeIntervalSince1970: 1.5))
     }
+
+    @Test(
+        "a date beyond years 1-9999 (a hand-edited number read back and saved again) is written as the nearest one",
+        arguments: [
+            (1e300, "9999-12-31 23:59:59.999"), (-1e300, "0001-01-01 00:00:00.000"),
+            (Double.infinity, "1970-01-01 00:00:00.000"), (Double.nan, "1970-01-01 00:00:00.000"),
+        ])
+    func outOfRange(seconds: Double, expected: String) throws {
+        let text = StoredDate.text(Date(timeIntervalSince1970: seconds))
+        #expect(text == expected)
+        #expect(StoredDate.date(text) != nil, "it reads back")
+    }
 }

@@ -71,12 +71,18 @@ public struct SQLiteSessionStore: SessionStore {
     }
 
     public func record(_ cue: CueRecord, in session: SessionID) async throws {
-        try await database.recordCue(
-            StoredCue(
-                index: cue.cueIndex, kind: cue.kind.rawValue, device: cue.deviceID,
-                plannedMilliseconds: cue.planned.wholeMilliseconds, actualMilliseconds: cue.actual.wholeMilliseconds,
-                outcome: cue.outcome.rawValue),
-            session: session.rawValue)
+        try await database.recordCue(Self.stored(cue), session: session.rawValue)
+    }
+
+    public func replaceCueLog(_ log: [CueRecord], of session: SessionID) async throws {
+        try await database.replaceCues(log.map(Self.stored), session: session.rawValue)
+    }
+
+    private static func stored(_ cue: CueRecord) -> StoredCue {
+        StoredCue(
+            index: cue.cueIndex, kind: cue.kind.rawValue, device: cue.deviceID,
+            plannedMilliseconds: cue.planned.wholeMilliseconds, actualMilliseconds: cue.actual.wholeMilliseconds,
+            outcome: cue.outcome.rawValue)
     }
 
     public func cueLog(of session: SessionID) async throws -> [CueRecord] {

@@ -49,7 +49,7 @@ enum SessionRecovery: Hashable, Sendable {
         if paused {
             ahead = true
         } else if let saved = record.elapsedAt {
-            position += .seconds(max(0, now.timeIntervalSince(saved)))
+            position += wallClockSpan(from: saved, to: now)
             ahead = position < plannedEnd
         } else {
             ahead = record.startedAt.addingTimeInterval(plannedEnd.sessionSeconds) > now
@@ -65,23 +65,50 @@ enum SessionRecovery: Hashable, Sendable {
                 missedSince: position > record.elapsed ? record.elapsed : nil, paused: paused))
     }
 
+    /// The time from `earlier` to `now` on the wall clock: none when the clock went back (or the
+    /// stored time is not a number), at most a year, so a hand-edited time cannot trap the
+    /// conversion; any session is over by then.
+    public static func wallClockSpan(from earlier: Date, to now: Date) -> Duration {
+        let seconds = now.timeIntervalSince(earlier)
+        guard seconds.isFinite, seconds > 0 else { return .zero }
+        return .seconds(min(seconds, 366 * 86400))
+    }
+
     /// The cues of `timeline` the log says fired, matched by kind and device (each pair is one
     /// cue of a plan; counted, should a plan ever hold two alike).
     static func firedCues(of timeline: SessionTimeline, log: [CueRecord]) -> Set<Int> {
+        renumbered(log, to: timeline).fired
+    }
+
+    /// The log in the numbering of `timeline`, which may differ from the one it was written in
+    /// (a device removed while the daemon was down): a record that matches a cue takes its
+    /// index; the others (the removed device's) go after the plan's last, so no cue fired from
+    /// now on overwrites them. With the indices of the cues that fired.
+    static func renumbered(_ log: [CueRecord], to timeline: SessionTimeline) -> (log: [CueRecord], fired: Set<Int>) {
         struct Key: Hashable {
             var kind: SessionCue.Kind
             var device: DeviceID?
         }
-        var logged: [Key: Int] = [:]
-        for record in log { logged[Key(kind: record.kind, device: record.deviceID), default: 0] += 1 }
-        var fired: Set<Int> = []
+        var cues: [Key: [Int]] = [:]
         for cue in timeline.cues.sorted(by: { $0.index < $1.index }) {
-            let key = Key(kind: cue.kind, device: cue.deviceID)
-            guard let count = logged[key], count > 0 else { continue }
-            logged[key] = count - 1
-            fired.insert(cue.index)
+            cues[Key(kind: cue.kind, device: cue.deviceID), default: []].append(cue.index)
         }
-        return fired
+        var next = (timeline.cues.map(\.index).max() ?? -1) + 1
+        var fired: Set<Int> = []
+        let renumbered = log.sorted { $0.cueIndex < $1.cueIndex }.map { record in
+            var record = record
+            let key = Key(kind: record.kind, device: record.deviceID)
+            if let index = cues[key]?.first {
+                cues[key]?.removeFirst()
+                record.cueIndex = index
+                fired.insert(index)
+            } else {
+                record.cueIndex = next
+                next += 1
+            }
+            return record
+        }
+        return (renumbered, fired)
     }
 }
 

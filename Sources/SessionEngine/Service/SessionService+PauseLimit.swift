@@ -14,7 +14,7 @@ extension SessionService {
         tracked[id]?.pauses += 1
         let pause = tracked[id]?.pauses ?? 0
         let clock = OffsetClock(self.clock)
-        let left = max(.zero, limit - .seconds(max(0, now().timeIntervalSince(since))))
+        let left = max(.zero, limit - SessionRecovery.wallClockSpan(from: since, to: now()))
         tracked[id]?.pauseWatch = Task { [weak self] in
             do {
                 try await clock.sleepUntil(clock.now() + left)

@@ -36,8 +36,8 @@ extension SessionService {
 
     private func handle(_ event: SessionEvent, of id: SessionID) async {
         // After `suspend()` only the suspended session's events go unrecorded (it resumes at the
-        // next start); one that ended already still records how its last commands settled.
-        guard let session = tracked[id], !suspended || activeID != id else { return }
+        // next start); one that ended still records how its last commands settled.
+        guard let session = tracked[id], !suspended || id != suspendedID || session.endRecorded else { return }
         do {
             switch event {
             case .started(let status, let captured):
@@ -96,7 +96,8 @@ extension SessionService {
     /// recorded is the meditation's, never the end effect's. Badges go out before the end, so
     /// whoever reacts to it reads a history that has them.
     func ended(_ id: SessionID, state: SessionState, elapsed ran: Duration) async throws {
-        guard let session = tracked[id] else { return }
+        guard let session = tracked[id], !session.endRecorded else { return }
+        tracked[id]?.endRecorded = true
         session.pauseWatch?.cancel()
         tracked[id]?.pauseWatch = nil
         let meditation = SessionRecovery.meditation(

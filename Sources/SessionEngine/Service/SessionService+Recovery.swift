@@ -47,11 +47,17 @@ extension SessionService {
     /// time and cue log, so the next start resumes it.
     public func suspend() async {
         suspended = true
-        // A session that just ended may still be settling its last commands (a restore the
-        // device confirms a moment later): their outcomes are written before the daemon stops.
-        // Bounded by the controller's confirmation deadline.
-        for (id, session) in tracked where id != activeID { await session.consumer?.value }
-        guard let id = activeID, let session = tracked[id] else { return }
+        suspendedID = activeID
+        if let id = activeID, let session = tracked[id] { await suspend(id, session) }
+        // A session that ended may still be settling its last commands (a restore the device
+        // confirms a moment later): their outcomes are written before the daemon stops. Bounded
+        // by the controller's confirmation deadline.
+        for session in tracked.values where session.endRecorded { await session.consumer?.value }
+    }
+
+    /// Stops the active session's runner and saves where it is, or records its end if it ended
+    /// as the daemon stopped.
+    private func suspend(_ id: SessionID, _ session: Tracked) async {
         var before = await session.runner.status().state
         if !before.isFinal {
             do {
@@ -69,18 +75,17 @@ extension SessionService {
             } catch {
                 log(.init(level: .error, message: "session \(id): could not record its end: \(error)"))
             }
-            session.consumer?.cancel()
-            tracked[id] = nil
             return
         }
         let cueLog = await session.runner.cueLog()
         let elapsed = await session.runner.status().elapsed
+        let savedAt = now()
         do {
             for cue in cueLog { try await store.record(cue, in: id) }
             // A paused session keeps when its pause began: the pause limit counts from it.
             try await store.update(
                 id, state: before == .paused ? .paused : .running, elapsed: elapsed,
-                elapsedAt: before == .paused ? session.pausedSince ?? now() : now(),
+                elapsedAt: before == .paused ? session.pausedSince ?? savedAt : savedAt,
                 endingStartedAt: session.record.endingStartedAt, endedAt: nil)
             log(
                 .init(
@@ -103,17 +108,19 @@ extension SessionService {
             throw SessionServiceError.unknownPreset(record.presetName, known: settings.presets.map(\.name))
         }
         let devices = await controller.devices().filter { record.devices.contains($0.id) }
-        let timeline = try SessionPlanner(options: settings.planner).plan(
-            record.session, preset: preset, devices: devices)
+        // Planned as `start` plans (each device's frame gap), so the cues are the same ones.
+        let timeline = try planner(for: devices).plan(record.session, preset: preset, devices: devices)
         let cueLog = try await store.cueLog(of: record.id)
         switch SessionRecovery.decide(
-            record, timeline: timeline, cueLog: cueLog, otherActive: activeID != nil, now: now())
+            record, timeline: timeline, cueLog: cueLog, otherActive: activeID != nil || starting, now: now())
         {
         case .complete(let length):
             await markEnded(record, as: .completed, elapsed: length, timeline: timeline)
         case .interrupt:
             await markEnded(record, as: .interrupted, elapsed: record.elapsed, timeline: timeline)
         case .resume(let point):
+            let renumbered = SessionRecovery.renumbered(cueLog, to: timeline).log
+            if renumbered != cueLog { try await store.replaceCueLog(renumbered, of: record.id) }
             var resumed = record
             if !point.paused {
                 // Where it is now: a crash right after this resumes it from here again.

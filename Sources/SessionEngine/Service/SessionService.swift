@@ -72,6 +72,9 @@ public actor SessionService: TimerModuleInterface {
         /// When the current pause began, on the wall clock (for a session paused across a
         /// restart, as stored); nil while running.
         var pausedSince: Date?
+        /// Its end is stored and announced: `ended` runs once, whoever gets there first (its
+        /// event, or `suspend()` when the daemon stops as it ends).
+        var endRecorded = false
     }
 
     public nonisolated let tuyaController: (any TuyaControllerProtocol)?
@@ -88,8 +91,10 @@ public actor SessionService: TimerModuleInterface {
     var tracked: [SessionID: Tracked] = [:]
     var activeID: SessionID?
     var starting = false
-    /// Set by `suspend()`: events after it are not persisted (the session stays resumable).
+    /// Set by `suspend()`: the session it suspends (for the next start to resume) has its
+    /// events no longer persisted.
     var suspended = false
+    var suspendedID: SessionID?
     /// Sessions `start` created in this process: `recover()` leaves them alone.
     var startedHere: Set<SessionID> = []
     private let badges = Broadcast<Badge>()

@@ -26,6 +26,10 @@ public protocol SessionStore: Sendable {
     /// The session's cue log in index order: a restarted session skips these cues.
     func cueLog(of session: SessionID) async throws -> [CueRecord]
 
+    /// Replaces the session's whole cue log, in one write: a resumed session whose plan is
+    /// numbered anew (a device was removed) keeps its log in the new numbering.
+    func replaceCueLog(_ log: [CueRecord], of session: SessionID) async throws
+
     /// Sessions that were running or paused when the daemon last stopped.
     func activeSessions() async throws -> [SessionRecord]
 

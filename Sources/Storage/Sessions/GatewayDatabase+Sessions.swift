@@ -64,18 +64,30 @@ extension GatewayDatabase {
     /// logged when it fires and again when its command settles).
     public func recordCue(_ cue: StoredCue, session: String) async throws(StorageError) {
         try await write("recording cue \(cue.index) of session \(session)") { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO session_cues (session_id, cue_index, kind, device_id, planned_ms, actual_ms, outcome)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(session_id, cue_index) DO UPDATE SET kind = excluded.kind,
-                        device_id = excluded.device_id, planned_ms = excluded.planned_ms,
-                        actual_ms = excluded.actual_ms, outcome = excluded.outcome
-                    """,
-                arguments: [
-                    session, cue.index, cue.kind, cue.device?.rawValue, cue.plannedMilliseconds,
-                    cue.actualMilliseconds, cue.outcome,
-                ])
+            try Self.upsert(cue, session: session, in: db)
+        }
+    }
+
+    private static func upsert(_ cue: StoredCue, session: String, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO session_cues (session_id, cue_index, kind, device_id, planned_ms, actual_ms, outcome)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(session_id, cue_index) DO UPDATE SET kind = excluded.kind,
+                    device_id = excluded.device_id, planned_ms = excluded.planned_ms,
+                    actual_ms = excluded.actual_ms, outcome = excluded.outcome
+                """,
+            arguments: [
+                session, cue.index, cue.kind, cue.device?.rawValue, cue.plannedMilliseconds, cue.actualMilliseconds,
+                cue.outcome,
+            ])
+    }
+
+    /// Replaces a session's whole cue log in one transaction.
+    public func replaceCues(_ cues: [StoredCue], session: String) async throws(StorageError) {
+        try await write("renumbering the cue log of session \(session)") { db in
+            try db.execute(sql: "DELETE FROM session_cues WHERE session_id = ?", arguments: [session])
+            for cue in cues { try Self.upsert(cue, session: session, in: db) }
         }
     }
 

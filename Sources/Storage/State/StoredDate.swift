@@ -8,8 +8,12 @@ import TuyaCore
 /// costs more than the row it stamps.
 enum StoredDate {
     static func text(_ date: Date) -> String {
+        // The text has four digits for the year: a date outside years 1–9999 (a hand-edited row
+        // read back and saved again) is written as the nearest one, never a trap converting it.
+        let seconds = date.timeIntervalSince1970
+        let bounded = seconds.isFinite ? min(max(seconds, earliestSeconds), latestSeconds) : 0
         // The nearest millisecond, as GRDB's formatter rounds.
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let milliseconds = Int64((bounded * 1000).rounded())
         let (days, msOfDay) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = CivilDate.date(daysSinceEpoch: days)
         let hour = msOfDay / 3_600_000
@@ -33,6 +37,10 @@ enum StoredDate {
         append(millisecond, digits: 3, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// 0001-01-01 00:00:00.000 and 9999-12-31 23:59:59.999 UTC, in seconds since 1970.
+    static let earliestSeconds: TimeInterval = -62_135_596_800
+    static let latestSeconds: TimeInterval = 253_402_300_799.999
 
     /// Reads the text `text(_:)` writes, and its shorter forms (`yyyy-MM-dd`, `… HH:mm`,
     /// `… HH:mm:ss`, 1–9 fraction digits, `T` for the space), as UTC; nil for anything else,
