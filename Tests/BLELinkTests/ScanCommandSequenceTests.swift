@@ -54,6 +54,7 @@ struct ScanCommandSequenceTests {
         "a Bluetooth 5 controller that refuses legacy scan parameters scans on the extended commands",
         arguments: [
             HCICommandOutcome.status(.commandDisallowed), .status(.unknownCommand), .failed(errno: EIO),
+            .failed(errno: ETIMEDOUT),
         ])
     func extendedFallback(refusal: HCICommandOutcome) throws {
         let controller = Controller()

@@ -23,7 +23,7 @@ enum HCICommandOutcome: Hashable, Sendable {
 /// How a scan is set up and torn down on a raw HCI socket, apart from the socket: legacy
 /// commands first (every LE controller has them), and the extended ones when the controller
 /// refuses the legacy set (Command Disallowed, unknown command, or a refusal libbluetooth
-/// reports as EIO). Pure: `send` is the only way out, so the order is tested without an
+/// reports as EIO) or its answer is lost among the reports of an extended scan left running. Pure: `send` is the only way out, so the order is tested without an
 /// adapter.
 enum ScanCommandSequence {
     /// Sets the scan up and enables it; `installFilter` runs between the two (a socket filter
@@ -42,7 +42,9 @@ enum ScanCommandSequence {
         switch legacy {
         case .status(.success):
             commands = .legacy
-        case .status(.commandDisallowed), .status(.unknownCommand), .failed(errno: EIO):
+        // ETIMEDOUT too: with the kernel's extended scan still running, its reports can use up
+        // the events libbluetooth reads while waiting for the answer; disabling it ends them.
+        case .status(.commandDisallowed), .status(.unknownCommand), .failed(errno: EIO), .failed(errno: ETIMEDOUT):
             _ = send(HCILESetExtendedScanEnableCommand(enable: false))
             let extended = send(HCILESetExtendedScanParametersCommand(settings: settings))
             guard extended == .status(.success) else {
