@@ -34,6 +34,10 @@ struct ConfigurationHostileInputTests {
     func garbage() {
         expectRefused("base_topic: a\u{0}b\n", reason: "not readable as YAML text")
         expectRefused("base_topic: a\nbase_topic: b\n", reason: "duplicate key 'base_topic'")
+        // A tag or quotes make the key another YAML node, but it is the same setting.
+        expectRefused("base_topic: a\n!!str base_topic: b\n", reason: "duplicate key 'base_topic'")
+        expectRefused("mqtt:\n  url: mqtt://a\n  !x url: mqtt://b\n", reason: "duplicate key 'url'")
+        expectRefused("mqtt:\n  url: mqtt://a\n  \"url\": mqtt://b\n", reason: "duplicate key 'url'")
         expectRefused("base_topic: a\n---\nbase_topic: b\n", reason: "but found another document")
         expectRefused("just text\n", reason: "expected a mapping")
         expectRefused("mqtt: {url: [\n", reason: "not valid YAML")

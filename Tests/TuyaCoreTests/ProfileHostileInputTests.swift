@@ -116,6 +116,10 @@ struct ProfileHostileInputTests {
     @Test("a duplicated key is reported with its line")
     func duplicateKey() {
         expectError(F.base + "name: Again\n", reason: "duplicate key 'name'")
+        // A tag or quotes make the key another YAML node, but it is the same field.
+        expectError(F.base + "!!str name: Again\n", reason: "duplicate key 'name'")
+        expectError(F.base + "'name': Again\n", reason: "duplicate key 'name'")
+        expectError(F.base + "!x name: Again\n", reason: "duplicate key 'name'")
     }
 
     @Test("an integer too large for Int is reported, not trapped")

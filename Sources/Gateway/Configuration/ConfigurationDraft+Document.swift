@@ -195,6 +195,7 @@ extension ProfileNode {
                     "unknown key '\(key.prefix(40))'\(KeySuggestion.hint(for: key, among: allowed)); expected one of: "
                         + allowed.joined(separator: ", "))
             }
+            try refuseDuplicate(key, keyNode, in: entries)
             entries.append((key, value))
         }
         return ProfileMapping(owner: self, entries: entries)

@@ -73,6 +73,7 @@ public struct ProfileNode {
                 let keyed = ProfileNode(node: keyNode, path: value.path, source: source)
                 throw keyed.error("unknown key '\(key)'; expected one of: \(allowed.joined(separator: ", "))")
             }
+            try refuseDuplicate(key, keyNode, in: entries)
             entries.append((key, value))
         }
         return ProfileMapping(owner: self, entries: entries)
@@ -88,9 +89,20 @@ public struct ProfileNode {
             guard case .scalar(let keyScalar) = keyNode else {
                 throw error("mapping keys must be plain words, not lists or mappings")
             }
+            try refuseDuplicate(keyScalar.string, keyNode, in: entries)
             entries.append((keyScalar.string, child(valueNode, key: keyScalar.string)))
         }
         return entries
+    }
+
+    /// Yams refuses a key written twice, but compares tags too: `!x url:` beside `url:` reaches
+    /// here as a second `url`, which would otherwise be dropped without a word.
+    public func refuseDuplicate(
+        _ key: String, _ keyNode: Node, in entries: [(key: String, value: ProfileNode)]
+    ) throws(ProfileError) {
+        guard entries.contains(where: { $0.key == key }) else { return }
+        let keyed = ProfileNode(node: keyNode, path: path, source: source)
+        throw keyed.error("duplicate key '\(key.prefix(40))' in one mapping")
     }
 
     public func list() throws(ProfileError) -> [ProfileNode] {
