@@ -53,6 +53,10 @@ actor LANDeviceLink: ProbedDeviceLink {
     private var proof: LANAddressProof
     var provenAddress: String { proof.proven }
     private let onAddressProven: @Sendable (LANEndpoint) -> Void
+    /// The protocol version came from a broadcast (a re-probe after a firmware update) and is not
+    /// saved: saved with the address once the device proves the key speaking it, and until then
+    /// a failed handshake does not count against the key.
+    private var versionUnproven: Bool
 
     init(
         device: TuyaDevice, key: AESKey, endpoint: LANEndpoint, version: LANProtocolVersion, profile: DeviceProfile,
@@ -60,10 +64,11 @@ actor LANDeviceLink: ProbedDeviceLink {
         unixTime: @escaping @Sendable () -> Int64, desired: DataPoints = [:], confirmed: DataPoints = [:],
         hub: EventHub, onDesiredChange: @escaping @Sendable (DataPoints) -> Void = { _ in },
         onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in },
-        onAddressProven: @escaping @Sendable (LANEndpoint) -> Void = { _ in },
+        onAddressProven: @escaping @Sendable (LANEndpoint) -> Void = { _ in }, versionUnproven: Bool = false,
         logger: Logger = Logger(label: "youll-devices.lan"), loop: LANLoop = .next()
     ) {
         proof = LANAddressProof(proven: endpoint.ip)
+        self.versionUnproven = versionUnproven
         self.onAddressProven = onAddressProven
         self.loop = loop
         core = DeviceLinkCore(
@@ -293,9 +298,11 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     private func fail(_ failure: LANLinkPolicy.Failure) {
         var failure = failure
-        if !proof.blamesKey(at: endpoint.ip), case .keyMismatch(let detail) = failure {
-            // Not counted as a wrong key: the stored one is not in doubt, whoever answered there is.
-            failure = .unreachable("\(endpoint.ip) did not prove the local key (\(detail))")
+        if !proof.blamesKey(at: endpoint.ip) || versionUnproven, case .keyMismatch(let detail) = failure {
+            // Not counted as a wrong key: the stored one is not in doubt, whoever answered there
+            // (or the version a broadcast claimed) is.
+            let speaking = versionUnproven ? " speaking \(version.rawValue)" : ""
+            failure = .unreachable("\(endpoint.ip) did not prove the local key\(speaking) (\(detail))")
         }
         returnToProvenAddress()
         finishProbes(.failed(failure))
@@ -356,7 +363,10 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// The device proved the key on this connection: its address, if learned from a
     /// broadcast, is now the one to go back to, and saved.
     private func keyProven() {
-        if proof.keyProven(at: endpoint.ip) { onAddressProven(endpoint) }
+        let newAddress = proof.keyProven(at: endpoint.ip)
+        guard newAddress || versionUnproven else { return }
+        versionUnproven = false
+        onAddressProven(endpoint)
     }
 
     /// The connection failed: at an address learned from a broadcast where the device never

@@ -47,9 +47,12 @@ struct LinkFactory: Sendable {
     /// A LAN link for a stored device; nil when it has no LAN endpoint or speaks a version
     /// this gateway does not. A link made for a pairing (`registered` false) announces to a
     /// private hub and persists nothing until the controller adopts it.
+    ///
+    /// `versionUnproven`: the endpoint's version came from a broadcast and is saved only once the
+    /// device proves the key speaking it.
     func lan(
         _ stored: StoredDevice, profile: DeviceProfile, registered: Bool,
-        onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in }
+        onReprobe: @escaping @Sendable (DeviceID) -> Void = { _ in }, versionUnproven: Bool = false
     ) -> LANDeviceLink? {
         guard let endpoint = stored.lan, let version = LANProtocolVersion(endpoint.version) else { return nil }
         var linkConfiguration = lan.link
@@ -67,7 +70,8 @@ struct LinkFactory: Sendable {
             device: stored.device, key: stored.localKey, endpoint: endpoint, version: version, profile: profile,
             connector: lan.connector, configuration: linkConfiguration, clock: clock, unixTime: unixTime,
             desired: stored.desired, confirmed: stored.confirmed, hub: hub, onDesiredChange: onDesiredChange,
-            onReprobe: onReprobe, onAddressProven: onAddressProven, logger: lan.logger)
+            onReprobe: onReprobe, onAddressProven: onAddressProven, versionUnproven: versionUnproven,
+            logger: lan.logger)
     }
 
     /// A BLE link for a stored device; nil when it has no BLE identity. A link made for a

@@ -234,16 +234,16 @@ extension TuyaController {
             await follow(sighting.ip, on: link, id: id)
             return
         }
-        // Another version (a firmware update) takes a new link; a new address goes the same
-        // way as above, on it.
+        // Another version (a firmware update) takes a new link, which saves it once the device
+        // proves the key speaking it (a broadcast is not authenticated); a new address goes the
+        // same way as above, on it.
         stored.lan = checked
-        try? await store.saveLANEndpoint(checked, for: id)
         // Replaced meanwhile (a rekey, a removal): that one stays.
         guard registry.link(id) === link else { return }
         registry.unregister(id)
         await link.stop()
         guard running, registry.isFree(id) else { return }
-        await restore(stored, profile: profile)
+        await restore(stored, profile: profile, versionUnproven: true)
         if sighting.ip != checked.ip, let replaced = registry.link(id) as? LANDeviceLink {
             await follow(sighting.ip, on: replaced, id: id)
         }

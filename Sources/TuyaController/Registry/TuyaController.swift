@@ -306,13 +306,16 @@ public actor TuyaController: TuyaControllerProtocol {
 
     /// Registers a stored device's link and starts it: at start, and to put a device back
     /// with its old key after a rekey that did not prove the new one.
-    func restore(_ stored: StoredDevice, profile: DeviceProfile) async {
+    func restore(_ stored: StoredDevice, profile: DeviceProfile, versionUnproven: Bool = false) async {
         if stored.ble != nil {
             guard let link = factory.ble(stored, profile: profile, registered: true) else { return }
             registry.register(link, as: stored.device)
             await link.start()
         } else if stored.lan != nil {
-            guard let link = factory.lan(stored, profile: profile, registered: true, onReprobe: reprober) else {
+            guard
+                let link = factory.lan(
+                    stored, profile: profile, registered: true, onReprobe: reprober, versionUnproven: versionUnproven)
+            else {
                 return
             }
             registry.register(link, as: stored.device)
