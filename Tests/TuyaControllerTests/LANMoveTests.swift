@@ -52,6 +52,14 @@ struct LANMoveTests {
             }
             _ = try await controller.send(.light(LightCommand(brightness: 60)), to: paired.id)
             #expect(await fleet.address(of: lamp.devId) == newIP)
+            // Proven there, the new address is saved: the next start goes straight to it.
+            let store = await controller.store
+            try await withDeadline(20, "the new address saved") {
+                while try await store.loadDevices().first(where: { $0.device.id == id })?.lan?.ip != newIP {
+                    try Task.checkCancellation()
+                    await Task.yield()
+                }
+            }
         }
     }
 }

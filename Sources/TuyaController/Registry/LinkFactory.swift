@@ -16,7 +16,7 @@ struct LinkFactory: Sendable {
     let sequenceSeed: @Sendable () -> UInt32
     let hub: EventHub
     let store: any DeviceStore
-    let persistence: AsyncStream<(DeviceID, DataPoints)>.Continuation
+    let persistence: AsyncStream<(DeviceID, PersistedChange)>.Continuation
 
     /// Persists a device's desired values in the order they changed: queued with the store
     /// on the link's own thread when the store can take them so, else through the
@@ -26,7 +26,7 @@ struct LinkFactory: Sendable {
         let store = store
         let persistence = persistence
         return { desired in
-            if !store.queueDesired(desired, for: id) { persistence.yield((id, desired)) }
+            if !store.queueDesired(desired, for: id) { persistence.yield((id, .desired(desired))) }
         }
     }
 
@@ -63,8 +63,8 @@ struct LinkFactory: Sendable {
         var onAddressProven: @Sendable (LANEndpoint) -> Void = { _ in }
         if registered {
             onDesiredChange = desiredRecorder(for: stored.device.id)
-            let (store, id) = (store, stored.device.id)
-            onAddressProven = { endpoint in Task { try? await store.saveLANEndpoint(endpoint, for: id) } }
+            let (persistence, id) = (persistence, stored.device.id)
+            onAddressProven = { endpoint in persistence.yield((id, .endpoint(endpoint))) }
         }
         return LANDeviceLink(
             device: stored.device, key: stored.localKey, endpoint: endpoint, version: version, profile: profile,
@@ -95,4 +95,11 @@ struct LinkFactory: Sendable {
             clock: clock, unixMilliseconds: { unixTime() * 1000 }, desired: stored.desired,
             confirmed: stored.confirmed, hub: hub, failures: radio.failures, onDesiredChange: onDesiredChange)
     }
+}
+
+/// What a link hands the controller's single writer to persist.
+enum PersistedChange: Sendable {
+    case desired(DataPoints)
+    /// A LAN address (and version) the device proved the key at.
+    case endpoint(LANEndpoint)
 }

@@ -25,8 +25,8 @@ public actor TuyaController: TuyaControllerProtocol {
     let linkClock: OffsetClock
     let unixTime: @Sendable () -> Int64
     let hub = EventHub()
-    let persistence: AsyncStream<(DeviceID, DataPoints)>.Continuation
-    private let persistenceStream: AsyncStream<(DeviceID, DataPoints)>
+    let persistence: AsyncStream<(DeviceID, PersistedChange)>.Continuation
+    private let persistenceStream: AsyncStream<(DeviceID, PersistedChange)>
     let factory: LinkFactory
     let mqttPairer: MQTTPairer
 
@@ -72,7 +72,7 @@ public actor TuyaController: TuyaControllerProtocol {
         let linkClock = OffsetClock(clock)
         self.linkClock = linkClock
         self.unixTime = unixTime
-        (persistenceStream, persistence) = AsyncStream.makeStream(of: (DeviceID, DataPoints).self)
+        (persistenceStream, persistence) = AsyncStream.makeStream(of: (DeviceID, PersistedChange).self)
         factory = LinkFactory(
             bus: bus, radio: radio, lan: lan, configuration: configuration, clock: linkClock, unixTime: unixTime,
             sequenceSeed: sequenceSeed, hub: hub, store: store, persistence: persistence)
@@ -116,8 +116,15 @@ public actor TuyaController: TuyaControllerProtocol {
         let persistenceStream = persistenceStream
         tasks.append(
             Task {
-                // One writer, so desired states reach the store in the order they changed.
-                for await (id, desired) in persistenceStream { try? await store.saveDesired(desired, for: id) }
+                // One writer, so desired states and proven LAN addresses reach the store in the
+                // order they changed (an address saved by a task of its own could land after a
+                // newer one).
+                for await (id, change) in persistenceStream {
+                    switch change {
+                    case .desired(let desired): try? await store.saveDesired(desired, for: id)
+                    case .endpoint(let endpoint): try? await store.saveLANEndpoint(endpoint, for: id)
+                    }
+                }
             })
         let bus = bus
         // Subscribed before connecting, so the first `.connected` comes with the
