@@ -1,5 +1,7 @@
 import BLELink
 import Foundation
+import Storage
+import Synchronization
 import Testing
 import TuyaCore
 import YoullTestSupport
@@ -69,5 +71,32 @@ struct BLETransportConfigurationTests {
         let ble = try #require(checks.first { $0.name == "ble" })
         #expect(ble.status == .warn)
         #expect(ble.detail.hasPrefix("h4-unix:/nonexistent/bt.sock: no such socket"), "\(ble.detail)")
+    }
+
+    @Test("doctor does not open the controller a daemon holds when the broker is down, and says it is held")
+    func doctorLeavesAHeldController() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hci-doctor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = directory.appendingPathComponent("state")
+        let config = directory.appendingPathComponent("config.yaml").path
+        try "state_directory: \(state.path)\nble:\n  transport: h4:/dev/ttyAMA0\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        #expect(!GatewayDatabase.isDaemonRunning(in: state))
+        #expect(!FileManager.default.fileExists(atPath: state.path), "asking creates nothing")
+        let lock = try GatewayDatabase.acquireDaemonLock(in: state)
+        #expect(GatewayDatabase.isDaemonRunning(in: state))
+        var doctor = Doctor(configurationPath: config, environment: ["HOME": directory.path])
+        let opened = Mutex(0)
+        doctor.openController = { _ in
+            opened.withLock { $0 += 1 }
+            return .failure(.transport("opened"))
+        }
+        doctor.observeBroker = { _ in BrokerObservation(connection: .noAnswer(.seconds(5))) }
+        let checks = await doctor.run()
+        let ble = try #require(checks.first { $0.name == "ble" })
+        #expect(opened.withLock { $0 } == 0, "the daemon's controller was opened again")
+        #expect(ble.detail.contains("held by the running daemon"), "\(ble.detail)")
+        withExtendedLifetime(lock) {}
     }
 }

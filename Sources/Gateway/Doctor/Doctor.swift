@@ -22,6 +22,10 @@ public struct Doctor: Sendable {
     /// Whether the broker lets in clients without credentials (asked once the broker let doctor in).
     public var observeAnonymous: @Sendable (GatewayConfiguration) async -> BrokerObservation.AnonymousAccess?
     public var inspectState: @Sendable (String) -> StateDirectoryInspection
+    /// Whether a daemon holds the state directory (its lock), whatever the broker says.
+    public var daemonHoldsState: @Sendable (String) -> Bool = { path in
+        GatewayDatabase.isDaemonRunning(in: URL(fileURLWithPath: path))
+    }
     public var loadProfiles: @Sendable ([URL]) -> ProfileLibrary
     /// The folders the daemon would read profiles from (the CLI adds a source checkout's
     /// `devices/`, as `serve` does); by default the configured installed and user folders.
@@ -97,7 +101,10 @@ public struct Doctor: Sendable {
                     DoctorCheck.bridgeStateValue(payload) == "online"
                 } else { false }
             if configuration.ble.transport.usesOwnHost, configuration.ble.mode != .off {
-                let opened = daemonOnline ? nil : await openController(configuration.ble.transport)
+                // With the broker down the bridge says nothing: the state lock still tells a
+                // daemon that holds the controller (a second opener of a UART would take its bytes).
+                let held = daemonOnline || daemonHoldsState(configuration.stateDirectory)
+                let opened = held ? nil : await openController(configuration.ble.transport)
                 checks.append(DoctorCheck.hciTransport(configuration.ble, opened: opened))
             } else {
                 checks.append(DoctorCheck.bluetooth(configuration.ble, probe: probeBluetooth))

@@ -21,6 +21,15 @@ public final class DaemonLock: Sendable {
 
     deinit { close(descriptor) }
 
+    /// Whether another holder has the lock at `path`: opens it read-only (creating nothing) and
+    /// asks for a shared lock, refused while the daemon's exclusive one is held.
+    static func isHeld(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
     /// Takes the lock without waiting; throws `daemonRunning` when another holder has it
     /// (another process, or another `DaemonLock` in this one).
     static func acquire(_ files: StateFiles) throws(StorageError) -> DaemonLock {
@@ -53,6 +62,12 @@ public final class DaemonLock: Sendable {
 }
 
 extension GatewayDatabase {
+    /// Whether a daemon holds `directory` now, asked without taking the lock or creating
+    /// anything (`doctor`): a shared lock is refused while the daemon's exclusive one is held.
+    public static func isDaemonRunning(in directory: URL) -> Bool {
+        DaemonLock.isHeld(StateFiles(directory: directory).lock)
+    }
+
     /// Claims `directory` for a running daemon; `restore` refuses while the lock is held.
     /// Keep the returned value alive for as long as the daemon runs.
     public static func acquireDaemonLock(in directory: URL) throws(StorageError) -> DaemonLock {
