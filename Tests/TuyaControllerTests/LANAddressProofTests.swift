@@ -34,4 +34,16 @@ struct LANAddressProofTests {
         let afterProof = proof.failed(at: "192.0.2.12", now: .seconds(300))
         #expect(afterProof == nil, "proven on this connection: stays")
     }
+
+    @Test("a version from a broadcast is proven like an address: no blame before, saved once at the proof")
+    func provingAVersion() {
+        var proof = LANAddressProof(proven: "192.0.2.10", versionProven: false)
+        #expect(!proof.blamesKey(at: "192.0.2.10"), "a failed handshake speaking it does not blame the key")
+        #expect(proof.failed(at: "192.0.2.10", now: .zero) == nil, "no other address to go back to")
+        let first = proof.keyProven(at: "192.0.2.10")
+        let second = proof.keyProven(at: "192.0.2.10")
+        #expect(first, "the version is newly proven at the stored address: to be saved")
+        #expect(!second, "saved once")
+        #expect(proof.versionProven && proof.blamesKey(at: "192.0.2.10"))
+    }
 }

@@ -6,16 +6,23 @@
 /// payload that decrypts); until then an empty frame there proves nothing and keeps nothing
 /// alive. A connection that fails there first sends the link back to the proven address,
 /// and that address is not taken again for `retryAfter`.
+///
+/// A protocol version heard in a broadcast (a re-probe after a firmware update) is in doubt the
+/// same way: until the device proves the key speaking it, even the stored address is not
+/// proven, a failed handshake does not blame the key, and the first proof is one to save.
 struct LANAddressProof: Sendable {
     /// The address the device last proved the key at.
     private(set) var proven: String
+    /// Whether the link's protocol version is the stored one, or proven since.
+    private(set) var versionProven: Bool
     /// Whether the device proved the key on the current connection.
     private(set) var provenHere = false
     private var failed: (ip: String, at: Duration)?
     let retryAfter: Duration
 
-    init(proven: String, retryAfter: Duration = .seconds(60)) {
+    init(proven: String, versionProven: Bool = true, retryAfter: Duration = .seconds(60)) {
         self.proven = proven
+        self.versionProven = versionProven
         self.retryAfter = retryAfter
     }
 
@@ -35,15 +42,17 @@ struct LANAddressProof: Sendable {
 
     /// Whether a key mismatch at `ip` says the stored key is wrong (not where the address
     /// itself is in doubt).
-    func blamesKey(at ip: String) -> Bool { provenHere || ip == proven }
+    func blamesKey(at ip: String) -> Bool { provenHere || (versionProven && ip == proven) }
 
-    /// The device at `ip` proved the key on this connection; true when `ip` is newly proven.
+    /// The device at `ip` proved the key on this connection; true when `ip` (or the version) is
+    /// newly proven: the endpoint to save.
     mutating func keyProven(at ip: String) -> Bool {
         provenHere = true
         failed = nil
-        guard ip != proven else { return false }
+        let known = versionProven && ip == proven
+        versionProven = true
         proven = ip
-        return true
+        return !known
     }
 
     /// A connection opened or closed: nothing is proven on it yet.

@@ -53,10 +53,6 @@ actor LANDeviceLink: ProbedDeviceLink {
     private var proof: LANAddressProof
     var provenAddress: String { proof.proven }
     private let onAddressProven: @Sendable (LANEndpoint) -> Void
-    /// The protocol version came from a broadcast (a re-probe after a firmware update) and is not
-    /// saved: saved with the address once the device proves the key speaking it, and until then
-    /// a failed handshake does not count against the key.
-    private var versionUnproven: Bool
 
     init(
         device: TuyaDevice, key: AESKey, endpoint: LANEndpoint, version: LANProtocolVersion, profile: DeviceProfile,
@@ -67,8 +63,8 @@ actor LANDeviceLink: ProbedDeviceLink {
         onAddressProven: @escaping @Sendable (LANEndpoint) -> Void = { _ in }, versionUnproven: Bool = false,
         logger: Logger = Logger(label: "youll-devices.lan"), loop: LANLoop = .next()
     ) {
-        proof = LANAddressProof(proven: endpoint.ip)
-        self.versionUnproven = versionUnproven
+        // A version from a broadcast (not saved) is proven like an address heard in one.
+        proof = LANAddressProof(proven: endpoint.ip, versionProven: !versionUnproven)
         self.onAddressProven = onAddressProven
         self.loop = loop
         core = DeviceLinkCore(
@@ -298,10 +294,10 @@ actor LANDeviceLink: ProbedDeviceLink {
 
     private func fail(_ failure: LANLinkPolicy.Failure) {
         var failure = failure
-        if !proof.blamesKey(at: endpoint.ip) || versionUnproven, case .keyMismatch(let detail) = failure {
+        if !proof.blamesKey(at: endpoint.ip), case .keyMismatch(let detail) = failure {
             // Not counted as a wrong key: the stored one is not in doubt, whoever answered there
             // (or the version a broadcast claimed) is.
-            let speaking = versionUnproven ? " speaking \(version.rawValue)" : ""
+            let speaking = proof.versionProven ? "" : " speaking \(version.rawValue)"
             failure = .unreachable("\(endpoint.ip) did not prove the local key\(speaking) (\(detail))")
         }
         returnToProvenAddress()
@@ -363,10 +359,7 @@ actor LANDeviceLink: ProbedDeviceLink {
     /// The device proved the key on this connection: its address, if learned from a
     /// broadcast, is now the one to go back to, and saved.
     private func keyProven() {
-        let newAddress = proof.keyProven(at: endpoint.ip)
-        guard newAddress || versionUnproven else { return }
-        versionUnproven = false
-        onAddressProven(endpoint)
+        if proof.keyProven(at: endpoint.ip) { onAddressProven(endpoint) }
     }
 
     /// The connection failed: at an address learned from a broadcast where the device never
