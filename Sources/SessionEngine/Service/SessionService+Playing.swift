@@ -20,6 +20,7 @@ extension SessionService {
         tracked[id] = session
         activeID = id
         suspended = false
+        suspendedID = nil
         activeChange(true)
         do {
             try await runner.start(resuming: point)
@@ -37,7 +38,7 @@ extension SessionService {
     private func handle(_ event: SessionEvent, of id: SessionID) async {
         // After `suspend()` only the suspended session's events go unrecorded (it resumes at the
         // next start); one that ended still records how its last commands settled.
-        guard let session = tracked[id], !suspended || id != suspendedID || session.endRecorded else { return }
+        guard let session = tracked[id], id != suspendedID || session.endRecorded else { return }
         do {
             switch event {
             case .started(let status, let captured):

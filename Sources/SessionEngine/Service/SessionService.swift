@@ -91,9 +91,10 @@ public actor SessionService: TimerModuleInterface {
     var tracked: [SessionID: Tracked] = [:]
     var activeID: SessionID?
     var starting = false
-    /// Set by `suspend()`: the session it suspends (for the next start to resume) has its
-    /// events no longer persisted.
+    /// Set by `suspend()` (until the next launch): a pause running out stops nothing.
     var suspended = false
+    /// The session `suspend()` suspends for the next start to resume: its events are no longer
+    /// persisted (set only by `suspend()`, cleared by the next launch).
     var suspendedID: SessionID?
     /// Sessions `start` created in this process: `recover()` leaves them alone.
     var startedHere: Set<SessionID> = []
