@@ -217,6 +217,44 @@ struct LANLinkPolicyTests {
         #expect(connected.retryNow(now: .zero).isEmpty)
     }
 
+    @Test(
+        "after the gateway drops a connection itself, a refused reconnect is the device still holding it, not another client, for a minute"
+    )
+    func refusalAfterOwnDropIsNotBusy() {
+        var policy = Self.online()
+        _ = policy.sent(now: .seconds(1))
+        // No answer for 5 s: the gateway closes the connection (the path to the device broke).
+        #expect(policy.tick(now: .seconds(6)).first == .close)
+        #expect(policy.tick(now: .seconds(6)) == [.connect])
+        let held = LANLinkPolicy.Action.availability(.offline, hint: LANLinkPolicy.heldOwnConnectionHint)
+        #expect(policy.failed(.refused, now: .seconds(6)) == [held])
+        // Accepted and closed before answering means the same thing while the grace lasts.
+        _ = policy.tick(now: .seconds(30))
+        _ = policy.connected(now: .seconds(30))
+        #expect(policy.failed(.closedByDevice, now: .seconds(30)).contains(held))
+        // A minute after the drop, a refusal is another client again.
+        #expect(
+            policy.failed(.refused, now: .seconds(66))
+                == [.availability(.busy, hint: LANLinkPolicy.busyHint)])
+        #expect(LANLinkPolicy.heldOwnConnectionHint.contains("gateway dropped"))
+    }
+
+    @Test("a refusal after the device closed a working connection itself, or after an answer since our drop, is busy")
+    func refusalWithoutOwnDropIsBusy() {
+        var closedByDevice = Self.online()
+        _ = closedByDevice.failed(.closedByDevice, now: .seconds(10))
+        #expect(Self.availabilities(closedByDevice.failed(.refused, now: .seconds(10))) == [.busy])
+
+        var answeredSince = Self.online()
+        _ = answeredSince.failed(.silent, now: .seconds(10))
+        _ = answeredSince.tick(now: .seconds(10))
+        _ = answeredSince.connected(now: .seconds(10))
+        _ = answeredSince.established(now: .seconds(10))
+        _ = answeredSince.received(now: .seconds(10))
+        _ = answeredSince.failed(.closedByDevice, now: .seconds(20))
+        #expect(Self.availabilities(answeredSince.failed(.refused, now: .seconds(20))) == [.busy])
+    }
+
     @Test("stopping closes an open connection and schedules nothing more")
     func stop() {
         var policy = Self.online()

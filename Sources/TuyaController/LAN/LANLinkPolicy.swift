@@ -18,7 +18,8 @@ import TuyaCore
 ///   otherwise or a connection dies (closed mid-frame, with how far it got, or closed right
 ///   after a 3.4/3.5 handshake the device answered: that session was ours, so not busy).
 ///   A connection that drops is not news until the reconnect fails, so a device that
-///   closes idle connections does not flap.
+///   closes idle connections does not flap. For a minute after the gateway dropped a
+///   connection itself, a refusal is `offline`, not `busy`: the device may still hold it.
 struct LANLinkPolicy: Sendable {
     struct Configuration: Hashable, Sendable {
         var heartbeatInterval: Duration = .seconds(10)
@@ -31,6 +32,11 @@ struct LANLinkPolicy: Sendable {
         /// (a minute apart at most once the backoff is at its cap): a device updated to
         /// another version, or given another address, may broadcast it only later.
         var failuresBeforeReprobe = 5
+        /// How long after the gateway dropped a connection itself (no answer, a bad frame) a
+        /// refusal is taken for the device still holding that connection rather than another
+        /// client: a device that missed the close (a Wi-Fi blip) lets it go when its own idle
+        /// timeout ends, about 30 s on Tuya firmware.
+        var ownConnectionGrace: Duration = .seconds(60)
     }
 
     enum Phase: Hashable, Sendable {
@@ -60,6 +66,14 @@ struct LANLinkPolicy: Sendable {
         /// (nil: its header was not in yet).
         case closedMidFrame(received: Int, expected: Int?)
         case silent
+
+        /// Whether the gateway closes the connection for this failure (the device did not).
+        var isClosedByGateway: Bool {
+            switch self {
+            case .keyMismatch, .protocolError, .silent: true
+            case .refused, .unreachable, .closedByDevice, .closedAfterHandshake, .closedMidFrame: false
+            }
+        }
     }
 
     enum Action: Hashable, Sendable {
@@ -77,6 +91,8 @@ struct LANLinkPolicy: Sendable {
     static let busyHint = "the device refuses connections: close the Tuya/Smart Life app or the other integration"
     static let keyMismatchHint = "local key mismatch"
     static let closedAfterHandshakeHint = "the device closed the connection right after the session-key handshake"
+    static let heldOwnConnectionHint =
+        "the device still holds the connection the gateway dropped; it lets it go within a minute"
 
     static func midFrameHint(received: Int, expected: Int?) -> String {
         let of = expected.map { "\(received) of \($0) bytes" } ?? "\(received) bytes, before the frame's length"
@@ -94,6 +110,9 @@ struct LANLinkPolicy: Sendable {
     private var nextStatusAt: Duration?
     /// When the oldest request still unanswered was sent.
     private var awaitingAnswerSince: Duration?
+    /// When the gateway last closed a connection the device had accepted, for its own reasons,
+    /// with no answer since: until `ownConnectionGrace` after it, a refusal is not "busy".
+    private var droppedOwnConnectionAt: Duration?
 
     init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -148,6 +167,7 @@ struct LANLinkPolicy: Sendable {
         answeredThisConnection = true
         failuresInARow = 0
         keyMismatchesInARow = 0
+        droppedOwnConnectionAt = nil
         return change(to: .online, hint: nil)
     }
 
@@ -161,11 +181,16 @@ struct LANLinkPolicy: Sendable {
         default: wasConnected = false
         }
         var actions: [Action] = wasConnected ? [.close] : []
+        // The device may not see this close (the path to it broke) and refuse the reconnect.
+        if wasConnected, failure.isClosedByGateway { droppedOwnConnectionAt = now }
+        let holdsOurs = droppedOwnConnectionAt.map { now < $0 + configuration.ownConnectionGrace } ?? false
         failuresInARow += 1
         awaitingAnswerSince = nil
         defer { answeredThisConnection = false }
         nextStatusAt = nil
         switch failure {
+        case .refused where holdsOurs, .closedByDevice where wasConnected && !answeredThisConnection && holdsOurs:
+            actions += change(to: .offline, hint: Self.heldOwnConnectionHint)
         case .refused:
             actions += change(to: .busy, hint: Self.busyHint)
         case .keyMismatch(let detail):
