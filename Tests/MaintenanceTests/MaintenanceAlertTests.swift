@@ -32,6 +32,34 @@ struct MaintenanceAlertTests {
             tracker.observe(state: dry, of: device, at: time.now).alerts.map(\.id) == ["desk-diffuser:refill:due:2"])
     }
 
+    @Test(
+        "a water sensor chattering near empty sends one alert, and overdue counts from its first raise; a raise after the flap window is a new round"
+    )
+    func flappingFault() throws {
+        let time = TestTime()
+        var tracker = MaintenanceTracker()
+        _ = tracker.register(device, profile: try Fixtures.modernDiffuser(), at: time.now)
+        let dry = Fixtures.misting(false, faults: ["water_shortage"])
+        let wet = Fixtures.misting(false)
+        var alerts: [String] = []
+        for _ in 0..<6 {
+            alerts += tracker.observe(state: dry, of: device, at: time.now).alerts.map(\.id)
+            time.advance(hours: 1.0 / 60)
+            alerts += tracker.observe(state: wet, of: device, at: time.now).alerts.map(\.id)
+            time.advance(hours: 1.0 / 60)
+        }
+        #expect(alerts == ["desk-diffuser:refill:due:1"])
+        // Raised again and left raised: overdue a day after the first raise, not the last.
+        _ = tracker.observe(state: dry, of: device, at: time.now)
+        time.advance(hours: 24 - 12.0 / 60)
+        #expect(tracker.tick(at: time.now).alerts.map(\.id) == ["desk-diffuser:refill:overdue:1"])
+        // Cleared for longer than the window, then dry again: that is news.
+        _ = tracker.observe(state: wet, of: device, at: time.now)
+        time.advance(hours: 0.5)
+        #expect(
+            tracker.observe(state: dry, of: device, at: time.now).alerts.map(\.id) == ["desk-diffuser:refill:due:2"])
+    }
+
     @Test("alerts wait while a timer session runs and are released when it ends, without stale ones")
     func heldDuringSession() throws {
         let time = TestTime()

@@ -10,12 +10,18 @@ public struct ReminderPolicy: Hashable, Sendable {
     public var faultOverdueAfter: TimeInterval
     /// The longest snooze accepted.
     public var maximumSnooze: TimeInterval
+    /// A fault that clears and is raised again within this many seconds continues the round
+    /// it alerted in: a chattering water sensor near empty sends one alert, not one per flap.
+    public var faultFlapWindow: TimeInterval
 
     public init(
-        overdueFactor: Double = 1.5, faultOverdueAfter: TimeInterval = 86_400, maximumSnooze: TimeInterval = 90 * 86_400
+        overdueFactor: Double = 1.5, faultOverdueAfter: TimeInterval = 86_400,
+        maximumSnooze: TimeInterval = 90 * 86_400,
+        faultFlapWindow: TimeInterval = 600
     ) {
         self.overdueFactor = overdueFactor
         self.faultOverdueAfter = faultOverdueAfter
         self.maximumSnooze = maximumSnooze
+        self.faultFlapWindow = faultFlapWindow
     }
 }

@@ -10,7 +10,9 @@ import TuyaCore
 /// - Triggers race: the most urgent status any trigger reaches wins.
 /// - A fault trigger is due at once, with no "due soon". It stays due until the task is
 ///   marked done or the device reports the fault cleared; a cleared fault is not a "done"
-///   (usage and calendar counters keep running). A fault raised when the task was marked
+///   (usage and calendar counters keep running). A fault raised again within the policy's
+///   `faultFlapWindow` of clearing continues its round: no second alert, and "overdue"
+///   still counts from its first raise. A fault raised when the task was marked
 ///   done is ignored until the device reports it cleared, then counts again.
 /// - Usage and calendar triggers are due soon at the rule's `dueSoonShare` of the interval,
 ///   due at the interval and overdue at `policy.overdueFactor` × the interval.
@@ -81,14 +83,22 @@ public struct ReminderScheduler: Hashable, Sendable {
                     ReminderTransition(key: key, from: state.status, to: state.status, at: now, cause: .snoozeEnded))
             }
             var faultsCleared = false
+            // Whether the faults were raised again soon after they cleared.
+            var flapped = false
             if let faults {
                 state.acknowledgedFaults.formIntersection(faults)
                 let active = Set(rule.faultLabels).intersection(faults).subtracting(state.acknowledgedFaults)
                 faultsCleared = active.isEmpty && !state.activeFaults.isEmpty
-                if active.isEmpty {
-                    state.faultRaisedAt = nil
-                } else if state.activeFaults.isEmpty {
-                    state.faultRaisedAt = now
+                if faultsCleared { state.faultClearedAt = now }
+                if !active.isEmpty, state.activeFaults.isEmpty {
+                    if let cleared = state.faultClearedAt, state.faultRaisedAt != nil,
+                        now.timeIntervalSince(cleared) < policy.faultFlapWindow
+                    {
+                        flapped = true
+                    } else {
+                        state.faultRaisedAt = now
+                    }
+                    state.faultClearedAt = nil
                 }
                 state.activeFaults = active
             }
@@ -98,7 +108,8 @@ public struct ReminderScheduler: Hashable, Sendable {
                     faultsCleared && assessment.status < state.status
                     ? .faultCleared : assessment.cause ?? .calendar
                 if state.status == .ok {
-                    state.round += 1
+                    // A flapping fault stays in the round it alerted in.
+                    if !(flapped && assessment.cause.isFault) { state.round += 1 }
                     state.doneThisCycle = false
                 }
                 transitions.append(
@@ -133,6 +144,7 @@ public struct ReminderScheduler: Hashable, Sendable {
         if let faults { state.acknowledgedFaults.formUnion(Set(rule.faultLabels).intersection(faults)) }
         state.activeFaults = []
         state.faultRaisedAt = nil
+        state.faultClearedAt = nil
         state.lastDone = now
         state.usageAtLastDone = Self.stored(usage)
         state.snoozedUntil = nil
@@ -190,6 +202,12 @@ public struct ReminderScheduler: Hashable, Sendable {
 
     static func stored(_ usage: [Capability: Double]) -> [String: Double] {
         Dictionary(uniqueKeysWithValues: usage.map { ($0.key.rawValue, $0.value) })
+    }
+}
+
+extension ReminderTransition.Cause? {
+    fileprivate var isFault: Bool {
+        if case .fault? = self { true } else { false }
     }
 }
 

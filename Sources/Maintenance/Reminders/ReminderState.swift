@@ -27,8 +27,12 @@ public struct ReminderState: Codable, Hashable, Sendable {
     public var usageAtLastDone: [String: Double]
     /// Fault labels of this rule's triggers that are raised now and count.
     public var activeFaults: Set<String>
-    /// When the first of `activeFaults` was raised, for "overdue".
+    /// When the first of `activeFaults` was raised, for "overdue". Kept when they clear, so
+    /// a fault raised again within the policy's flap window counts from its first raise.
     public var faultRaisedAt: Date?
+    /// When this rule's faults last cleared on the device (nil once done, or never): a raise
+    /// soon after is the same fault flapping, not a new round.
+    public var faultClearedAt: Date?
     /// Faults that were raised when the task was marked done: they do not count again until
     /// the device reports them cleared (a refill clears the fault on the device's next report).
     public var acknowledgedFaults: Set<String>
@@ -50,6 +54,7 @@ public struct ReminderState: Codable, Hashable, Sendable {
         self.usageAtLastDone = usage
         self.activeFaults = []
         self.faultRaisedAt = nil
+        self.faultClearedAt = nil
         self.acknowledgedFaults = []
         self.snoozedUntil = nil
         self.round = 0
