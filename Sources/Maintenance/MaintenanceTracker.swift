@@ -76,6 +76,16 @@ public struct MaintenanceTracker: Sendable {
         reevaluate(scheduler.devices, at: time)
     }
 
+    /// The wall clock stepped (`ClockStepDetector`): usage running across the step counts only
+    /// the time that passed, and the times taken in the old frame move with it.
+    public mutating func clockStepped(_ step: ClockStepDetector.Step) -> MaintenanceUpdate {
+        usage.clockStepped(step)
+        let devices = scheduler.devices
+        let before = snapshot(of: devices)
+        scheduler.clockStepped(step)
+        return finish(devices: devices, before: before, transitions: [], at: step.actual)
+    }
+
     /// The session engine's state. Ending a session releases the alerts it held back.
     public mutating func setSessionRunning(_ running: Bool, at time: Date) -> MaintenanceUpdate {
         sessionRunning = running

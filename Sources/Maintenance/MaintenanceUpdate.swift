@@ -38,3 +38,16 @@ public struct MaintenanceUpdate: Hashable, Sendable {
 
     public var isEmpty: Bool { transitions.isEmpty && reminders.isEmpty && alerts.isEmpty && resetWrites.isEmpty }
 }
+
+extension MaintenanceUpdate {
+    /// Appends another update's work after this one's; a reminder in both keeps the other's state.
+    public mutating func merge(_ other: MaintenanceUpdate) {
+        transitions += other.transitions
+        alerts += other.alerts
+        resetWrites += other.resetWrites
+        guard !other.reminders.isEmpty else { return }
+        let replaced = Set(other.reminders.map(\.key))
+        reminders.removeAll { replaced.contains($0.key) }
+        reminders += other.reminders
+    }
+}

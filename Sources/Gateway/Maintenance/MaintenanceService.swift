@@ -40,6 +40,9 @@ public actor MaintenanceService {
     private let webhook: WebhookDelivery?
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
+    /// Time on a clock that never steps, read beside `now` to notice the wall clock stepping.
+    private let monotonic: @Sendable () -> Duration
+    private var clockSteps = ClockStepDetector()
     private let settings: Settings
     private let logger: Logger
     private let publisher: (any MaintenancePublisher)?
@@ -66,8 +69,9 @@ public actor MaintenanceService {
         controller: any Registry, library: ProfileLibrary, store: SQLiteMaintenanceStore, webhook: WebhookDelivery?,
         publisher: (any MaintenancePublisher)? = nil, settings: Settings = Settings(),
         clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
-        logger: Logger
+        monotonic: (@Sendable () -> Duration)? = nil, logger: Logger
     ) {
+        self.monotonic = monotonic ?? OffsetClock(clock).now
         self.controller = controller
         self.publisher = publisher
         self.library = library
@@ -132,12 +136,12 @@ public actor MaintenanceService {
     /// those still owed are delivered.
     public func setSessionRunning(_ running: Bool) async {
         sessionRunning = running
-        await perform(tracker.setSessionRunning(running, at: now()))
+        await perform(tracker.setSessionRunning(running, at: await currentTime()))
     }
 
     /// Re-evaluates every reminder now (the periodic tick).
     public func tick() async {
-        await perform(tracker.tick(at: now()))
+        await perform(tracker.tick(at: await currentTime()))
         await saveUsage()
     }
 
@@ -165,7 +169,7 @@ public actor MaintenanceService {
     /// Marks a task done (idempotent) and returns the reminder afterwards.
     public func markDone(type: String, device: DeviceID) async throws(MaintenanceError) -> ReminderReport {
         await waitUntilLoaded()
-        let time = now()
+        let time = await currentTime()
         let update = try tracker.markDone(type: type, device: device, at: time)
         if let failure = await perform(update) { throw .notSaved(reason: failure) }
         // Done on a reminder that was already fine changes no state, but whoever pressed
@@ -180,7 +184,7 @@ public actor MaintenanceService {
         -> ReminderReport
     {
         await waitUntilLoaded()
-        let time = now()
+        let time = await currentTime()
         let update = try tracker.snooze(type: type, device: device, for: .seconds(seconds), at: time)
         if let failure = await perform(update) { throw .notSaved(reason: failure) }
         logger.info("maintenance: \(type) of \(name(of: device)) snoozed for \(seconds) s")
@@ -256,7 +260,7 @@ public actor MaintenanceService {
     /// Starts tracking `device`'s rules, from what the controller knows of it now.
     private func registration(of device: TuyaDevice) async -> MaintenanceUpdate {
         guard let profile = library.profile(id: device.profileID) else { return MaintenanceUpdate() }
-        let time = now()
+        let time = await currentTime()
         var update = tracker.register(device.id, profile: profile, at: time)
         if await controller.status(of: device.id)?.availability == .online {
             update.merge(tracker.deviceOnline(device.id, at: time))
@@ -274,7 +278,7 @@ public actor MaintenanceService {
     }
 
     private func handle(_ event: ControllerEvent) async {
-        let time = now()
+        let time = await currentTime()
         switch event {
         case .stateChanged(let id, let state):
             await perform(tracker.observe(state: state, of: id, at: time))
@@ -301,6 +305,21 @@ public actor MaintenanceService {
         case .candidateFound, .desiredExpired:
             break
         }
+    }
+
+    // MARK: - Time
+
+    /// The wall time now. When the wall clock stepped since the last reading (NTP setting a
+    /// Pi's clock after boot), the tracker is carried across the step first, so usage running
+    /// across it counts only the time that passed.
+    private func currentTime() async -> Date {
+        let wall = now()
+        guard let step = clockSteps.read(wall: wall, monotonic: monotonic()) else { return wall }
+        logger.notice(
+            "maintenance: the wall clock moved \(Int(step.offset)) s beyond the time that passed; usage running across the step is not counted"
+        )
+        await perform(tracker.clockStepped(step))
+        return wall
     }
 
     // MARK: - Performing updates
@@ -374,18 +393,5 @@ public actor MaintenanceService {
         } catch {
             logger.warning("maintenance: could not store usage: \(error)")
         }
-    }
-}
-
-extension MaintenanceUpdate {
-    /// Appends another update's work after this one's.
-    mutating func merge(_ other: MaintenanceUpdate) {
-        transitions += other.transitions
-        alerts += other.alerts
-        resetWrites += other.resetWrites
-        guard !other.reminders.isEmpty else { return }
-        let replaced = Set(other.reminders.map(\.key))
-        reminders.removeAll { replaced.contains($0.key) }
-        reminders += other.reminders
     }
 }

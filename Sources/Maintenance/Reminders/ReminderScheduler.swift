@@ -75,7 +75,9 @@ public struct ReminderScheduler: Hashable, Sendable {
         var transitions: [ReminderTransition] = []
         for rule in rules {
             let key = ReminderKey(device: device, type: rule.type)
-            guard var state = statesByKey[key] else { continue }
+            // A clock behind the state's last change (a Pi booting at 1970, before NTP) says
+            // nothing about it: its calendar would fall back to ok, to alert again later.
+            guard var state = statesByKey[key], now >= state.statusSince else { continue }
             if let until = state.snoozedUntil, now >= until {
                 state.snoozedUntil = nil
                 state.round += 1
@@ -120,6 +122,19 @@ public struct ReminderScheduler: Hashable, Sendable {
             statesByKey[key] = state
         }
         return transitions
+    }
+
+    /// The wall clock stepped: the times taken in the old frame (a task done, a device
+    /// registered, a fault raised while the clock was wrong) move with it. A snooze set then
+    /// keeps its end: when it was set is not kept.
+    public mutating func clockStepped(_ step: ClockStepDetector.Step) {
+        for (key, var state) in statesByKey {
+            state.statusSince = step.carried(state.statusSince)
+            state.lastDone = step.carried(state.lastDone)
+            state.faultRaisedAt = state.faultRaisedAt.map(step.carried)
+            state.faultClearedAt = state.faultClearedAt.map(step.carried)
+            statesByKey[key] = state
+        }
     }
 
     /// What "done" did: the transition (nil when it changed nothing) and the write that resets

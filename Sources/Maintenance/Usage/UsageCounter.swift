@@ -90,6 +90,16 @@ public struct UsageCounter: Hashable, Sendable {
         seconds(of: capability, device: device, at: time) / 3600
     }
 
+    /// The wall clock stepped: an interval running across the step ends at the old frame's
+    /// now and goes on from the new one, so the jump itself never counts as usage.
+    public mutating func clockStepped(_ step: ClockStepDetector.Step) {
+        for (device, var usage) in devices {
+            usage.close(at: step.expected)
+            if usage.since != nil { usage.since = step.actual }
+            devices[device] = usage
+        }
+    }
+
     /// Forgets a device that was removed.
     public mutating func forget(_ device: DeviceID) {
         devices[device] = nil
