@@ -34,25 +34,25 @@ public actor MaintenanceService {
     /// The registry the service reads devices and events from (`TuyaController` in the daemon).
     public typealias Registry = TuyaControllerProtocol
 
-    private let controller: any Registry
-    private let library: ProfileLibrary
+    let controller: any Registry
+    let library: ProfileLibrary
     private let store: SQLiteMaintenanceStore
     private let webhook: WebhookDelivery?
     private let clock: any Clock<Duration>
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     /// Time on a clock that never steps, read beside `now` to notice the wall clock stepping.
     private let monotonic: @Sendable () -> Duration
     private var clockSteps = ClockStepDetector()
-    private let settings: Settings
-    private let logger: Logger
+    let settings: Settings
+    let logger: Logger
     private let publisher: (any MaintenancePublisher)?
 
-    private var tracker: MaintenanceTracker
-    private var names: [DeviceID: String] = [:]
-    private var sessionRunning = false
+    var tracker: MaintenanceTracker
+    var names: [DeviceID: String] = [:]
+    var sessionRunning = false
     /// Whether the stored states are loaded and the paired devices registered; requests wait for it.
-    private var loaded = false
-    private var loadWaiters: [CheckedContinuation<Void, Never>] = []
+    var loaded = false
+    var loadWaiters: [CheckedContinuation<Void, Never>] = []
     /// The tail of the chain that performs updates one after another, in the order they were made.
     private var performing: Task<String?, Never>?
     /// The session engine's changes as `sessionChanged` takes them, applied in order by `run()`.
@@ -143,79 +143,6 @@ public actor MaintenanceService {
     public func tick() async {
         await perform(tracker.tick(at: await currentTime()))
         await saveUsage()
-    }
-
-    // MARK: - Requests
-
-    /// Returns once `run()` has loaded the stored states and registered the paired devices,
-    /// so a request right after a restart sees every reminder.
-    public func waitUntilLoaded() async {
-        guard !loaded else { return }
-        await withCheckedContinuation { loadWaiters.append($0) }
-    }
-
-    /// Reports of every reminder, or of one device's.
-    public func reminders(of device: DeviceID? = nil) async -> [(report: ReminderReport, deviceName: String)] {
-        await waitUntilLoaded()
-        return currentReminders(of: device)
-    }
-
-    private func currentReminders(of device: DeviceID?) -> [(report: ReminderReport, deviceName: String)] {
-        let time = now()
-        let reports = device.map { tracker.report(of: $0, at: time) } ?? tracker.report(at: time)
-        return reports.map { ($0, names[$0.key.device] ?? $0.key.device.rawValue) }
-    }
-
-    /// Marks a task done (idempotent) and returns the reminder afterwards.
-    public func markDone(type: String, device: DeviceID) async throws(MaintenanceError) -> ReminderReport {
-        await waitUntilLoaded()
-        let time = await currentTime()
-        let update = try tracker.markDone(type: type, device: device, at: time)
-        if let failure = await perform(update) { throw .notSaved(reason: failure) }
-        // Done on a reminder that was already fine changes no state, but whoever pressed
-        // the button sees it acknowledged on the retained list all the same.
-        if !update.reminders.contains(where: { $0.key.device == device }) { await publishReminders(of: device) }
-        logger.info("maintenance: \(type) of \(name(of: device)) marked done")
-        return try tracker.report(type: type, device: device, at: time)
-    }
-
-    /// Holds a reminder's alerts for `seconds`.
-    public func snooze(type: String, device: DeviceID, seconds: Int) async throws(MaintenanceError)
-        -> ReminderReport
-    {
-        await waitUntilLoaded()
-        let time = await currentTime()
-        let update = try tracker.snooze(type: type, device: device, for: .seconds(seconds), at: time)
-        if let failure = await perform(update) { throw .notSaved(reason: failure) }
-        logger.info("maintenance: \(type) of \(name(of: device)) snoozed for \(seconds) s")
-        return try tracker.report(type: type, device: device, at: time)
-    }
-
-    /// What links resolve against now: paired devices with their profiles' maintenance
-    /// types, the presets, whether a session runs, the universal-link hosts.
-    public func routeContext() async -> RouteContext {
-        let devices = await controller.devices()
-        return .gateway(
-            devices: devices.map { ($0.id, $0.profileID) }, library: library, presets: settings.presets,
-            sessionRunning: sessionRunning, universalLinkHosts: settings.universalLinkHosts,
-            names: Dictionary(devices.map { ($0.id, $0.name) }) { first, _ in first })
-    }
-
-    public func name(of device: DeviceID) -> String { names[device] ?? device.rawValue }
-
-    /// The device was renamed: its reminders are published under the new name from now on,
-    /// starting now (the bridge clears the old name's topics once this reached the broker).
-    public func deviceRenamed(_ device: DeviceID, to name: String) async {
-        guard names[device] != nil else { return }
-        names[device] = name
-        await publishReminders(of: device)
-    }
-
-    /// Publishes every device's reminders again (after the broker forgot what was retained).
-    /// Before the stored states are loaded there is nothing to say: loading publishes them.
-    public func republishReminders() async {
-        guard loaded else { return }
-        for device in names.keys.sorted() { await publishReminders(of: device) }
     }
 
     // MARK: - Events
@@ -312,7 +239,7 @@ public actor MaintenanceService {
     /// The wall time now. When the wall clock stepped since the last reading (NTP setting a
     /// Pi's clock after boot), the tracker is carried across the step first, so usage running
     /// across it counts only the time that passed.
-    private func currentTime() async -> Date {
+    func currentTime() async -> Date {
         let wall = now()
         guard let step = clockSteps.read(wall: wall, monotonic: monotonic()) else { return wall }
         logger.notice(
@@ -327,7 +254,7 @@ public actor MaintenanceService {
     /// Carries out `update` after the ones before it; returns why its states could not be
     /// saved, or nil when they were.
     @discardableResult
-    private func perform(_ update: MaintenanceUpdate) async -> String? {
+    func perform(_ update: MaintenanceUpdate) async -> String? {
         guard !update.isEmpty else { return nil }
         let previous = performing
         let task = Task {
@@ -380,7 +307,7 @@ public actor MaintenanceService {
         return failure
     }
 
-    private func publishReminders(of device: DeviceID) async {
+    func publishReminders(of device: DeviceID) async {
         guard let publisher else { return }
         let name = name(of: device)
         let list = currentReminders(of: device).map { MaintenanceJSON.reminder($0.report, deviceName: name) }
