@@ -29,6 +29,7 @@ extension MaintenanceService {
     /// Marks a task done (idempotent) and returns the reminder afterwards.
     public func markDone(type: String, device: DeviceID) async throws(MaintenanceError) -> ReminderReport {
         await waitUntilLoaded()
+        try refuseWhileUnreadable()
         let time = await currentTime()
         let update = try tracker.markDone(type: type, device: device, at: time)
         if let failure = await perform(update) { throw .notSaved(reason: failure) }
@@ -44,6 +45,7 @@ extension MaintenanceService {
         -> ReminderReport
     {
         await waitUntilLoaded()
+        try refuseWhileUnreadable()
         let time = await currentTime()
         let update = try tracker.snooze(type: type, device: device, for: .seconds(seconds), at: time)
         if let failure = await perform(update) { throw .notSaved(reason: failure) }
@@ -76,5 +78,10 @@ extension MaintenanceService {
     public func republishReminders() async {
         guard loaded else { return }
         for device in names.keys.sorted() { await publishReminders(of: device) }
+    }
+
+    /// While the stored reminders cannot be read, a change could not be saved over them.
+    private func refuseWhileUnreadable() throws(MaintenanceError) {
+        if let storeUnreadable { throw .notSaved(reason: "the stored reminders could not be read: \(storeUnreadable)") }
     }
 }

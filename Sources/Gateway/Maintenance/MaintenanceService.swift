@@ -53,6 +53,10 @@ public actor MaintenanceService {
     /// Whether the stored states are loaded and the paired devices registered; requests wait for it.
     var loaded = false
     var loadWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Why the stored reminders could not be read, while they cannot: nothing is registered,
+    /// saved or alerted (fresh states saved over them would erase their history, and their
+    /// alerts would reuse delivered ids), and each tick tries again.
+    var storeUnreadable: String?
     /// The tail of the chain that performs updates one after another, in the order they were made.
     private var performing: Task<String?, Never>?
     /// The session engine's changes as `sessionChanged` takes them, applied in order by `run()`.
@@ -141,6 +145,10 @@ public actor MaintenanceService {
 
     /// Re-evaluates every reminder now (the periodic tick).
     public func tick() async {
+        if storeUnreadable != nil {
+            await retryLoad()
+            return
+        }
         await perform(tracker.tick(at: await currentTime()))
         await saveUsage()
     }
@@ -148,17 +156,48 @@ public actor MaintenanceService {
     // MARK: - Events
 
     private func load() async {
+        (sessionChangeApplied, sessionRunning) = latestSession.withLock { $0 }
+        if let failure = await restoreStored() {
+            storeUnreadable = failure
+            logger.error(
+                "maintenance: could not read the stored reminders (\(failure)); reminders are held until they can be read, retried every minute"
+            )
+        } else {
+            await registerPaired()
+        }
+        loaded = true
+        for waiter in loadWaiters { waiter.resume() }
+        loadWaiters = []
+    }
+
+    /// Another attempt to read the stored reminders; once it succeeds, the paired devices
+    /// are registered as at a start.
+    private func retryLoad() async {
+        guard let failure = await restoreStored() else {
+            storeUnreadable = nil
+            logger.notice("maintenance: the stored reminders could be read again")
+            await registerPaired()
+            return
+        }
+        storeUnreadable = failure
+    }
+
+    /// Reads the stored reminders and usage into a new tracker; why not, when they cannot be read.
+    private func restoreStored() async -> String? {
         do {
             let states = try await store.reminderStates()
             let usage = try await store.usageSnapshot()
             tracker = MaintenanceTracker(policy: settings.policy, reminders: states, usage: usage)
             logger.debug("maintenance: \(states.count) stored reminders loaded")
         } catch {
-            logger.error("maintenance: could not load the stored reminders, starting afresh: \(error)")
+            return "\(error)"
         }
-        (sessionChangeApplied, sessionRunning) = latestSession.withLock { $0 }
         // No device is registered yet: the update is empty.
         _ = tracker.setSessionRunning(sessionRunning, at: now())
+        return nil
+    }
+
+    private func registerPaired() async {
         // Every paired device in one update: one transaction and one retained list each,
         // however many devices there are. A shutdown during the start stops here.
         var update = MaintenanceUpdate()
@@ -173,13 +212,11 @@ public actor MaintenanceService {
             guard !Task.isCancelled else { break }
             await publishReminders(of: device)
         }
-        loaded = true
-        for waiter in loadWaiters { waiter.resume() }
-        loadWaiters = []
     }
 
     private func register(_ device: TuyaDevice) async {
         names[device.id] = device.name
+        guard storeUnreadable == nil else { return }
         await perform(await registration(of: device))
         await publishReminders(of: device.id)
     }
