@@ -335,10 +335,18 @@ public actor MaintenanceService {
             logger.notice("maintenance alert: \(name): \(alert.title) (\(alert.state)) \(alert.deeplink)")
             await publisher?.publishMaintenanceAlert(alert, deviceName: name)
         }
+        // 4. The device's own counter, once "done" is stored: not waited for, since a device
+        // confirms in seconds (or, offline, gets it as desired state when it returns).
         for write in update.resetWrites {
-            logger.notice(
-                "maintenance: \(name(of: write.device)) has a reset DP for \(write.type), but raw DP writes are not wired yet"
-            )
+            let name = name(of: write.device)
+            Task { [controller, logger] in
+                do {
+                    try await controller.write(write.dataPoints, to: write.device)
+                    logger.info("maintenance: \(name) reset its own \(write.type) counter")
+                } catch {
+                    logger.warning("maintenance: could not reset the \(write.type) counter of \(name): \(error)")
+                }
+            }
         }
         if !update.transitions.isEmpty { await saveUsage() }
         return failure

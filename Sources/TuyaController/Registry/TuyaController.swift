@@ -192,6 +192,20 @@ public actor TuyaController: TuyaControllerProtocol {
             command, mapper: route.mapper, failFastWhenOffline: route.failFastWhenOffline)
     }
 
+    /// Writes data points as they are (a maintenance rule's `reset_dp`), once the device's
+    /// profile says each is declared, writable, and fits the value.
+    public nonisolated func write(_ dataPoints: DataPoints, to id: DeviceID) async throws -> DeviceState {
+        let route = try await route(to: id)
+        let profile = route.mapper.profile
+        for dp in dataPoints.keys.sorted() where profile.dataPoint(dp)?.access == .readOnly {
+            throw ControllerError.invalidCommand(device: id, reason: "\(dp) of \(profile.id) is read-only")
+        }
+        if let issue = route.mapper.validate(dataPoints).first {
+            throw ControllerError.invalidCommand(device: id, reason: "\(issue) in \(profile.id)")
+        }
+        return try await route.link.send(dataPoints)
+    }
+
     /// `send` in two steps: returns once the command is on its way to the device's link
     /// (handed to the link's executor, behind everything handed to it before), with its
     /// confirmation still to await. Commands submitted one after another reach the link, and

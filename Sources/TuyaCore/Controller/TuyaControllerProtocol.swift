@@ -25,6 +25,14 @@ public protocol TuyaControllerProtocol: Sendable {
     @discardableResult
     func send(_ command: DeviceCommand, to id: DeviceID) async throws -> DeviceState
 
+    /// Writes data points the device's profile declares, as they are, in one frame, and
+    /// returns the state the device confirms: for a write no typed command expresses (a
+    /// maintenance rule's `reset_dp`). Throws `ControllerError.invalidCommand` for a DP the
+    /// profile does not declare, a read-only one, or a value that does not fit it; otherwise
+    /// as `send`.
+    @discardableResult
+    func write(_ dataPoints: DataPoints, to id: DeviceID) async throws -> DeviceState
+
     /// A new subscription to controller events; it ends when the controller stops.
     func events() -> Mailbox<ControllerEvent>
 
@@ -35,6 +43,11 @@ public protocol TuyaControllerProtocol: Sendable {
 }
 
 extension TuyaControllerProtocol {
+    /// A registry that knows no profiles cannot check a raw write, so it refuses one.
+    public func write(_ dataPoints: DataPoints, to id: DeviceID) async throws -> DeviceState {
+        throw ControllerError.invalidCommand(device: id, reason: "this registry takes typed commands only")
+    }
+
     /// A registry that knows no profiles sends commands as they are.
     public func fitted(_ command: DeviceCommand, to id: DeviceID) async -> (
         command: DeviceCommand, adjustments: [String]
