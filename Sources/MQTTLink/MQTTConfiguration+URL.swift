@@ -27,14 +27,12 @@ extension MQTTConfiguration {
         )
     }
 
-    /// The URL as it may appear in an error: any password between `user:` and `@` becomes `***`.
-    static func redacting(_ url: String) -> String {
+    /// The URL as it may appear in an error: anything between `user:` and the last `@`
+    /// becomes `***`, whatever the password holds (`/`, `?`, `#` or `@`).
+    public static func redacting(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }
         let rest = url[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@"),
-            let colon = rest[..<at].firstIndex(of: ":")
-        else { return url }
+        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
         return String(url[..<rest.index(after: colon)]) + "***" + String(url[at...])
     }
 }

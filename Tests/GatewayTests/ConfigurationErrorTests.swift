@@ -136,4 +136,22 @@ struct ConfigurationErrorTests {
             #expect(!"\(error)".contains(secret), "\(error)")
         }
     }
+
+    @Test("a password holding '#', '/', '?' or '@' never appears in an error, in part or whole")
+    func passwordWithURLDelimiters() throws {
+        for secret in ["s3cr#et", "s3cr/et", "s3cr?et", "s3cr@et", "s3cr/et#x?y"] {
+            let errors = [
+                ConfigFixture.error("mqtt:\n  url: 'mqtt://gw:\(secret)@h'\n"),
+                ConfigFixture.error(environment: ["YOULL_MQTT_URL": "mqtt://gw:\(secret)@h:1883"]),
+                ConfigFixture.error(environment: ["YOULL_MQTT_URL": "mqtt://gw:\(secret)@h:1883/path"]),
+            ]
+            for error in errors {
+                let text = "\(try #require(error))"
+                for part in [secret, "s3cr", String(secret.dropFirst(4))] {
+                    #expect(!text.contains(part), "\(secret): \(text)")
+                }
+                #expect(text.contains("gw:***@h"), "\(text)")
+            }
+        }
+    }
 }

@@ -129,6 +129,23 @@ struct MQTTConfigurationTests {
         }
     }
 
+    @Test("a password holding '#', '/', '?' or '@' is read whole, and never quoted by a description or an error")
+    func passwordWithURLDelimiters() throws {
+        for secret in ["s3cr#et", "s3cr/et", "s3cr?et", "s3cr@et"] {
+            let configuration = try MQTTConfiguration(url: "mqtt://gw:\(secret)@broker:1883")
+            #expect(configuration.password == secret)
+            #expect(configuration.host == "broker" && configuration.port == 1883)
+            #expect(configuration.description == "mqtt://gw:***@broker:1883")
+            do {
+                _ = try MQTTConfiguration(url: "mqtt://gw:\(secret)@broker:1883/x?y")
+                Issue.record("expected an error")
+            } catch {
+                #expect(!error.description.contains("s3cr") && !error.description.contains("et@"), "\(error)")
+                #expect(error.description.contains("gw:***@broker"), "\(error)")
+            }
+        }
+    }
+
     @Test("reconnect delays double from the minimum up to the cap")
     func backoffDoublesAndCaps() {
         let policy = Backoff(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0.5)

@@ -13,7 +13,7 @@ struct InvalidValue: Error {
 /// Pure. Reasons never echo a password: the broker URL is shown with any password as `***`.
 enum ConfigurationValue {
     static func brokerAddress(_ text: String) throws(InvalidValue) -> GatewayConfiguration.BrokerAddress {
-        let shown = redactingPassword(text)
+        let shown = MQTTConfiguration.redacting(text)
         guard let schemeEnd = text.range(of: "://") else {
             throw InvalidValue("'\(shown.prefix(80))' is not a broker URL; write mqtt://host:1883 or mqtts://host:8883")
         }
@@ -34,16 +34,6 @@ enum ConfigurationValue {
                     + "(or YOULL_MQTT_PASSWORD) so the URL can be logged")
         }
         return GatewayConfiguration.BrokerAddress(usesTLS: scheme == "mqtts", host: parsed.host, port: parsed.port)
-    }
-
-    /// The URL with anything between `user:` and `@` replaced, for messages.
-    static func redactingPassword(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let rest = url[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
-        guard let colon = rest[..<at].firstIndex(of: ":") else { return url }
-        return String(url[..<rest.index(after: colon)]) + "***" + String(url[at...])
     }
 
     /// An MQTT topic prefix: publishable, so no wildcards; a prefix, so no empty levels at either end.
