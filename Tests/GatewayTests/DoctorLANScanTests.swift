@@ -65,6 +65,24 @@ struct DoctorLANScanTests {
         )
     }
 
+    @Test("a forged announcement cannot write to the terminal: its fields are shown escaped and cut")
+    func forgedAnnouncement() {
+        let osc = "\u{1b}]52;c;ZXZpbA==\u{07}\u{1b}[2J"
+        let heard = [
+            LANScan.Heard(id: osc + String(repeating: "x", count: 200), ip: "1\u{9b}2", version: "3.3\n", port: 6667)
+        ]
+        let line = DoctorCheck.lan(Self.lan(ports: [6667]), scan: LANScan(listened: .seconds(6), heard: heard))
+        let printed = DoctorReport.text([line], colour: false)
+        #expect(!printed.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B })
+        #expect(printed.contains("\\u{1b}]52;c;ZXZpbA==\\u{7}"))
+        #expect(printed.filter { $0 == "\n" }.count == 1, "one line: \(printed)")
+        #expect(!printed.contains(String(repeating: "x", count: 100)))
+        // Any check's text, not only this one's.
+        let raw = DoctorCheck.warn("broker", "refused: \u{1b}[31mred", fix: "see \u{1b}]0;title\u{07}")
+        #expect(!DoctorReport.text([raw], colour: true).contains("\u{1b}[31mred"))
+        #expect(!DoctorReport.text([raw], colour: true).contains("\u{1b}]0;"))
+    }
+
     @Test(
         "the real listen: a held port is reported, simulated devices broadcasting on the other port are heard, and not when bound to one address"
     )

@@ -35,7 +35,11 @@ extension DoctorCheck {
         let problems = scan.problems
         let seconds = scan.listened.roundedText
         if !scan.heard.isEmpty {
-            let shown = scan.heard.prefix(3).map { "\($0.id) at \($0.ip) (\($0.version), UDP \($0.port))" }
+            // Announcements are unauthenticated datagrams anyone on the LAN can send.
+            let shown = scan.heard.prefix(3).map {
+                "\(BridgeText.printable($0.id, maximumLength: 64)) at \(BridgeText.printable($0.ip, maximumLength: 64)) "
+                    + "(\(BridgeText.printable($0.version, maximumLength: 16)), UDP \($0.port))"
+            }
             let more = scan.heard.count > 3 ? " and \(scan.heard.count - 3) more" : ""
             let heard =
                 "heard \(scan.heard.count) device\(scan.heard.count == 1 ? "" : "s") within \(seconds): "

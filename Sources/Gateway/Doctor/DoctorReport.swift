@@ -8,7 +8,8 @@ public enum DoctorReport {
     ///                 fix: start it with `systemctl start youll-devices` or `youll-devices serve`
     /// ```
     /// With `colour`, the status word is green, yellow or red (ANSI); the columns stay aligned
-    /// because only the word itself is wrapped.
+    /// because only the word itself is wrapped. Details and fixes quote what the network said
+    /// (broker errors, device announcements), so control characters in them are shown escaped.
     public static func text(_ checks: [DoctorCheck], colour: Bool) -> String {
         let statusWidth = DoctorCheck.Status.allCases.map(\.rawValue.count).max()! + 2
         let nameWidth = (checks.map(\.name.count).max() ?? 0) + 2
@@ -18,8 +19,8 @@ public enum DoctorReport {
             let status = check.status.rawValue
             let padding = String(repeating: " ", count: statusWidth - status.count)
             let name = check.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
-            lines.append((colour ? painted(check.status) : status) + padding + name + check.detail)
-            if let fix = check.fix, check.status != .ok { lines.append(indent + "fix: " + fix) }
+            lines.append((colour ? painted(check.status) : status) + padding + name + Self.printable(check.detail))
+            if let fix = check.fix, check.status != .ok { lines.append(indent + "fix: " + Self.printable(fix)) }
         }
         return lines.map { $0 + "\n" }.joined()
     }
@@ -31,6 +32,10 @@ public enum DoctorReport {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(checks.map(Line.init))) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    private static func printable(_ text: String) -> String {
+        BridgeText.printable(text, maximumLength: .max)
     }
 
     /// The one line for stderr when something failed; nil when nothing did.

@@ -108,7 +108,8 @@ struct RefreshCommand: AsyncParsableCommand {
 
 /// `name (id)` for a listed device.
 func describe(_ device: BridgeDevice) -> String {
-    BridgeText.printable(device.friendlyName) + (device.id == device.friendlyName ? "" : " (\(device.id))")
+    BridgeText.printable(device.friendlyName)
+        + (device.id == device.friendlyName ? "" : " (\(BridgeText.printable(device.id)))")
 }
 
 /// `name (id)` from a `{id, friendly_name}` answer.
