@@ -45,6 +45,21 @@ struct SessionHistoryTests {
         #expect(full.longestStreak == 3 && full.currentStreak == 3)
     }
 
+    @Test("a session dated in the future (a clock that ran ahead) counts in the totals but does not end today's streak")
+    func futureDatedSession() {
+        let now = date(2026, 11, 29, 8, 0, in: berlin)
+        let sessions = [
+            completed(date(2026, 11, 27, 7, 0, in: berlin)),
+            completed(date(2026, 11, 28, 7, 0, in: berlin)),
+            completed(date(2026, 11, 29, 7, 0, in: berlin)),
+            completed(date(2099, 1, 1, 7, 0, in: berlin)),
+        ]
+        let history = SessionHistory(sessions: sessions, timeZone: berlin, now: now)
+        #expect(history.currentStreak == 3 && history.longestStreak == 3)
+        #expect(history.lastDay == LocalDay(year: 2026, month: 11, day: 29))
+        #expect(history.completedSessions == 4)
+    }
+
     @Test("the 25-hour autumn day counts once, and the next day continues the streak")
     func fallBack() {
         let sessions = [

@@ -11,14 +11,17 @@ public struct SessionHistory: Hashable, Sendable {
     /// streak is not broken before the day is over); zero otherwise.
     public var currentStreak: Int
     public var longestStreak: Int
-    /// The local day of the latest completed session.
+    /// The local day of the latest completed session up to today.
     public var lastDay: LocalDay?
 
     public init(sessions: [SessionSummary], timeZone: TimeZone, now: Date) {
         let completed = sessions.filter { $0.state == .completed }
         completedSessions = completed.count
         totalTime = completed.reduce(.zero) { $0 + $1.duration }
-        let days = Set(completed.map { LocalDay($0.startedAt, in: timeZone).number }).sorted()
+        let today = LocalDay(now, in: timeZone).number
+        // A session dated after today (a clock that ran ahead, a hand edit) is counted in the
+        // totals but not in streaks: it would otherwise end the current streak until its date.
+        let days = Set(completed.map { LocalDay($0.startedAt, in: timeZone).number }).sorted().filter { $0 <= today }
         var longest = 0
         var run = 0
         var previous: Int?
@@ -28,8 +31,7 @@ public struct SessionHistory: Hashable, Sendable {
             previous = day
         }
         longestStreak = longest
-        lastDay = completed.map { LocalDay($0.startedAt, in: timeZone) }.max()
-        let today = LocalDay(now, in: timeZone).number
+        lastDay = completed.map { LocalDay($0.startedAt, in: timeZone) }.filter { $0.number <= today }.max()
         if let last = days.last, last == today || last == today - 1 {
             currentStreak = run
         } else {
