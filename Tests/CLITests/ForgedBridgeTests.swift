@@ -68,6 +68,20 @@ struct ForgedBridgeTests {
         return result
     }
 
+    @Test("get on a device that never reported suggests a --refresh that names it, quoted for the shell")
+    func getHintNamesTheDevice() async throws {
+        let broker = try await LocalBroker.started()
+        let bridge = try await ForgedBridge(broker: broker, answering: .object([:]))
+        try await bridge.client.publish(
+            topic: "youll/bridge/devices",
+            payload: Array(#"[{"id":"bf0000000000000000desk","friendly_name":"desk lamp"}]"#.utf8), qos: .atLeastOnce,
+            retain: true)
+        let result = try await CLIRunner.run(["get", "desk lamp", "--timeout", "3"], environment: environment(broker))
+        await bridge.stop()
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("youll-devices get --refresh 'desk lamp'"), "\(result.stderr)")
+    }
+
     static let absurd: [JSONValue] = [.double(1e300), .double(-1e300), .integer(.max), .integer(.min), .integer(-5)]
 
     @Test("timer status with absurd elapsed and remaining seconds prints a line", arguments: absurd)

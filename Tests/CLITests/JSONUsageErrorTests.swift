@@ -49,4 +49,15 @@ struct JSONUsageErrorTests {
         #expect(result.status == 0)
         #expect(result.stdout.contains("USAGE:"))
     }
+
+    @Test("pair import refuses a device file that never ends, at once, instead of reading it into memory")
+    func importFromDevZero() async throws {
+        let result = try await CLIRunner.run(["pair", "import", "/dev/zero", "--json"])
+        #expect(result.status == 1)
+        let message = try #require(try errorObject(result.stderr)["error"] as? String)
+        #expect(message.contains("/dev/zero: not a regular file"))
+        let missing = try await CLIRunner.run(["pair", "import", "/nonexistent/devices.json"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("/nonexistent/devices.json: no such file"))
+    }
 }

@@ -25,7 +25,10 @@ struct GetCommand: AsyncParsableCommand {
                 }
                 guard let message = try await client.retained(topic, timeout: limit) else {
                     throw BridgeClientError.nothingRetained(
-                        topic: topic, hint: "the device has not reported yet; try `youll-devices get --refresh`")
+                        topic: topic,
+                        hint:
+                            "the device has not reported yet; try `youll-devices get --refresh \(Self.argument(target.friendlyName))`"
+                    )
                 }
                 return try message.decoded()
             }
@@ -35,6 +38,12 @@ struct GetCommand: AsyncParsableCommand {
                 stateList(state).print()
             }
         }
+    }
+    /// A name as a shell reads it back: quoted unless it is plain, and printable.
+    static func argument(_ name: String) -> String {
+        let plain = !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
+        let shown = BridgeText.printable(name, maximumLength: 64)
+        return plain ? shown : "'" + shown.replacing("'", with: "'\\''") + "'"
     }
 }
 
@@ -47,4 +56,5 @@ func stateList(_ state: JSONValue) -> KeyValueList {
         list.append("state", humanText(state))
     }
     return list
+
 }

@@ -92,6 +92,25 @@ struct PairImport: AsyncParsableCommand {
     /// flooding the daemon's pairing queue.
     static let concurrency = 8
 
+    /// The file's bytes, up to one past the import's limit (the parser names the limit): a
+    /// FIFO would block and /dev/zero never end, so only regular files.
+    static func read(_ file: String) throws -> Data {
+        let url = URL(fileURLWithPath: file)
+        guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else {
+            throw CLIError(
+                FileManager.default.fileExists(atPath: file)
+                    ? "\(file): not a regular file; export devices.json with tinytuya's wizard"
+                    : "\(file): no such file")
+        }
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            return try handle.read(upToCount: TinyTuyaImport.maximumSize + 1) ?? Data()
+        } catch {
+            throw CLIError("\(file): cannot read the file; check that it is readable by this user")
+        }
+    }
+
     struct Outcome: Sendable {
         var entry: TinyTuyaImport.Entry
         var result: Result<JSONValue, BridgeClientError>
@@ -99,9 +118,7 @@ struct PairImport: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw CLIError("\(file): cannot read the file")
-            }
+            let data = try Self.read(file)
             let entries: [TinyTuyaImport.Entry]
             do {
                 entries = try TinyTuyaImport.parse(Array(data))
