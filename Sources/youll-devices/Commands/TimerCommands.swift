@@ -100,10 +100,12 @@ struct TimerStatusCommand: AsyncParsableCommand {
         try await reportingErrors {
             try await bridge.withBridge { client, limit in
                 let status = try await client.request("session/status", timeout: limit)
-                if bridge.json {
+                if follow, status.objectValue?["state"]?.stringValue != "idle" {
+                    if bridge.json { printJSONLine(status) }
+                    try await TimerFollow.follow(
+                        client, session: status.objectValue?["id"]?.stringValue, json: bridge.json)
+                } else if bridge.json {
                     printJSONLine(status)
-                } else if follow, status.objectValue?["state"]?.stringValue != "idle" {
-                    try await TimerFollow.follow(client, session: status.objectValue?["id"]?.stringValue)
                 } else {
                     print(TimerLine.render(status))
                 }

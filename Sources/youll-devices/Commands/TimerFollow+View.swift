@@ -6,8 +6,12 @@ import TuyaCore
 extension TimerFollow {
     /// What the progress view shows and how: the latest status (extrapolated between
     /// messages), the throttled cue lines, and whether a terminal redraws one line in place.
+    /// Under `--json` it is JSON Lines instead: each status and each event of the session as
+    /// the bridge published it, nothing drawn, and the daemon going away an error.
     struct FollowView {
         let live: Bool
+        /// `--json`: JSON Lines.
+        let asJSON: Bool
         /// The session followed (nil: any).
         let session: String?
         var status: JSONValue = SessionStatusPayload.idle.json
@@ -15,9 +19,10 @@ extension TimerFollow {
         var throttle = CueThrottle()
         let started = ContinuousClock.now
 
-        init(live: Bool, session: String?) {
-            self.live = live
+        init(live: Bool, session: String?, json: Bool = false) {
+            self.live = live && !json
             self.session = session
+            asJSON = json
         }
 
         /// Seconds since the view started (the throttle's clock).
@@ -33,7 +38,7 @@ extension TimerFollow {
 
         /// A line above the progress line (on a pipe: a line of its own).
         func emit(_ lines: [String]) {
-            guard !lines.isEmpty else { return }
+            guard !lines.isEmpty, !asJSON else { return }
             for line in lines { print((live ? "\r\u{1B}[K" : "") + line) }
             draw()
             flushStandardOutput()
@@ -42,6 +47,7 @@ extension TimerFollow {
         /// Says that `count` messages were dropped (none: nothing), above the progress line.
         func noteDropped(_ count: Int) {
             guard count > 0 else { return }
+            if asJSON { return printJSONLine(.object(["dropped": .integer(Int64(count))])) }
             let what = count == 1 ? "1 message" : "\(count) messages"
             emit(["(\(what) dropped: the broker sent faster than this view was read)"])
         }
@@ -58,6 +64,11 @@ extension TimerFollow {
             guard let json = message.json else { return false }
             if message.topic.hasSuffix("/bridge/state") {
                 guard message.availability == "offline" else { return false }
+                if asJSON {
+                    throw CLIError(
+                        "the daemon stopped (\(message.topic) offline): no longer following; the session resumes "
+                            + "when the daemon starts again")
+                }
                 // The view's last line, on stdout like the rest of it; exit status 1.
                 emit(throttle.flush())
                 print(
@@ -67,6 +78,7 @@ extension TimerFollow {
                 flushStandardOutput()
                 throw ExitCode(1)
             }
+            if asJSON { return showJSON(json, topic: message.topic) }
             if message.topic.hasSuffix("/bridge/session") {
                 let changed = TimerLine.headline(json) != TimerLine.headline(status)
                 status = json
@@ -86,6 +98,20 @@ extension TimerFollow {
             case nil:
                 break
             }
+            return false
+        }
+
+        /// `--json`: the session's status and events as published, one per line.
+        private mutating func showJSON(_ json: JSONValue, topic: String) -> Bool {
+            if topic.hasSuffix("/bridge/session") {
+                guard json != status else { return false }
+                status = json
+                printJSONLine(json)
+                return false
+            }
+            guard let event = TimerFollow.event(json, of: session) else { return false }
+            printJSONLine(json)
+            if case .ended = event { return true }
             return false
         }
     }

@@ -20,13 +20,15 @@ enum TimerFollow {
     /// Only a terminal gets the redrawn line; a pipe gets plain lines.
     static var isLive: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    static func follow(_ client: BridgeClient, session: String?) async throws {
+    static func follow(_ client: BridgeClient, session: String?, json: Bool = false) async throws {
         let ticks = try await Ticks(client, session: session)
         defer { ticks.stop() }
-        var view = FollowView(live: isLive, session: session)
+        var view = FollowView(live: isLive, session: session, json: json)
         var expected = 0
         for await tick in ticks.stream {
             if ticks.flags.interrupts.exchange(0, ordering: .relaxed) > 0 {
+                // Under --json stdout is data: Ctrl-C stops following, and the session goes on.
+                if json { return }
                 print("")
                 guard try await askToStop(client) else {
                     print("the session goes on in the daemon; `youll-devices timer stop` ends it")
@@ -51,6 +53,7 @@ enum TimerFollow {
                 view.noteDropped(ticks.flags.pumped.load(ordering: .relaxed) - expected)
                 view.emit(view.throttle.flush())
                 if view.live { print("") }
+                flushStandardOutput()
                 throw CLIError("lost the connection to the broker; the session goes on in the daemon")
             }
         }

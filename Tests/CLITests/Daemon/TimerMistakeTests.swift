@@ -69,4 +69,31 @@ struct TimerMistakeTests {
         #expect(!lines.joined().contains("\u{1B}"), "no terminal escapes into a pipe")
         await rig.shutdown()
     }
+
+    @Test("timer status --follow --json is JSON Lines: the status, then the session's messages, ending with its end")
+    func followAsJSONLines() async throws {
+        let rig = try await DaemonRig()
+        try await rig.startDaemon()
+        // 15 s: time for the follow to subscribe, and an end of its own.
+        let started = try await rig.cli(["timer", "start", "--minutes", "0.25"])
+        #expect(started.status == 0, "\(started.stderr)")
+        let path = try CLIRunner.binary().path
+        let (environment, configPath) = (rig.cleanEnvironment(), rig.configPath)
+        let (lines, status) = try await withDeadline(60, "timer status --follow --json to end") {
+            try await ChildProcess.streamingLines(
+                path, ["timer", "status", "--follow", "--json", "--config", configPath], environment: environment
+            ) { reader, _ in
+                var seen: [String] = []
+                while let line = try await reader.next() { seen.append(line) }
+                return seen
+            }
+        }
+        #expect(status == 0)
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == lines.count, "every line is one JSON object: \(lines)")
+        #expect(objects.count > 1, "\(lines)")
+        #expect(objects.first?["state"] as? String == "running", "\(lines)")
+        #expect(objects.last?["type"] as? String == "session_ended", "\(lines)")
+        await rig.shutdown()
+    }
 }
