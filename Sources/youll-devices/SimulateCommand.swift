@@ -217,18 +217,18 @@ struct LANSimulateOptions: ParsableArguments {
     var lanSolicitationReplyPort: Int = 7000
 
     func options(seed: UInt64, reportDelayMs: Int) throws -> LANSimulatorOptions {
-        guard (1...20_000).contains(lan) else { throw CLIError("--lan: 1 to 20000 devices") }
-        guard (1...65_535).contains(lanPort) else { throw CLIError("--lan-port: 1 to 65535") }
+        guard (1...20_000).contains(lan) else { throw CLIError.usage("--lan: 1 to 20000 devices") }
+        guard (1...65_535).contains(lanPort) else { throw CLIError.usage("--lan-port: 1 to 65535") }
         let diffusers = lanDiffusers ?? lan / 3
-        guard (0...lan).contains(diffusers) else { throw CLIError("--lan-diffusers: 0 to \(lan)") }
+        guard (0...lan).contains(diffusers) else { throw CLIError.usage("--lan-diffusers: 0 to \(lan)") }
         var versions: [LANProtocolVersion] = []
         for text in lanVersions.split(separator: ",") {
             guard let version = LANProtocolVersion(String(text)) else {
-                throw CLIError("--lan-versions: \"\(text)\" is not one of 3.1, 3.2, 3.3, 3.4, 3.5")
+                throw CLIError.usage("--lan-versions: \"\(text)\" is not one of 3.1, 3.2, 3.3, 3.4, 3.5")
             }
             versions.append(version)
         }
-        guard !versions.isEmpty else { throw CLIError("--lan-versions: give at least one, e.g. 3.3,3.4,3.5") }
+        guard !versions.isEmpty else { throw CLIError.usage("--lan-versions: give at least one, e.g. 3.3,3.4,3.5") }
         for (name, port) in [
             ("--lan-discovery-port", lanDiscoveryPort),
             ("--lan-solicitation-port", lanSolicitationPort),
@@ -237,10 +237,12 @@ struct LANSimulateOptions: ParsableArguments {
             throw CLIError("\(name): 0 to 65535")
         }
         guard LoopbackAddress(lanBaseAddress) != nil else {
-            throw CLIError("--lan-base-address: \"\(lanBaseAddress)\" is not an address in 127.0.0.0/8")
+            throw CLIError.usage("--lan-base-address: \"\(lanBaseAddress)\" is not an address in 127.0.0.0/8")
         }
-        guard (0...86_400).contains(lanBroadcastSeconds) else { throw CLIError("--lan-broadcast-seconds: 0 to 86400") }
-        guard (0...60_000).contains(reportDelayMs) else { throw CLIError("--report-delay-ms: 0 to 60000") }
+        guard (0...86_400).contains(lanBroadcastSeconds) else {
+            throw CLIError.usage("--lan-broadcast-seconds: 0 to 86400")
+        }
+        guard (0...60_000).contains(reportDelayMs) else { throw CLIError.usage("--report-delay-ms: 0 to 60000") }
         return LANSimulatorOptions(
             lights: lan - diffusers, diffusers: diffusers, versions: versions, baseAddress: lanBaseAddress,
             port: lanPort, discoveryAddress: lanDiscoveryAddress, discoveryPort: lanDiscoveryPort,

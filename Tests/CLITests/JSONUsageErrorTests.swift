@@ -50,6 +50,21 @@ struct JSONUsageErrorTests {
         #expect(result.stdout.contains("USAGE:"))
     }
 
+    @Test(
+        "an option value the command checks itself is a usage mistake too: status 64 and a JSON error naming it",
+        arguments: [
+            ["devices", "--timeout", "0"], ["monitor", "--count", "0"], ["pair", "permit", "--seconds", "0"],
+            ["timer", "history", "--limit", "0"], ["timer", "start", "--minutes", "nan"],
+        ])
+    func checkedOptionValues(arguments: [String]) async throws {
+        let result = try await CLIRunner.run(arguments + ["--json", "--config", "/nonexistent/config.yaml"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let message = try #require(try errorObject(result.stderr)["error"] as? String)
+        let option = try #require(arguments.first { $0.hasPrefix("--") })
+        #expect(message.contains(option), "\(message)")
+    }
+
     @Test("pair import refuses a device file that never ends, at once, instead of reading it into memory")
     func importFromDevZero() async throws {
         let result = try await CLIRunner.run(["pair", "import", "/dev/zero", "--json"])

@@ -106,7 +106,7 @@ struct LANWireCommandTests {
     }
 
     @Test(
-        "hostile or bad input exits with status 1 and one line naming what is wrong",
+        "hostile or bad input exits with one line naming what is wrong: status 1 for the frame, 64 for an option",
         arguments: [
             (["--protocol", "3.3", "00zz"], "not a hex digit"),
             (["--protocol", "3.3", "000055aa00000001"], "truncated"),
@@ -125,13 +125,13 @@ struct LANWireCommandTests {
         ] as [([String], String)])
     func badDecodeInput(arguments: [String], expected: String) async throws {
         let result = try await CLIRunner.run(["wire", "decode", "lan", "--key", key] + arguments)
-        #expect(result.status == 1)
+        #expect(result.status == (expected.hasPrefix("--") ? 64 : 1), "stderr: \(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "stderr: \(result.stderr)")
         #expect(result.stderr.contains(expected), "stderr: \(result.stderr)")
     }
 
     @Test(
-        "bad encode options exit with status 1 and one line naming the option",
+        "bad encode options exit with status 64 (a usage mistake) and one line naming the option",
         arguments: [
             (["--protocol", "3.3", "--dps", #"{"1":true}"#], "--dev-id"),
             (["--protocol", "3.3", "--dev-id", "x", "--dps", #"{"0":true}"#], "not a DP id"),
@@ -147,7 +147,7 @@ struct LANWireCommandTests {
         ] as [([String], String)])
     func badEncodeInput(arguments: [String], expected: String) async throws {
         let result = try await CLIRunner.run(["wire", "encode", "lan", "--key", key] + arguments)
-        #expect(result.status == 1)
+        #expect(result.status == 64)
         #expect(result.stderr.split(separator: "\n").count == 1, "stderr: \(result.stderr)")
         #expect(result.stderr.contains(expected), "stderr: \(result.stderr)")
     }

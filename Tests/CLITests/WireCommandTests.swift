@@ -59,7 +59,7 @@ struct WireCommandTests {
     }
 
     @Test(
-        "bad input exits with status 1 and one line naming what is wrong",
+        "bad input exits with one line naming what is wrong: status 1 for the data, 64 for an option",
         arguments: [
             (["wire", "decode", "mqtt", "--key", "0123456789abcdef", "322e3zz"], "not a hex digit"),
             (["wire", "decode", "mqtt", "--key", "0123456789abcdef", "322"], "odd number of hex digits"),
@@ -77,7 +77,8 @@ struct WireCommandTests {
         ])
     func badInput(arguments: [String], expected: String) async throws {
         let result = try await CLIRunner.run(arguments)
-        #expect(result.status == 1)
+        let optionMistake = expected.hasPrefix("--") || expected == "16 characters" || expected == "not a DP id"
+        #expect(result.status == (optionMistake ? 64 : 1), "stderr: \(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "stderr: \(result.stderr)")
         #expect(result.stderr.contains(expected), "stderr: \(result.stderr)")
     }

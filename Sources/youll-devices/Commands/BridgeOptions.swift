@@ -33,7 +33,7 @@ struct BridgeOptions: ParsableArguments {
     func waitLimit(default fallback: Double = 10) throws -> Duration {
         let seconds = timeout ?? fallback
         guard seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-            throw CLIError(
+            throw CLIError.usage(
                 "--timeout: expected a number of seconds above 0 (up to 86400), got \(timeout.map { "\($0)" } ?? "")")
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
@@ -76,7 +76,7 @@ struct LocalKeyOptions: ParsableArguments {
     var keyFile: String?
 
     func localKey() throws -> String {
-        if key != nil, keyFile != nil { throw CLIError("--key and --key-file: give only one") }
+        if key != nil, keyFile != nil { throw CLIError.usage("--key and --key-file: give only one") }
         let source: String
         let text: String
         if let key {

@@ -84,7 +84,7 @@ struct MaintenanceSnoozeCommand: AsyncParsableCommand {
             let seconds: Int
             switch SnoozeDuration.seconds(length) {
             case .success(let value): seconds = value
-            case .failure(let error): throw CLIError("--for: \(error)")
+            case .failure(let error): throw CLIError.usage("--for: \(error)")
             }
             let data = try await bridge.withBridge { client, limit in
                 try await client.request(

@@ -23,9 +23,9 @@ struct MonitorCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            if let count, count < 1 { throw CLIError("--count: expected 1 or more, got \(count)") }
+            if let count, count < 1 { throw CLIError.usage("--count: expected 1 or more, got \(count)") }
             if let seconds, !(seconds > 0 && seconds <= 31_536_000) {
-                throw CLIError("--seconds: expected a number of seconds above 0, got \(seconds)")
+                throw CLIError.usage("--seconds: expected a number of seconds above 0, got \(seconds)")
             }
             let clock = ContinuousClock()
             let end = seconds.map { clock.now + .milliseconds(Int64($0 * 1000)) }

@@ -35,7 +35,7 @@ struct OpenCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             if dryRun {
-                if done { throw CLIError("--done and --dry-run: give only one") }
+                if done { throw CLIError.usage("--done and --dry-run: give only one") }
                 let (json, resolved) = DeepLinkOpener.dryRun(url, configuration: try bridge.loadConfiguration())
                 if bridge.json {
                     printJSONLine(json)

@@ -229,7 +229,7 @@ struct PairPermit: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             if let seconds, !BridgeRequest.permitJoinSeconds.contains(seconds) {
-                throw CLIError("--seconds: expected 1 to 3600, got \(seconds)")
+                throw CLIError.usage("--seconds: expected 1 to 3600, got \(seconds)")
             }
             try await bridge.withBridge { client, limit in
                 let events = try await client.subscribe(["\(client.baseTopic)/bridge/event"])

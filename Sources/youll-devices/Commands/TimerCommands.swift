@@ -161,7 +161,9 @@ struct TimerHistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            guard (1...10_000).contains(limit) else { throw CLIError("--limit: expected 1 to 10000, got \(limit)") }
+            guard (1...10_000).contains(limit) else {
+                throw CLIError.usage("--limit: expected 1 to 10000, got \(limit)")
+            }
             let report = try await bridge.withBridge { client, timeout in
                 try await client.request("session/history", ["limit": .integer(Int64(limit))], timeout: timeout)
             }
@@ -308,7 +310,7 @@ enum TimerStartPayload {
         var payload: [String: JSONValue] = [:]
         let lengths = [minutes != nil, !stages.isEmpty, until != nil, openEnded].filter { $0 }.count
         guard lengths == 1 else {
-            throw CLIError(
+            throw CLIError.usage(
                 lengths == 0
                     ? "say how long: --minutes N, --stage NAME:MIN[:INTERVAL], --until HH:MM or --open-ended"
                     : "--minutes, --stage, --until and --open-ended: give only one kind")
@@ -316,7 +318,7 @@ enum TimerStartPayload {
         // `nan` and `inf` parse as numbers, and JSON writes them as null: the daemon would say
         // the length is missing, or drop the warm-up or the bells without a word.
         for (option, value) in [("--minutes", minutes), ("--warmup", warmup), ("--interval", interval)] {
-            if let value, !value.isFinite { throw CLIError("\(option): \(value) is not a number") }
+            if let value, !value.isFinite { throw CLIError.usage("\(option): \(value) is not a number") }
         }
         if let minutes { payload["minutes"] = .double(minutes) }
         if let warmup { payload["warmup_seconds"] = .double(warmup) }
@@ -329,7 +331,7 @@ enum TimerStartPayload {
                 $0.trimmingCharacters(in: .whitespaces)
             }
             guard !names.isEmpty, !names.contains(where: \.isEmpty) else {
-                throw CLIError("--devices: expected names or ids separated by commas, got \"\(devices)\"")
+                throw CLIError.usage("--devices: expected names or ids separated by commas, got \"\(devices)\"")
             }
             payload["devices"] = .array(names.map(JSONValue.string))
         }
@@ -341,15 +343,15 @@ enum TimerStartPayload {
     static func stage(_ text: String) throws -> JSONValue {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard (2...3).contains(parts.count), !parts[0].isEmpty else {
-            throw CLIError("--stage \"\(text)\": expected NAME:MINUTES or NAME:MINUTES:INTERVAL")
+            throw CLIError.usage("--stage \"\(text)\": expected NAME:MINUTES or NAME:MINUTES:INTERVAL")
         }
         guard let minutes = Double(parts[1]), minutes.isFinite else {
-            throw CLIError("--stage \"\(text)\": \"\(parts[1])\" is not a number of minutes")
+            throw CLIError.usage("--stage \"\(text)\": \"\(parts[1])\" is not a number of minutes")
         }
         var fields: [String: JSONValue] = ["name": .string(parts[0]), "minutes": .double(minutes)]
         if parts.count == 3 {
             guard let interval = Double(parts[2]), interval.isFinite else {
-                throw CLIError("--stage \"\(text)\": \"\(parts[2])\" is not a number of minutes")
+                throw CLIError.usage("--stage \"\(text)\": \"\(parts[2])\" is not a number of minutes")
             }
             fields["interval"] = .double(interval)
         }

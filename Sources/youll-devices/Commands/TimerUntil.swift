@@ -20,26 +20,26 @@ enum TimerUntil {
         do {
             time = try TimeOfDay(parsing: timeText)
         } catch {
-            throw CLIError("--until \"\(text)\": expected HH:MM or 'tomorrow HH:MM' (24-hour clock)")
+            throw CLIError.usage("--until \"\(text)\": expected HH:MM or 'tomorrow HH:MM' (24-hour clock)")
         }
         let today = calendar.startOfDay(for: now)
         guard
             let todayAt = calendar.date(bySettingHour: time.hour, minute: time.minute, second: 0, of: today),
             let tomorrow = calendar.date(byAdding: .day, value: 1, to: today),
             let tomorrowAt = calendar.date(bySettingHour: time.hour, minute: time.minute, second: 0, of: tomorrow)
-        else { throw CLIError("--until \"\(text)\": this time does not exist today or tomorrow here") }
+        else { throw CLIError.usage("--until \"\(text)\": this time does not exist today or tomorrow here") }
         let parts = calendar.dateComponents([.hour, .minute], from: now)
         let clock = TimeOfDay(hour: parts.hour ?? 0, minute: parts.minute ?? 0)?.description ?? "?"
         if isTomorrow {
             guard todayAt <= now else {
-                throw CLIError(
+                throw CLIError.usage(
                     "--until 'tomorrow \(time)' is more than 24 hours away (it is \(clock) now); "
                         + "a session lasts at most 24 h: use --until \(time) for today")
             }
             return time.description
         }
         if todayAt > now || tomorrowAt.timeIntervalSince(now) <= nightWindow { return time.description }
-        throw CLIError(
+        throw CLIError.usage(
             "--until \(time) is in the past (it is \(clock) now); did you mean tomorrow? "
                 + "use --until 'tomorrow \(time)' or --minutes N")
     }

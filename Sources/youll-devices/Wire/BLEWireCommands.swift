@@ -16,7 +16,7 @@ struct BLEKeyOptions: ParsableArguments {
         var keys = try BLEKeys(localKey: localKey, secKey: secKey)
         if let srand {
             let bytes = try Hex.decode(srand, what: "--srand")
-            guard bytes.count == 6 else { throw CLIError("--srand: 6 bytes expected, got \(bytes.count)") }
+            guard bytes.count == 6 else { throw CLIError.usage("--srand: 6 bytes expected, got \(bytes.count)") }
             try keys.establishSession(srand: bytes)
         }
         return keys
@@ -203,7 +203,7 @@ struct BLEEncode: ParsableCommand {
 
     /// The command's data: `--dps` encoded for `command`, `--data` as it is, or nothing.
     private func body(command: BLECommand, sn: UInt32) throws -> [UInt8] {
-        if dps != nil, data != nil { throw CLIError("--dps and --data: give one of them") }
+        if dps != nil, data != nil { throw CLIError.usage("--dps and --data: give one of them") }
         if let dps { return try encodeDPs(parseDPs(dps), command: command, sn: sn) }
         if let data { return try Hex.decode(data, what: "--data") }
         return []
@@ -218,7 +218,7 @@ struct BLEEncode: ParsableCommand {
             try flag.map { try parseInteger($0, option: "--flag", as: UInt8.self) }
             ?? (keys.hasSession ? keys.sessionFlag.rawValue : keys.loginFlag.rawValue)
         guard let securityFlag = BLESecurityFlag(rawValue: value) else {
-            throw CLIError("--flag: \(value) is not a Tuya BLE security flag (0, 4, 5, 14, 15)")
+            throw CLIError.usage("--flag: \(value) is not a Tuya BLE security flag (0, 4, 5, 14, 15)")
         }
         return securityFlag
     }
@@ -233,7 +233,7 @@ struct BLEEncode: ParsableCommand {
             return try BLEFrameCodec.encrypt(frame, flag: flag, keys: keys, ivSource: &source)
         }
         let ivBytes = try Hex.decode(iv, what: "--iv")
-        guard ivBytes.count == 16 else { throw CLIError("--iv: 16 bytes expected, got \(ivBytes.count)") }
+        guard ivBytes.count == 16 else { throw CLIError.usage("--iv: 16 bytes expected, got \(ivBytes.count)") }
         let key = flag.isEncrypted ? try keys.key(for: flag) : nil
         return try BLEFrameCodec.encrypt(frame, flag: flag, key: key, iv: ivBytes)
     }
@@ -278,17 +278,20 @@ struct BLEEncode: ParsableCommand {
             switch dps[id.jsonKey] {
             case .bool(let value): return .bool(id, value)
             case .integer(let value):
-                guard let int = Int32(exactly: value) else { throw CLIError("--dps: \(id.jsonKey) is outside 32 bits") }
+                guard let int = Int32(exactly: value) else {
+                    throw CLIError.usage("--dps: \(id.jsonKey) is outside 32 bits")
+                }
                 return .value(id, int)
             case .string(let value): return try .string(id, value)
-            default: throw CLIError("--dps: \(id.jsonKey) must be true/false, an integer or a string")
+            default: throw CLIError.usage("--dps: \(id.jsonKey) must be true/false, an integer or a string")
             }
         }
         switch command {
         case .dpWriteV3, .dpReportV3: return try BLEDataPointList(format: .v3, dataPoints: points).encoded
         case .dpWriteV4: return try BLEDataPointWriteV4(sn: sn, dataPoints: points).encoded()
         case .dpReportV4: return try BLEDataPointReportV4(sn: sn, dataPoints: points).encoded()
-        default: throw CLIError("--dps: command \(command) does not carry DPs (use 0x0002, 0x0027, 0x8001 or 0x8006)")
+        default:
+            throw CLIError.usage("--dps: command \(command) does not carry DPs (use 0x0002, 0x0027, 0x8001 or 0x8006)")
         }
     }
 }

@@ -15,9 +15,9 @@ struct LANKeyOptions: ParsableArguments {
     var sessionKey: String?
 
     func version() throws -> LANProtocolVersion {
-        guard let text = `protocol` else { throw CLIError("--protocol: give the LAN protocol version, e.g. 3.3") }
+        guard let text = `protocol` else { throw CLIError.usage("--protocol: give the LAN protocol version, e.g. 3.3") }
         guard let version = LANProtocolVersion(text) else {
-            throw CLIError("--protocol: \"\(text)\" is not one of 3.1, 3.2, 3.3, 3.4, 3.5")
+            throw CLIError.usage("--protocol: \"\(text)\" is not one of 3.1, 3.2, 3.3, 3.4, 3.5")
         }
         return version
     }
@@ -33,7 +33,7 @@ struct LANKeyOptions: ParsableArguments {
         }
         let bytes = try Hex.decode(sessionKey, what: "--session-key")
         guard bytes.count == 16 else {
-            throw CLIError("--session-key: 16 bytes (32 hex digits) expected, got \(bytes.count)")
+            throw CLIError.usage("--session-key: 16 bytes (32 hex digits) expected, got \(bytes.count)")
         }
         return try AESKey(bytes: bytes)
     }
@@ -83,7 +83,7 @@ struct LANDecode: ParsableCommand {
         case "device": return (try codec.decode(bytes, key: key, direction: .fromDevice), .fromDevice)
         case "client", "app", "gateway": return (try codec.decode(bytes, key: key, direction: .toDevice), .toDevice)
         case nil: break
-        case let other?: throw CLIError("--from: \"\(other)\" is not device or client")
+        case let other?: throw CLIError.usage("--from: \"\(other)\" is not device or client")
         }
         // A device's retcode is a small number; a client payload's first bytes are JSON,
         // a version header or ciphertext.
@@ -211,28 +211,28 @@ struct LANEncode: ParsableCommand {
 
     private func requestBody(version: LANProtocolVersion) throws -> (LANCommand, [UInt8]) {
         let given = [fields.dps != nil, body != nil, payload != nil].filter { $0 }.count
-        guard given <= 1 else { throw CLIError("--dps, --body, --payload: give one of them") }
+        guard given <= 1 else { throw CLIError.usage("--dps, --body, --payload: give one of them") }
         let command = try cmd.map { text in
             guard let command = LANCommand(text) else {
-                throw CLIError("--cmd: \"\(text)\" is not a LAN command name or number")
+                throw CLIError.usage("--cmd: \"\(text)\" is not a LAN command name or number")
             }
             return command
         }
         if let dps = fields.dps {
             let timestamp = try fields.timestamp()
             if !version.negotiatesSessionKey, fields.devId == nil {
-                throw CLIError("--dev-id: a \(version) CONTROL body names the device")
+                throw CLIError.usage("--dev-id: a \(version) CONTROL body names the device")
             }
             let request = LANRequest.control(
                 version: version, devId: fields.devId ?? "", dps: try parseDPs(dps), timestamp: timestamp)
             return (command ?? request.command, request.json)
         }
-        guard let command else { throw CLIError("--cmd: give the command, or --dps for a CONTROL frame") }
+        guard let command else { throw CLIError.usage("--cmd: give the command, or --dps for a CONTROL frame") }
         if let body {
             do {
                 _ = try CompactJSON.decode(Array(body.utf8))
             } catch {
-                throw CLIError("--body: \(error)")
+                throw CLIError.usage("--body: \(error)")
             }
             return (command, Array(body.utf8))
         }
@@ -248,7 +248,7 @@ struct LANEncode: ParsableCommand {
         }
         let bytes = try Hex.decode(nonce, what: "--nonce")
         guard bytes.count == 12 else {
-            throw CLIError("--nonce: 12 bytes (24 hex digits) expected, got \(bytes.count)")
+            throw CLIError.usage("--nonce: 12 bytes (24 hex digits) expected, got \(bytes.count)")
         }
         return bytes
     }

@@ -83,16 +83,16 @@ struct MQTTEncode: ParsableCommand {
             switch number {
             case TuyaEnvelope.commandProtocol:
                 guard let dps = fields.dps else {
-                    throw CLIError("--dps: a protocol-5 command needs DPs, e.g. '{\"20\":true}'")
+                    throw CLIError.usage("--dps: a protocol-5 command needs DPs, e.g. '{\"20\":true}'")
                 }
                 envelope = .command(dps: try parseDPs(dps))
             case TuyaEnvelope.reportProtocol:
-                guard let dps = fields.dps else { throw CLIError("--dps: a protocol-4 report needs DPs") }
+                guard let dps = fields.dps else { throw CLIError.usage("--dps: a protocol-4 report needs DPs") }
                 envelope = .report(devId: fields.devId, dps: try parseDPs(dps), t: nil)
             case TuyaEnvelope.queryProtocol:
                 envelope = .query(dpIDs: nil)
             default:
-                throw CLIError("--protocol: \(number) is not one of 4 (report), 5 (command), 31 (query)")
+                throw CLIError.usage("--protocol: \(number) is not one of 4 (report), 5 (command), 31 (query)")
             }
             let body = envelope.encode(timestamp: timestamp)
             let frame = try MQTTFrame.encode(body: body, key: key, sequence: sequence, source: source)

@@ -15,10 +15,10 @@ struct KeyOptions: ParsableArguments {
     /// The key from `--key`, else `$YOULL_LOCAL_KEY` (keeps it out of shell history).
     func localKey() throws -> String {
         guard let key = key ?? ProcessInfo.processInfo.environment["YOULL_LOCAL_KEY"], !key.isEmpty else {
-            throw CLIError("--key: a local key is required (16 characters), or set YOULL_LOCAL_KEY")
+            throw CLIError.usage("--key: a local key is required (16 characters), or set YOULL_LOCAL_KEY")
         }
         guard key.utf8.count == 16 else {
-            throw CLIError("--key: a local key is 16 characters, got \(key.utf8.count)")
+            throw CLIError.usage("--key: a local key is 16 characters, got \(key.utf8.count)")
         }
         return key
     }
@@ -54,11 +54,13 @@ func parseDPs(_ text: String) throws -> [String: JSONValue] {
     do {
         value = try CompactJSON.decode(Array(text.utf8))
     } catch {
-        throw CLIError("--dps: \(error)")
+        throw CLIError.usage("--dps: \(error)")
     }
-    guard let object = value.objectValue else { throw CLIError("--dps: expected a JSON object like {\"20\":true}") }
+    guard let object = value.objectValue else {
+        throw CLIError.usage("--dps: expected a JSON object like {\"20\":true}")
+    }
     for key in object.keys where DataPointID(jsonKey: key) == nil {
-        throw CLIError("--dps: \"\(key)\" is not a DP id (1–255)")
+        throw CLIError.usage("--dps: \"\(key)\" is not a DP id (1–255)")
     }
     return object
 }
@@ -68,7 +70,7 @@ func parseInteger<T: FixedWidthInteger>(_ text: String, option: String, as type:
     let trimmed = text.trimmingCharacters(in: .whitespaces)
     let value: T? =
         trimmed.lowercased().hasPrefix("0x") ? T(trimmed.dropFirst(2), radix: 16) : T(trimmed, radix: 10)
-    guard let value else { throw CLIError("\(option): \"\(text)\" is not a number in range \(T.min)...\(T.max)") }
+    guard let value else { throw CLIError.usage("\(option): \"\(text)\" is not a number in range \(T.min)...\(T.max)") }
     return value
 }
 

@@ -116,7 +116,7 @@ struct TimerCommandTests {
     func badFlags(arguments: [String], message: String) async throws {
         let result = try await CLIRunner.run(
             ["timer", "start"] + arguments + ["--config", "/nonexistent/config.yaml"])
-        #expect(result.status == 1)
+        #expect(result.status == 64, "a usage mistake: \(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(message), "\(result.stderr)")
     }

@@ -20,7 +20,7 @@ struct TimerMistakeTests {
         let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
         let result = try await CLIRunner.run(
             ["timer", "start", "--until", time, "--config", "/nonexistent/config.yaml"])
-        #expect(result.status == 1)
+        #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("error: --until \(time) is in the past (it is "), "\(result.stderr)")
         #expect(result.stderr.contains("use --until 'tomorrow \(time)' or --minutes N"), "\(result.stderr)")

@@ -12,7 +12,7 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
         throw error
     } catch {
         writeError(error)
-        throw ExitCode(1)
+        throw ExitCode((error as? CLIError)?.exitCode ?? 1)
     }
 }
 
