@@ -47,7 +47,7 @@ struct DoctorCommand: AsyncParsableCommand {
             let colour = isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR", default: ""].isEmpty
             print(DoctorReport.text(checks, colour: colour), terminator: "")
         }
-        if let summary = DoctorReport.failureSummary(checks) {
+        if let summary = DoctorReport.failureSummary(checks, json: json) {
             FileHandle.standardError.write(Data((summary + "\n").utf8))
             throw ExitCode(1)
         }

@@ -101,6 +101,19 @@ struct DoctorCommandTests {
         #expect(lines(result.stderr) == ["doctor: 1 check failed (broker); see the fix lines above"])
     }
 
+    @Test("--json with the broker down: the array on stdout, and the failure one JSON object on stderr")
+    func brokerDownAsJSON() async throws {
+        let port = try LocalBroker.freeLoopbackPort()
+        let home = try temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = try await run(["--json"], home: home, ["YOULL_MQTT_URL": "mqtt://127.0.0.1:\(port)"])
+        #expect(result.status == 1)
+        #expect(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) is [[String: Any]])
+        #expect(lines(result.stderr).count == 1, "\(result.stderr)")
+        let error = try #require(try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: Any])
+        #expect(error["error"] as? String == "doctor: 1 check failed (broker); see each failed check's fix")
+    }
+
     @Test("a configuration file with an unknown key fails naming the key path and line")
     func badKey() async throws {
         let home = try temporaryHome()

@@ -38,14 +38,20 @@ public enum DoctorReport {
         BridgeText.printable(text, maximumLength: .max)
     }
 
-    /// The one line for stderr when something failed; nil when nothing did.
-    public static func failureSummary(_ checks: [DoctorCheck]) -> String? {
+    /// The one line for stderr when something failed; nil when nothing did. Under `--json`
+    /// (`json`) it is the `{"error": …}` object every command writes there.
+    public static func failureSummary(_ checks: [DoctorCheck], json: Bool = false) -> String? {
         let failed = checks.filter { $0.status == .fail }.map(\.name)
         guard !failed.isEmpty else { return nil }
         var names: [String] = []
         for name in failed where !names.contains(name) { names.append(name) }
         let count = failed.count == 1 ? "1 check failed" : "\(failed.count) checks failed"
-        return "doctor: \(count) (\(names.joined(separator: ", "))); see the fix lines above"
+        let summary = "doctor: \(count) (\(names.joined(separator: ", ")))"
+        guard json else { return summary + "; see the fix lines above" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let object = ["error": summary + "; see each failed check's fix"]
+        return (try? encoder.encode(object)).map { String(decoding: $0, as: UTF8.self) } ?? #"{"error":"doctor"}"#
     }
 
     private static func painted(_ status: DoctorCheck.Status) -> String {
