@@ -130,8 +130,10 @@ struct PairImport: AsyncParsableCommand {
                 await Self.pairAll(entries, client: client, timeout: limit)
             }
             report(outcomes)
-            if outcomes.contains(where: { if case .failure = $0.result { true } else { false } }) {
-                throw ExitCode(1)
+            let failed = outcomes.filter { if case .failure = $0.result { true } else { false } }.count
+            if failed > 0 {
+                // The list above says which and why; stderr carries the one line every failure has.
+                throw CLIError("\(failed) of \(outcomes.count) devices could not be paired")
             }
         }
     }

@@ -58,6 +58,26 @@ extension CLIAgainstDaemonTests {
         await rig.shutdown()
     }
 
+    @Test("pair import with one device failing lists which and why, says how many on stderr, and exits 1")
+    func importPartialFailure() async throws {
+        let rig = try await DaemonRig()
+        try await rig.startDaemon()
+        let fleet = try await rig.fleet(lights: 2, seed: 47)
+        defer { fleet.stop() }
+        let file = rig.directory.appendingPathComponent("devices.json").path
+        let wrong = fleet.devicesJSON().replacingOccurrences(
+            of: fleet.identities[1].localKey, with: "Wr0ngKey-Wr0ngK!")
+        try wrong.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await rig.cli(["pair", "import", file, "--json", "--timeout", "4"])
+        #expect(result.status == 1)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(list.compactMap { $0["status"] as? String }.sorted() == ["error", "ok"], "\(result.stdout)")
+        let error = try #require(try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: Any])
+        #expect(error["error"] as? String == "1 of 2 devices could not be paired", "\(result.stderr)")
+        #expect(!result.stdout.contains("Wr0ngKey") && !result.stderr.contains("Wr0ngKey"))
+        await rig.shutdown()
+    }
+
     @Test("remove of an unknown device on a terminal says so before asking to confirm")
     func removeUnknownOnTerminal() async throws {
         // script(1) gives the command a terminal; timeout(1) bounds a command that would wait for an answer.
