@@ -8,6 +8,19 @@ import TuyaCore
 /// badges, and how `--until` is read against the clock.
 @Suite("timer progress view and --until")
 struct TimerViewTests {
+    @Test("history lists each start in local time, the days streaks count; text that is not a time shows escaped")
+    func historyInLocalTime() {
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        #expect(TimerHistoryCommand.localTime("2026-11-28T23:30:00Z", in: berlin) == "2026-11-29 00:30")
+        #expect(TimerHistoryCommand.localTime("2026-07-01T05:00:00Z", in: berlin) == "2026-07-01 07:00")
+        #expect(
+            TimerHistoryCommand.localTime("2026-11-28T23:30:00Z", in: TimeZone(identifier: "UTC")!)
+                == "2026-11-28 23:30")
+        #expect(TimerHistoryCommand.localTime("yesterday\u{1b}[2J", in: berlin) == "yesterday\\u{1b}[2J")
+        let table = TimerHistoryCommand.table([["started_at": .string("2026-11-28T23:30:00Z")]], timeZone: berlin)
+        #expect(table.rows.first?.first == "2026-11-29 00:30")
+    }
+
     @Test("during the ending the line says the end effect plays, never 00:00 left")
     func ending() {
         let status: JSONValue = .object([

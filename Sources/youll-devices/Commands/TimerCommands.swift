@@ -188,15 +188,31 @@ struct TimerHistoryCommand: AsyncParsableCommand {
 }
 
 extension TimerHistoryCommand {
+    /// `2026-11-29 07:30` for the bridge's `2026-11-29T06:30:00Z` in Berlin; text that is not
+    /// such a time is shown as it came (escaped).
+    static func localTime(_ text: String, in timeZone: TimeZone) -> String {
+        guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
+            return BridgeText.printable(text, maximumLength: 40)
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
+            parts.minute ?? 0)
+    }
+
     /// `1 day`, `0 days`, `12 days`.
     static func days(_ count: Int64) -> String { count == 1 ? "1 day" : "\(count) days" }
 
-    /// The sessions of a `session/history` answer as the history's table.
-    static func table(_ sessions: [[String: JSONValue]]) -> TextTable {
+    /// The sessions of a `session/history` answer as the history's table, each start in
+    /// local time (the bridge says UTC; streaks count local days, so the table does too).
+    static func table(_ sessions: [[String: JSONValue]], timeZone: TimeZone = .current) -> TextTable {
         var table = TextTable(headers: ["STARTED", "PRESET", "STATE", "LENGTH"])
         for session in sessions {
             table.append([
-                session["started_at"]?.stringValue ?? "-", session["preset"]?.stringValue ?? "-",
+                session["started_at"]?.stringValue.map { localTime($0, in: timeZone) } ?? "-",
+                session["preset"]?.stringValue ?? "-",
                 session["state"]?.stringValue ?? "-",
                 TimerLine.clock(TimerLine.seconds(session["elapsed_seconds"]) ?? 0),
             ])
