@@ -55,6 +55,25 @@ struct BridgeClientDeviceTests {
         }
     }
 
+    @Test("a name that only looks like a paired one (a Cyrillic а in desk lаmp) asks whether that one was meant")
+    func lookalike() throws {
+        let list = try devices()
+        do {
+            _ = try BridgeDevice.resolve("desk l\u{0430}mp", in: list)
+            Issue.record("expected an error")
+        } catch {
+            #expect(
+                error.description.contains(#"did you mean "desk lamp"? the name typed has Cyrillic or Greek letters"#),
+                "\(error)")
+        }
+        do {
+            _ = try BridgeDevice.resolve("desk lump", in: list)
+            Issue.record("expected an error")
+        } catch {
+            #expect(!error.description.contains("did you mean"), "a different name is just unknown: \(error)")
+        }
+    }
+
     @Test("a bridge/devices payload that is not an array is an error naming the topic")
     func notAList() {
         #expect(

@@ -24,8 +24,9 @@ public enum BridgeClientError: Error, Hashable, Sendable, CustomStringConvertibl
     case malformedPayload(topic: String, reason: String)
     /// The daemon has never published this retained topic.
     case nothingRetained(topic: String, hint: String)
-    /// No paired device has this friendly name or id.
-    case unknownDevice(name: String, known: [String])
+    /// No paired device has this friendly name or id; `lookalike` is one whose name looks the
+    /// same on a screen (`lаmp` with a Cyrillic а for `lamp`).
+    case unknownDevice(name: String, known: [String], lookalike: String? = nil)
 
     /// What a CLI user reads: the description, without the daemon's routing prefix
     /// (`device/rename: …`) on a refused request — they typed a command, not a topic
@@ -62,7 +63,10 @@ public enum BridgeClientError: Error, Hashable, Sendable, CustomStringConvertibl
             "cannot read \(topic): \(reason)"
         case .nothingRetained(let topic, let hint):
             "nothing is published on \(topic); \(hint)"
-        case .unknownDevice(let name, let known):
+        case .unknownDevice(let name, _, let lookalike?):
+            "no device named \"\(name)\"; did you mean \"\(lookalike)\"? the name typed has Cyrillic or Greek "
+                + "letters that look like Latin ones"
+        case .unknownDevice(let name, let known, nil):
             if known.isEmpty {
                 "no device named \"\(name)\": no devices are paired; pair one with `youll-devices pair mqtt`"
             } else {

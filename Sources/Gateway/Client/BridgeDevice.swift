@@ -54,8 +54,13 @@ public struct BridgeDevice: Hashable, Sendable {
         if let device = devices.first(where: { $0.friendlyName == name }) ?? devices.first(where: { $0.id == name }) {
             return device
         }
+        let typed = try? DeviceName(text: name)
+        let lookalike = devices.first { device in
+            typed?.mixesScripts == true && (try? DeviceName(text: device.friendlyName))?.skeleton == typed?.skeleton
+        }
         throw .unknownDevice(
             name: BridgeText.printable(name, maximumLength: 64),
-            known: devices.map { BridgeText.printable($0.friendlyName, maximumLength: 64) }.sorted())
+            known: devices.map { BridgeText.printable($0.friendlyName, maximumLength: 64) }.sorted(),
+            lookalike: lookalike.map { BridgeText.printable($0.friendlyName, maximumLength: 64) })
     }
 }
