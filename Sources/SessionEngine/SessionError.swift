@@ -19,6 +19,10 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidTimeOfDay(String)
     /// "until HH:MM" leaves no time after the warm-up.
     case untilTooSoon(until: String, warmUp: Duration)
+    /// "until HH:MM" passed earlier today and tomorrow's is more than 12 hours away (`UntilRule`).
+    case untilPassed(until: String, now: String)
+    /// "until tomorrow HH:MM" is more than 24 hours away.
+    case untilBeyondADay(until: String, now: String)
     /// A preset value outside what the device accepts.
     case valueOutOfRange(field: String, value: Int, range: ClosedRange<Int>)
     /// A preset field another setting depends on is missing or does not fit the role.
@@ -45,6 +49,10 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
             "until: \"\(text)\" is not a time of day; write HH:MM, 00:00 to 23:59"
         case .untilTooSoon(let until, let warmUp):
             "until: \(until) leaves no time after the \(warmUp.sessionText) warm-up"
+        case .untilPassed(let until, let now):
+            "until: \(until) is in the past (it is \(now) now); for tomorrow's, ask until \"tomorrow \(until)\""
+        case .untilBeyondADay(let until, let now):
+            "until: tomorrow \(until) is more than 24 hours away (it is \(now) now); a session lasts at most 24 h"
         case .valueOutOfRange(let field, let value, let range):
             "\(field): \(value) is outside \(range.lowerBound)...\(range.upperBound)"
         case .unsupported(let field, let reason):

@@ -90,7 +90,9 @@ struct TimerViewTests {
         #expect(TimerFollow.event(event, of: "s1") == .badge("badge earned: first session"))
     }
 
-    @Test("--until: ahead today is kept; past today within 12 hours means after midnight; else refused with the fix")
+    @Test(
+        "--until: ahead today is kept; past today within 12 hours means after midnight; tomorrow is said so to the daemon; else refused with the fix"
+    )
     func until() throws {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
@@ -99,7 +101,7 @@ struct TimerViewTests {
         }
         #expect(try TimerUntil.resolve("07:00", now: at(6, 0), calendar: calendar) == "07:00")
         #expect(try TimerUntil.resolve("00:30", now: at(23, 30), calendar: calendar) == "00:30")
-        #expect(try TimerUntil.resolve("tomorrow 7:00", now: at(8, 12), calendar: calendar) == "07:00")
+        #expect(try TimerUntil.resolve("tomorrow 7:00", now: at(8, 12), calendar: calendar) == "tomorrow 07:00")
         #expect(throws: (any Error).self) { try TimerUntil.resolve("07:00", now: at(8, 12), calendar: calendar) }
         do {
             _ = try TimerUntil.resolve("07:00", now: at(8, 12), calendar: calendar)

@@ -174,6 +174,31 @@ struct SessionServiceTests {
         #expect(try await rig.store.session(first.id)?.devices == [Self.lamp.id])
     }
 
+    @Test(
+        "until a time a minute past is refused as in the past, not a 24-hour session; said as tomorrow's it starts"
+    )
+    func untilJustPassed() async throws {
+        let rig = try Rig()
+        defer { rig.remove() }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = await rig.service.settings.timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: Self.now.addingTimeInterval(-60))
+        let time = try #require(TimeOfDay(hour: parts.hour ?? 0, minute: parts.minute ?? 0))
+        let until = SessionConfiguration(length: .until(time, bellInterval: nil))
+        do {
+            _ = try await rig.service.start(SessionStartRequest(configuration: until, devices: ["lamp"]))
+            Issue.record("expected a refusal")
+        } catch {
+            #expect("\(error)".contains("until: \(time) is in the past"), "\(error)")
+            #expect("\(error)".contains("tomorrow \(time)"), "\(error)")
+        }
+        #expect(await !rig.service.isActive)
+        let started = try await rig.service.start(
+            SessionStartRequest(configuration: until, devices: ["lamp"], untilTomorrow: true))
+        let remaining = try #require(started.remaining)
+        #expect(remaining > .seconds(23 * 3600) && remaining <= .seconds(24 * 3600))
+    }
+
     @Test("a session suspended at shutdown is logged with its time rounded for a person (120 s, not 120.0 s)")
     func suspendedLogLine() async throws {
         let rig = try Rig()

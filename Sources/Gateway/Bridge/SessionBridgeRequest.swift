@@ -54,6 +54,7 @@ public enum SessionBridgeRequest: Hashable, Sendable {
                     : "give only one of minutes, stages, until and open_ended")
         }
         let length: SessionConfiguration.Length
+        var untilTomorrow = false
         if let minutes {
             length = .stages([SessionStage(name: "meditation", length: minutes, bellInterval: interval)])
         } else if let stages {
@@ -62,16 +63,22 @@ public enum SessionBridgeRequest: Hashable, Sendable {
             }
             length = .stages(stages)
         } else if let until {
+            let words = until.split(separator: " ", omittingEmptySubsequences: true)
+            untilTomorrow = words.count == 2 && words[0] == "tomorrow"
             do {
-                length = .until(try TimeOfDay(parsing: until), bellInterval: interval)
+                length = .until(try TimeOfDay(parsing: String(words.last ?? "")), bellInterval: interval)
             } catch {
-                throw BridgePayloadError(field: "until", reason: "expected HH:MM, 00:00 to 23:59")
+                throw BridgePayloadError(field: "until", reason: "expected HH:MM or tomorrow HH:MM, 00:00 to 23:59")
+            }
+            guard words.count == 1 || untilTomorrow else {
+                throw BridgePayloadError(field: "until", reason: "expected HH:MM or tomorrow HH:MM, 00:00 to 23:59")
             }
         } else {
             length = .openEnded(bellInterval: interval)
         }
         return SessionStartRequest(
-            preset: preset, configuration: SessionConfiguration(warmUp: warmUp, length: length), devices: devices)
+            preset: preset, configuration: SessionConfiguration(warmUp: warmUp, length: length), devices: devices,
+            untilTomorrow: untilTomorrow)
     }
 
     /// A number of `unit` seconds (fractions allowed: `0.5` minutes), as whole milliseconds.

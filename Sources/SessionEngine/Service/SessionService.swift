@@ -149,6 +149,9 @@ public actor SessionService: TimerModuleInterface {
         calendar.timeZone = settings.timeZone
         let timeline: SessionTimeline
         do {
+            if case .until(let time, _) = request.configuration.length {
+                try UntilRule.check(time, tomorrow: request.untilTomorrow, now: startedAt, calendar: calendar)
+            }
             timeline = try planner(for: devices).plan(
                 request.configuration, startingAt: startedAt, calendar: calendar, preset: preset, devices: devices)
         } catch {

@@ -4,11 +4,17 @@ public struct SessionStartRequest: Hashable, Sendable {
     public var preset: String?
     public var configuration: SessionConfiguration
     public var devices: [String]?
+    /// With an `until` length: tomorrow's occurrence of the time is meant (`UntilRule`).
+    public var untilTomorrow: Bool
 
-    public init(preset: String? = nil, configuration: SessionConfiguration, devices: [String]? = nil) {
+    public init(
+        preset: String? = nil, configuration: SessionConfiguration, devices: [String]? = nil,
+        untilTomorrow: Bool = false
+    ) {
         self.preset = preset
         self.configuration = configuration
         self.devices = devices
+        self.untilTomorrow = untilTomorrow
     }
 }
 

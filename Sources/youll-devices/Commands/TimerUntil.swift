@@ -7,10 +7,7 @@ import SessionEngine
 /// refused with the fix. One that passed less than 12 hours ago stands for tonight after
 /// midnight (00:30 typed at 23:30), as an alarm clock reads it.
 enum TimerUntil {
-    /// Past this, a bare HH:MM that already passed today is refused.
-    static let nightWindow: TimeInterval = 12 * 3600
-
-    /// The `until` value (`HH:MM`) the daemon resolves to its next occurrence.
+    /// The `until` value the daemon resolves: `HH:MM`, or `tomorrow HH:MM` (`UntilRule`).
     static func resolve(_ text: String, now: Date, calendar: Calendar) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let words = trimmed.split(separator: " ", omittingEmptySubsequences: true)
@@ -24,23 +21,24 @@ enum TimerUntil {
         }
         let today = calendar.startOfDay(for: now)
         guard
-            let todayAt = calendar.date(bySettingHour: time.hour, minute: time.minute, second: 0, of: today),
+            calendar.date(bySettingHour: time.hour, minute: time.minute, second: 0, of: today) != nil,
             let tomorrow = calendar.date(byAdding: .day, value: 1, to: today),
-            let tomorrowAt = calendar.date(bySettingHour: time.hour, minute: time.minute, second: 0, of: tomorrow)
+            calendar.date(bySettingHour: time.hour, minute: time.minute, second: 0, of: tomorrow) != nil
         else { throw CLIError.usage("--until \"\(text)\": this time does not exist today or tomorrow here") }
-        let parts = calendar.dateComponents([.hour, .minute], from: now)
-        let clock = TimeOfDay(hour: parts.hour ?? 0, minute: parts.minute ?? 0)?.description ?? "?"
-        if isTomorrow {
-            guard todayAt <= now else {
-                throw CLIError.usage(
-                    "--until 'tomorrow \(time)' is more than 24 hours away (it is \(clock) now); "
-                        + "a session lasts at most 24 h: use --until \(time) for today")
-            }
-            return time.description
+        do {
+            try UntilRule.check(time, tomorrow: isTomorrow, now: now, calendar: calendar)
+        } catch .untilBeyondADay(_, let clock) {
+            throw CLIError.usage(
+                "--until 'tomorrow \(time)' is more than 24 hours away (it is \(clock) now); "
+                    + "a session lasts at most 24 h: use --until \(time) for today")
+        } catch .untilPassed(_, let clock) {
+            throw CLIError.usage(
+                "--until \(time) is in the past (it is \(clock) now); did you mean tomorrow? "
+                    + "use --until 'tomorrow \(time)' or --minutes N")
+        } catch {
+            throw CLIError.usage("--until \"\(text)\": \(error)")
         }
-        if todayAt > now || tomorrowAt.timeIntervalSince(now) <= nightWindow { return time.description }
-        throw CLIError.usage(
-            "--until \(time) is in the past (it is \(clock) now); did you mean tomorrow? "
-                + "use --until 'tomorrow \(time)' or --minutes N")
+        // The daemon checks again: "tomorrow" tells it which occurrence is meant.
+        return isTomorrow ? "tomorrow \(time)" : time.description
     }
 }
