@@ -80,6 +80,9 @@ struct MaintenanceServiceTests {
         let due = tracker.tick(at: Self.synced)
         #expect(due.alerts.map(\.id) == ["\(Self.aroma.id.rawValue):clean:due:1"])
         try await store.save(reminders: tracker.scheduler.states, transitions: due.transitions)
+        let usage = UsageSnapshot(
+            takenAt: Self.synced, entries: [.init(device: Self.aroma.id, capability: "mist", seconds: 36_000)])
+        try await store.save(usage: usage)
         // The table cannot be read at the start.
         let raw = try DatabaseQueue(path: state.appendingPathComponent("state.sqlite").path)
         try await raw.write { try $0.execute(sql: "ALTER TABLE maintenance_reminders RENAME TO hidden_reminders") }
@@ -98,6 +101,10 @@ struct MaintenanceServiceTests {
         }
         await service.tick()
         #expect(await service.reminders().isEmpty)
+        // A shutdown meanwhile keeps the stored usage hours (the tracker holds none to save).
+        running.cancel()
+        await running.value
+        #expect(try await store.usageSnapshot() == usage)
         // Readable again: the next tick loads what was stored, still due in its round.
         try await raw.write { try $0.execute(sql: "ALTER TABLE hidden_reminders RENAME TO maintenance_reminders") }
         await service.tick()

@@ -118,7 +118,8 @@ public actor MaintenanceService {
             await group.waitForAll()
         }
         _ = await performing?.value
-        try? await store.save(usage: tracker.usageSnapshot(at: now()))
+        // An empty tracker's usage would replace the stored hours it could not read.
+        if storeUnreadable == nil { try? await store.save(usage: tracker.usageSnapshot(at: now())) }
     }
 
     /// The session engine's state, from any thread without waiting: applied by `run()` in the
@@ -335,9 +336,9 @@ public actor MaintenanceService {
             logger.notice("maintenance alert: \(name): \(alert.title) (\(alert.state)) \(alert.deeplink)")
             await publisher?.publishMaintenanceAlert(alert, deviceName: name)
         }
-        // 4. The device's own counter, once "done" is stored: not waited for, since a device
-        // confirms in seconds (or, offline, gets it as desired state when it returns).
-        for write in update.resetWrites {
+        // 4. The device's own counter, once "done" is stored (not when it could not be: the
+        // answer says so, and the task is not done): not waited for.
+        for write in update.resetWrites where failure == nil {
             let name = name(of: write.device)
             Task { [controller, logger] in
                 do {
@@ -360,6 +361,7 @@ public actor MaintenanceService {
     }
 
     private func saveUsage() async {
+        guard storeUnreadable == nil else { return }
         do {
             try await store.save(usage: tracker.usageSnapshot(at: now()))
         } catch {
