@@ -24,6 +24,7 @@ struct ControllerInMemoryTests {
         init(
             device: FakeTuyaDevice = FakeTuyaDevice(
                 id: devId, key: key, dps: ["1": .bool(true), "2": .integer(255), "3": .integer(0)]),
+            library: ProfileLibrary = Fixtures.library,
             configure: (inout TuyaController.Configuration) -> Void = { _ in }
         ) async throws {
             self.device = device
@@ -31,7 +32,7 @@ struct ControllerInMemoryTests {
             var configuration = TuyaController.Configuration()
             configure(&configuration)
             controller = TuyaController(
-                bus: bus, library: Fixtures.library, configuration: configuration, clock: clock,
+                bus: bus, library: library, configuration: configuration, clock: clock,
                 unixTime: { 1_700_000_000 }, sequenceSeed: { 0x1234 })
             events = controller.events()
             try await controller.start()

@@ -55,4 +55,45 @@ struct ControllerRawWriteTests {
         }
         await rig.controller.stop()
     }
+
+    /// The white bulb with a filter-style counter reset (write-only) and a read-only DP.
+    static let resettingBulb: ProfileLibrary = {
+        var profile = Fixtures.whiteBulb
+        profile.dataPoints += [
+            DataPointSpec(id: dp(102), code: "counter_reset", type: .bool, access: .writeOnly),
+            DataPointSpec(id: dp(103), code: "hours_used", type: .value, range: 0...100_000, access: .readOnly),
+        ]
+        return ProfileLibrary(profiles: [profile])
+    }()
+
+    @Test("a write-only DP goes out without waiting for a report that never comes; a read-only one is refused")
+    func writeOnlyIsNotWaitedFor() async throws {
+        // A write that waited for its confirmation would fail at once.
+        let device = FakeTuyaDevice(
+            id: ControllerInMemoryTests.devId, key: ControllerInMemoryTests.key,
+            dps: ["1": .bool(true), "2": .integer(255), "3": .integer(0)], unreported: ["102"])
+        let rig = try await ControllerInMemoryTests.Rig(device: device, library: Self.resettingBulb) {
+            $0.confirmationTimeout = .zero
+        }
+        _ = try await rig.pair()
+        let before = rig.bus.publishedCount
+        _ = try await rig.controller.write([Self.dp(102): .bool(true)], to: id)
+        // The frame is on its way: the device gets it.
+        try await withDeadline(10, "the reset frame") {
+            while rig.device.dps["102"] != .bool(true) {
+                try Task.checkCancellation()
+                await Task.yield()
+            }
+        }
+        #expect(rig.bus.publishedCount == before + 1)
+        let error = await #expect(throws: ControllerError.self) {
+            try await rig.controller.write([Self.dp(103): .value(5)], to: id)
+        }
+        guard case .invalidCommand(_, let reason) = error else {
+            Issue.record("expected invalidCommand, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("DP103 of white-bulb is read-only"), "\(reason)")
+        await rig.controller.stop()
+    }
 }

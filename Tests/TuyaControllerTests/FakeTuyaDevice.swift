@@ -12,6 +12,8 @@ final class FakeTuyaDevice: Sendable {
     let id: String
     private let key: AESKey
     private let reportKey: AESKey
+    /// DPs the device takes but never reports (write-only: a counter reset).
+    private let unreported: Set<String>
     private struct State {
         var dps: [String: JSONValue]
         var muted = false
@@ -20,8 +22,11 @@ final class FakeTuyaDevice: Sendable {
     }
     private let state: Mutex<State>
 
-    init(id: String, key: String, reportKey: String? = nil, dps: [String: JSONValue]) {
+    init(
+        id: String, key: String, reportKey: String? = nil, dps: [String: JSONValue], unreported: Set<String> = []
+    ) {
         self.id = id
+        self.unreported = unreported
         self.key = try! AESKey(localKey: key)
         self.reportKey = try! AESKey(localKey: reportKey ?? key)
         state = Mutex(State(dps: dps))
@@ -50,7 +55,8 @@ final class FakeTuyaDevice: Sendable {
                 state.commandsSeen += 1
                 state.dps.merge(dps) { _, new in new }
             }
-            return report(dps)
+            let reported = dps.filter { !unreported.contains($0.key) }
+            return reported.isEmpty ? nil : report(reported)
         case .query:
             return report(all: true)
         default:
@@ -62,7 +68,8 @@ final class FakeTuyaDevice: Sendable {
     func report(_ dps: [String: JSONValue]? = nil, all: Bool = false) -> [UInt8] {
         let (values, sequence) = state.withLock { state in
             state.sequence &+= 1
-            return (all || dps == nil ? state.dps : dps!, state.sequence)
+            let values = all || dps == nil ? state.dps : dps!
+            return (values.filter { !unreported.contains($0.key) }, state.sequence)
         }
         let body = TuyaEnvelope.report(devId: id, dps: values, t: nil).encode(timestamp: 1_700_000_000)
         return try! MQTTFrame.encode(body: body, key: reportKey, sequence: sequence, source: MQTTFrame.deviceSource)

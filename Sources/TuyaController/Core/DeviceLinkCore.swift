@@ -124,6 +124,13 @@ struct DeviceLinkCore: Sendable {
         return (ticket, actions)
     }
 
+    /// Queues writes no report will ever confirm (write-only DPs: a counter reset, a one-shot
+    /// trigger): sent in the next frame, neither desired (not re-applied after a reconnect)
+    /// nor waited for.
+    mutating func sendUnconfirmed(_ writes: DataPoints, now: Duration) -> [Action] {
+        translate(queue.enqueueUntracked(writes, now: now), now: now)
+    }
+
     // MARK: - The link
 
     /// Frames can flow (broker session up, TCP connected, BLE session ready): release what

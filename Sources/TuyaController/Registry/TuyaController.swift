@@ -193,7 +193,8 @@ public actor TuyaController: TuyaControllerProtocol {
     }
 
     /// Writes data points as they are (a maintenance rule's `reset_dp`), once the device's
-    /// profile says each is declared, writable, and fits the value.
+    /// profile says each is declared, writable, and fits the value. Write-only DPs are never
+    /// reported, so they are sent without waiting for a confirmation and are not re-applied.
     public nonisolated func write(_ dataPoints: DataPoints, to id: DeviceID) async throws -> DeviceState {
         let route = try await route(to: id)
         let profile = route.mapper.profile
@@ -203,7 +204,13 @@ public actor TuyaController: TuyaControllerProtocol {
         if let issue = route.mapper.validate(dataPoints).first {
             throw ControllerError.invalidCommand(device: id, reason: "\(issue) in \(profile.id)")
         }
-        return try await route.link.send(dataPoints)
+        let writeOnly = dataPoints.filter { profile.dataPoint($0.key)?.access == .writeOnly }
+        let confirmed = dataPoints.filter { writeOnly[$0.key] == nil }
+        if !writeOnly.isEmpty {
+            let state = try await route.link.sendUnconfirmed(writeOnly)
+            if confirmed.isEmpty { return state }
+        }
+        return try await route.link.send(confirmed)
     }
 
     /// `send` in two steps: returns once the command is on its way to the device's link

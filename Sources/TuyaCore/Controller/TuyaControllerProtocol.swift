@@ -28,8 +28,10 @@ public protocol TuyaControllerProtocol: Sendable {
     /// Writes data points the device's profile declares, as they are, in one frame, and
     /// returns the state the device confirms: for a write no typed command expresses (a
     /// maintenance rule's `reset_dp`). Throws `ControllerError.invalidCommand` for a DP the
-    /// profile does not declare, a read-only one, or a value that does not fit it; otherwise
-    /// as `send`.
+    /// profile does not declare, a read-only one, or a value that does not fit it. Write-only
+    /// DPs, which no report confirms, go out in the next frame without a wait and are not
+    /// re-applied after a reconnect; the others are confirmed by the device's report and
+    /// re-applied as `send`'s.
     @discardableResult
     func write(_ dataPoints: DataPoints, to id: DeviceID) async throws -> DeviceState
 
