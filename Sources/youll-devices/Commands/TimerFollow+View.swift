@@ -47,7 +47,10 @@ extension TimerFollow {
         /// Says that `count` messages were dropped (none: nothing), above the progress line.
         func noteDropped(_ count: Int) {
             guard count > 0 else { return }
-            if asJSON { return printJSONLine(.object(["dropped": .integer(Int64(count))])) }
+            if asJSON {
+                printJSONLine(.object(["dropped": .integer(Int64(count))]))
+                return flushStandardOutput()
+            }
             let what = count == 1 ? "1 message" : "\(count) messages"
             emit(["(\(what) dropped: the broker sent faster than this view was read)"])
         }
@@ -107,10 +110,12 @@ extension TimerFollow {
                 guard json != status else { return false }
                 status = json
                 printJSONLine(json)
+                flushStandardOutput()
                 return false
             }
             guard let event = TimerFollow.event(json, of: session) else { return false }
             printJSONLine(json)
+            flushStandardOutput()
             if case .ended = event { return true }
             return false
         }

@@ -20,10 +20,15 @@ enum TimerFollow {
     /// Only a terminal gets the redrawn line; a pipe gets plain lines.
     static var isLive: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    static func follow(_ client: BridgeClient, session: String?, json: Bool = false) async throws {
+    /// `printed`: the status already shown (under `--json`, not shown again when the retained
+    /// one repeats it).
+    static func follow(
+        _ client: BridgeClient, session: String?, json: Bool = false, printed: JSONValue? = nil
+    ) async throws {
         let ticks = try await Ticks(client, session: session)
         defer { ticks.stop() }
         var view = FollowView(live: isLive, session: session, json: json)
+        if let printed { view.status = printed }
         var expected = 0
         for await tick in ticks.stream {
             if ticks.flags.interrupts.exchange(0, ordering: .relaxed) > 0 {

@@ -83,12 +83,16 @@ struct TimerMistakeTests {
             try await ChildProcess.streamingLines(
                 path, ["timer", "status", "--follow", "--json", "--config", configPath], environment: environment
             ) { reader, _ in
-                var seen: [String] = []
+                // Each line as it happens, not all at the end: the first well before the session's end.
+                var seen = [try await reader.next() ?? ""]
+                let first = ContinuousClock.now
                 while let line = try await reader.next() { seen.append(line) }
+                #expect(ContinuousClock.now - first > .seconds(5), "the stream came in one piece at the end")
                 return seen
             }
         }
         #expect(status == 0)
+        #expect(zip(lines, lines.dropFirst()).allSatisfy { $0 != $1 }, "a line twice in a row: \(lines)")
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.count == lines.count, "every line is one JSON object: \(lines)")
         #expect(objects.count > 1, "\(lines)")
