@@ -88,6 +88,21 @@ struct ClockStepTests {
         #expect(restarted.report(of: device, at: backAt).first { $0.key.type == "clean" }?.status == .due)
     }
 
+    @Test(
+        "a tank running dry while the clock still reads 1970 alerts at once; the clock being behind holds only calendars"
+    )
+    func faultWhileTheClockIsBehind() throws {
+        var tracker = MaintenanceTracker()
+        _ = tracker.register(device, profile: try Fixtures.modernDiffuser(), at: Self.synced)
+        var restarted = MaintenanceTracker(
+            reminders: tracker.scheduler.states, usage: tracker.usageSnapshot(at: Self.synced))
+        _ = restarted.register(device, profile: try Fixtures.modernDiffuser(), at: Self.boot)
+        let dry = restarted.observe(
+            state: Fixtures.misting(false, faults: ["water_shortage"]), of: device, at: Self.boot.addingTimeInterval(30)
+        )
+        #expect(dry.alerts.map(\.id) == ["desk-diffuser:refill:due:1"])
+    }
+
     @Test("a task marked done while the clock read 1970 counts its days from the real time once NTP answers")
     func doneBeforeTheStep() throws {
         var detector = ClockStepDetector()

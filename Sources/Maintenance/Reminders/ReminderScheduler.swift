@@ -75,9 +75,7 @@ public struct ReminderScheduler: Hashable, Sendable {
         var transitions: [ReminderTransition] = []
         for rule in rules {
             let key = ReminderKey(device: device, type: rule.type)
-            // A clock behind the state's last change (a Pi booting at 1970, before NTP) says
-            // nothing about it: its calendar would fall back to ok, to alert again later.
-            guard var state = statesByKey[key], now >= state.statusSince else { continue }
+            guard var state = statesByKey[key] else { continue }
             if let until = state.snoozedUntil, now >= until {
                 state.snoozedUntil = nil
                 state.round += 1
@@ -105,7 +103,11 @@ public struct ReminderScheduler: Hashable, Sendable {
                 state.activeFaults = active
             }
             let assessment = ReminderAssessment(rule: rule, state: state, usage: usage, at: now, policy: policy)
-            if assessment.status != state.status {
+            // A clock behind the state's last change (a Pi booting at 1970, before NTP) cannot
+            // lower it: its calendar would fall back to ok, to alert again as a new round once
+            // the clock is set. A fault raised or cleared at the device still counts.
+            let clockBehind = now < state.statusSince && assessment.status < state.status && !faultsCleared
+            if assessment.status != state.status, !clockBehind {
                 let cause: ReminderTransition.Cause =
                     faultsCleared && assessment.status < state.status
                     ? .faultCleared : assessment.cause ?? .calendar
