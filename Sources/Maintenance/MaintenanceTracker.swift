@@ -76,6 +76,15 @@ public struct MaintenanceTracker: Sendable {
         reevaluate(scheduler.devices, at: time)
     }
 
+    /// The latest time the reminders hold (a change, a task done, a fault raised or cleared):
+    /// for `ClockStepDetector.noteRestored` after restoring them.
+    public var latestRecordedTime: Date? {
+        scheduler.states.flatMap {
+            [$0.statusSince, $0.lastDone, $0.faultRaisedAt, $0.faultClearedAt].compactMap { $0 }
+        }
+        .max()
+    }
+
     /// The wall clock stepped (`ClockStepDetector`): usage running across the step counts only
     /// the time that passed, and the times taken in the old frame move with it.
     public mutating func clockStepped(_ step: ClockStepDetector.Step) -> MaintenanceUpdate {

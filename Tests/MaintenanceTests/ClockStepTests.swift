@@ -36,6 +36,28 @@ struct ClockStepTests {
         #expect(back.offset == -120)
     }
 
+    @Test(
+        "times restored from before the process never move, though the clock booted behind them (set back to its last sync)"
+    )
+    func restoredTimesStay() throws {
+        let lastSync = Self.synced
+        let doneBeforeTheCrash = lastSync.addingTimeInterval(30)
+        var detector = ClockStepDetector()
+        detector.noteRestored(upTo: doneBeforeTheCrash)
+        _ = detector.read(wall: lastSync, monotonic: .zero)
+        let reading = detector.read(wall: lastSync.addingTimeInterval(7200 + 60), monotonic: .seconds(60))
+        let step = try #require(reading)
+        #expect(step.carried(doneBeforeTheCrash) == doneBeforeTheCrash)
+        // With the restored times before the boot clock, what this process took moves.
+        var other = ClockStepDetector()
+        other.noteRestored(upTo: lastSync.addingTimeInterval(-100))
+        _ = other.read(wall: lastSync, monotonic: .zero)
+        let otherReading = other.read(wall: lastSync.addingTimeInterval(7200 + 60), monotonic: .seconds(60))
+        let otherStep = try #require(otherReading)
+        let taken = lastSync.addingTimeInterval(30)
+        #expect(otherStep.carried(taken) == taken.addingTimeInterval(7200))
+    }
+
     @Test("mist running when NTP steps the clock by 55 years counts the minutes that passed, not the years")
     func usageAcrossTheStep() throws {
         var detector = ClockStepDetector()

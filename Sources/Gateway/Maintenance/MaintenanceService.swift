@@ -189,6 +189,7 @@ public actor MaintenanceService {
             let states = try await store.reminderStates()
             let usage = try await store.usageSnapshot()
             tracker = MaintenanceTracker(policy: settings.policy, reminders: states, usage: usage)
+            if let latest = tracker.latestRecordedTime { clockSteps.noteRestored(upTo: latest) }
             logger.debug("maintenance: \(states.count) stored reminders loaded")
         } catch {
             return "\(error)"

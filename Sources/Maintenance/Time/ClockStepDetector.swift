@@ -17,18 +17,25 @@ public struct ClockStepDetector: Sendable {
         public var actual: Date
         /// The old frame's first reading: times from `frameStart` to `expected` were taken in it.
         public var frameStart: Date
+        /// The latest time restored from before this process (`noteRestored`): nothing at or
+        /// before it was taken in the old frame, though a clock set back to the last NTP sync
+        /// at boot may read earlier than it.
+        public var restored: Date?
 
-        public init(expected: Date, actual: Date, frameStart: Date) {
+        public init(expected: Date, actual: Date, frameStart: Date, restored: Date? = nil) {
             self.expected = expected
             self.actual = actual
             self.frameStart = frameStart
+            self.restored = restored
         }
 
         /// Seconds the wall clock moved on top of the time that passed (negative: backwards).
         public var offset: TimeInterval { actual.timeIntervalSince(expected) }
 
         /// Whether `date` was taken in the old frame (so it should move by `offset`).
-        public func isInOldFrame(_ date: Date) -> Bool { date >= frameStart && date <= expected }
+        public func isInOldFrame(_ date: Date) -> Bool {
+            date >= frameStart && date <= expected && restored.map { date > $0 } ?? true
+        }
 
         /// `date` moved into the new frame when it was taken in the old one.
         public func carried(_ date: Date) -> Date {
@@ -39,9 +46,16 @@ public struct ClockStepDetector: Sendable {
     public let tolerance: TimeInterval
     private var anchor: (wall: Date, monotonic: Duration)?
     private var frameStart: Date?
+    private var restored: Date?
 
     public init(tolerance: TimeInterval = 60) {
         self.tolerance = tolerance
+    }
+
+    /// Times up to `date` were restored from a store written before this process: a step
+    /// never moves them.
+    public mutating func noteRestored(upTo date: Date) {
+        restored = max(restored ?? date, date)
     }
 
     /// Takes one reading of both clocks; returns the step since the last reading, if any.
@@ -56,6 +70,6 @@ public struct ClockStepDetector: Sendable {
         let expected = anchor.wall.addingTimeInterval(seconds)
         guard abs(wall.timeIntervalSince(expected)) > tolerance else { return nil }
         self.frameStart = wall
-        return Step(expected: expected, actual: wall, frameStart: frameStart)
+        return Step(expected: expected, actual: wall, frameStart: frameStart, restored: restored)
     }
 }
