@@ -26,21 +26,25 @@ struct BrokerURL: Equatable {
             })
         else { throw invalid("missing scheme; expected mqtt:// or mqtts://") }
         let rest = url[separator.upperBound...]
-        // The user information ends at the last '@': a password may hold '/', '?', '#' or '@'
-        // of its own, and cutting there first would quote the rest of it in an error.
-        let at = rest.lastIndex(of: "@")
-        let hostStart = at.map { rest.index(after: $0) } ?? rest.startIndex
-        let authorityEnd = rest[hostStart...].firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
+        // As RFC 3986 reads it: the authority ends at the first '/', '?' or '#'.
+        let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
         let tail = rest[authorityEnd...]
+        if tail.contains("@") {
+            // A password holding one of those: the rest of it must not be quoted.
+            throw invalid(
+                "the user name or password holds '/', '?' or '#': percent-encode them (%2F, %3F, %23), "
+                    + "or set mqtt.password")
+        }
         if tail.contains("?") || tail.contains("#") {
             throw invalid("query and fragment are not supported")
         }
         guard tail.isEmpty || tail == "/" else { throw invalid("unexpected path \"\(tail.prefix(40))\"") }
-        let authority = rest[hostStart..<authorityEnd]
+        var authority = rest[..<authorityEnd]
         var user: String?
         var password: String?
-        if let at {
-            let userInfo = rest[..<at]
+        if let at = authority.lastIndex(of: "@") {
+            let userInfo = authority[..<at]
+            authority = authority[authority.index(after: at)...]
             if let colon = userInfo.firstIndex(of: ":") {
                 user = try decode(userInfo[..<colon], what: "username", invalid)
                 password = try decode(userInfo[userInfo.index(after: colon)...], what: "password", invalid)

@@ -28,10 +28,9 @@ extension MQTTConfiguration {
     }
 
     /// The URL as it may appear in an error: anything between `user:` and the last `@`
-    /// becomes `***`, whatever the password holds (`/`, `?`, `#` or `@`).
+    /// becomes `***`, whatever the password holds (`/`, `?`, `#` or `@`), scheme or not.
     public static func redacting(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let rest = url[schemeEnd.upperBound...]
+        let rest = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
         guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
         return String(url[..<rest.index(after: colon)]) + "***" + String(url[at...])
     }
