@@ -234,7 +234,7 @@ struct LANSimulateOptions: ParsableArguments {
             ("--lan-solicitation-port", lanSolicitationPort),
             ("--lan-solicitation-reply-port", lanSolicitationReplyPort),
         ] where !(0...65_535).contains(port) {
-            throw CLIError("\(name): 0 to 65535")
+            throw CLIError.usage("\(name): 0 to 65535")
         }
         guard LoopbackAddress(lanBaseAddress) != nil else {
             throw CLIError.usage("--lan-base-address: \"\(lanBaseAddress)\" is not an address in 127.0.0.0/8")

@@ -71,6 +71,15 @@ struct JSONUsageErrorTests {
         #expect(result.status == 1)
         let message = try #require(try errorObject(result.stderr)["error"] as? String)
         #expect(message.contains("/dev/zero: not a regular file"))
+        // A symbolic link to a regular file is read through (it then fails on its content).
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("youll-link-\(UUID().uuidString).json")
+        let target = link.deletingPathExtension().appendingPathExtension("target")
+        try Data("[]".utf8).write(to: target)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        defer { for url in [link, target] { try? FileManager.default.removeItem(at: url) } }
+        let linked = try await CLIRunner.run(["pair", "import", link.path])
+        #expect(linked.status == 1)
+        #expect(linked.stderr.contains("no device with a local key to import"), "\(linked.stderr)")
         let missing = try await CLIRunner.run(["pair", "import", "/nonexistent/devices.json"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("/nonexistent/devices.json: no such file"))

@@ -74,6 +74,14 @@ struct WireCommandTests {
                 "--srand"
             ),
             (["wire", "decode", "ble", "--key", "0123456789abcdef", "04ff"], "truncated"),
+            (
+                [
+                    "wire", "encode", "ble", "--key", "0123456789abcdef", "--srand", "zz0102030405", "--dps",
+                    "{\"1\":true}",
+                ],
+                "--srand: not a hex digit"
+            ),
+            (["wire", "decode", "mqtt", "--key", "0123456789abcdef", "zz"], "HEX: not a hex digit"),
         ])
     func badInput(arguments: [String], expected: String) async throws {
         let result = try await CLIRunner.run(arguments)

@@ -102,10 +102,13 @@ struct LocalKeyOptions: ParsableArguments {
         } else if let environment = ProcessInfo.processInfo.environment["YOULL_LOCAL_KEY"], !environment.isEmpty {
             (source, text) = ("YOULL_LOCAL_KEY", environment)
         } else {
-            throw CLIError("a local key is required: give --key, --key-file or set YOULL_LOCAL_KEY (16 characters)")
+            throw CLIError.usage(
+                "a local key is required: give --key, --key-file or set YOULL_LOCAL_KEY (16 characters)")
         }
         guard text.utf8.count == 16 else {
-            throw CLIError("\(source): a local key is 16 characters, got \(text.utf8.count)")
+            // On the command line a usage mistake; in a file or the environment, bad data.
+            let message = "\(source): a local key is 16 characters, got \(text.utf8.count)"
+            throw source == "--key" ? CLIError.usage(message) : CLIError(message)
         }
         return text
     }

@@ -95,7 +95,8 @@ struct PairImport: AsyncParsableCommand {
     /// The file's bytes, up to one past the import's limit (the parser names the limit): a
     /// FIFO would block and /dev/zero never end, so only regular files.
     static func read(_ file: String) throws -> Data {
-        let url = URL(fileURLWithPath: file)
+        // Through any symbolic link (a devices.json linked from tinytuya's folder).
+        let url = URL(fileURLWithPath: file).resolvingSymlinksInPath()
         guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else {
             throw CLIError(
                 FileManager.default.fileExists(atPath: file)

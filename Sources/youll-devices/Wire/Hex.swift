@@ -3,7 +3,11 @@ import Foundation
 /// Hex text ⇄ bytes for the `wire` tools. Accepts upper or lower case, an optional `0x`,
 /// and spaces or colons between bytes, so a capture can be pasted as it is.
 enum Hex {
+    /// `what` names the option (`--iv`: a bad value is a usage mistake, exit 64) or the input
+    /// (`HEX`: bad data, exit 1).
     static func decode(_ text: String, what: String) throws -> [UInt8] {
+        let usage = what.hasPrefix("--")
+        func failure(_ message: String) -> CLIError { usage ? .usage(message) : CLIError(message) }
         var digits = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
         if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
         var bytes: [UInt8] = []
@@ -11,11 +15,11 @@ enum Hex {
         var high: UInt8?
         for (offset, unit) in digits.utf8.enumerated() {
             if unit == 0x20 || unit == 0x3A || unit == 0x09 {
-                guard high == nil else { throw CLIError("\(what): separator inside a byte at position \(offset)") }
+                guard high == nil else { throw failure("\(what): separator inside a byte at position \(offset)") }
                 continue
             }
             guard let nibble = nibble(unit) else {
-                throw CLIError("\(what): not a hex digit at position \(offset)")
+                throw failure("\(what): not a hex digit at position \(offset)")
             }
             if let h = high {
                 bytes.append(h << 4 | nibble)
@@ -24,8 +28,8 @@ enum Hex {
                 high = nibble
             }
         }
-        guard high == nil else { throw CLIError("\(what): odd number of hex digits") }
-        guard !bytes.isEmpty else { throw CLIError("\(what): no bytes given") }
+        guard high == nil else { throw failure("\(what): odd number of hex digits") }
+        guard !bytes.isEmpty else { throw failure("\(what): no bytes given") }
         return bytes
     }
 
