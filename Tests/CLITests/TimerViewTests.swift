@@ -19,6 +19,11 @@ struct TimerViewTests {
         #expect(TimerHistoryCommand.localTime("yesterday\u{1b}[2J", in: berlin) == "yesterday\\u{1b}[2J")
         let table = TimerHistoryCommand.table([["started_at": .string("2026-11-28T23:30:00Z")]], timeZone: berlin)
         #expect(table.rows.first?.first == "2026-11-29 00:30")
+        // The daemon's own zone wins over this machine's: its streaks count days in it.
+        let daemons = TimerHistoryCommand.table(
+            [["started_at": .string("2026-11-28T23:30:00Z"), "started_local": .string("2026-11-28T18:30:00-05:00")]],
+            timeZone: berlin)
+        #expect(daemons.rows.first?.first == "2026-11-28 18:30")
     }
 
     @Test("during the ending the line says the end effect plays, never 00:00 left")

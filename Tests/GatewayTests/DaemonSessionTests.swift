@@ -158,6 +158,11 @@ struct DaemonSessionTests {
             let history = try await daemon.client.request("session/history", timeout: Self.timeout).objectValue
             #expect(history?["completed_sessions"]?.int64Value == 1)
             #expect(history?["badges"] == .array([.string("first_session")]))
+            // The start in UTC and in the timer's zone, one instant.
+            let session = try #require(history?["sessions"]?.arrayValue?.first?.objectValue)
+            let utc = try #require(session["started_at"]?.stringValue)
+            let local = try #require(session["started_local"]?.stringValue)
+            #expect(try Date.ISO8601FormatStyle().parse(utc) == Date.ISO8601FormatStyle().parse(local))
             return indices.count
         }
 

@@ -11,6 +11,9 @@ struct SessionHistoryPayload: Codable, Hashable {
         var state: SessionState
         /// ISO 8601, UTC.
         var startedAt: String
+        /// The same instant in the timer's time zone, with its offset: the day streaks count
+        /// it for (`2026-11-29T00:30:00+01:00`).
+        var startedLocal: String
         @NullWhenAbsent var endedAt: String?
         var elapsedSeconds: SessionSeconds
         /// Device ids.
@@ -19,15 +22,19 @@ struct SessionHistoryPayload: Codable, Hashable {
         enum CodingKeys: String, CodingKey {
             case id, preset, state, devices
             case startedAt = "started_at"
+            case startedLocal = "started_local"
             case endedAt = "ended_at"
             case elapsedSeconds = "elapsed_seconds"
         }
 
-        init(_ record: SessionRecord) {
+        init(_ record: SessionRecord, timeZone: TimeZone) {
             id = record.id.rawValue
             preset = record.presetName
             state = record.state
             startedAt = ISO8601DateFormatter().string(from: record.startedAt)
+            let local = ISO8601DateFormatter()
+            local.timeZone = timeZone
+            startedLocal = local.string(from: record.startedAt)
             endedAt = record.endedAt.map { ISO8601DateFormatter().string(from: $0) }
             elapsedSeconds = SessionSeconds(record.elapsed)
             devices = record.devices.map(\.rawValue)
@@ -49,12 +56,13 @@ struct SessionHistoryPayload: Codable, Hashable {
         case longestStreakDays = "longest_streak_days"
     }
 
-    init(_ report: SessionHistoryReport) {
+    /// `timeZone`: the timer's, which decides the days streaks count.
+    init(_ report: SessionHistoryReport, timeZone: TimeZone) {
         completedSessions = report.summary.completedSessions
         totalSeconds = SessionSeconds(report.summary.totalTime)
         currentStreakDays = report.summary.currentStreak
         longestStreakDays = report.summary.longestStreak
         badges = Badge.allCases.filter(report.badges.contains)
-        sessions = report.sessions.map(Session.init)
+        sessions = report.sessions.map { Session($0, timeZone: timeZone) }
     }
 }

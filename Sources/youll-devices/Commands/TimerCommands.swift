@@ -206,16 +206,27 @@ extension TimerHistoryCommand {
             parts.minute ?? 0)
     }
 
+    /// `2026-11-29 00:30` for `2026-11-29T00:30:00+01:00`: the date and time as the daemon
+    /// wrote them, in its own offset; nil for text that is not such a time.
+    static func asWritten(_ text: String) -> String? {
+        guard (try? Date.ISO8601FormatStyle().parse(text)) != nil, text.count >= 16 else { return nil }
+        return String(text.prefix(16)).replacing("T", with: " ")
+    }
+
     /// `1 day`, `0 days`, `12 days`.
     static func days(_ count: Int64) -> String { count == 1 ? "1 day" : "\(count) days" }
 
-    /// The sessions of a `session/history` answer as the history's table, each start in
-    /// local time (the bridge says UTC; streaks count local days, so the table does too).
+    /// The sessions of a `session/history` answer as the history's table, each start in the
+    /// daemon's time zone, the one its streaks count days in (`started_local`); from a daemon
+    /// that does not say, `started_at` in this machine's.
     static func table(_ sessions: [[String: JSONValue]], timeZone: TimeZone = .current) -> TextTable {
         var table = TextTable(headers: ["STARTED", "PRESET", "STATE", "LENGTH"])
         for session in sessions {
+            let started =
+                session["started_local"]?.stringValue.flatMap(asWritten)
+                ?? session["started_at"]?.stringValue.map { localTime($0, in: timeZone) }
             table.append([
-                session["started_at"]?.stringValue.map { localTime($0, in: timeZone) } ?? "-",
+                started ?? "-",
                 session["preset"]?.stringValue ?? "-",
                 session["state"]?.stringValue ?? "-",
                 TimerLine.clock(TimerLine.seconds(session["elapsed_seconds"]) ?? 0),

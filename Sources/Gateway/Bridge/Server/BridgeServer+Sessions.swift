@@ -36,7 +36,9 @@ extension BridgeServer {
                 let named = await sessions.namedStatus()
                 return BridgeJSON.object(SessionStatusPayload(named?.status, names: named?.names ?? [:]))
             case .history(let limit):
-                return BridgeJSON.object(SessionHistoryPayload(try await sessions.history(limit: limit ?? 20)))
+                return BridgeJSON.object(
+                    SessionHistoryPayload(
+                        try await sessions.history(limit: limit ?? 20), timeZone: await sessions.settings.timeZone))
             }
         } catch {
             throw BridgeFailure(message: error.description)
