@@ -199,6 +199,36 @@ struct SessionServiceTests {
         #expect(remaining > .seconds(23 * 3600) && remaining <= .seconds(24 * 3600))
     }
 
+    @Test("a session started before NTP set the clock (a Pi booting at 1970) is stored as starting at its real time")
+    func startAcrossAClockStep() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "youll-step-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = SQLiteSessionStore(database: try GatewayDatabase.open(directory: directory))
+        let clock = ManualClock()
+        let wall = Mutex(Date(timeIntervalSince1970: 10))
+        let (announcements, announce) = AsyncStream.makeStream(of: SessionAnnouncement.self)
+        let service = SessionService(
+            tuyaController: FakeController(devices: [Self.lamp]), store: store, clock: clock,
+            announce: { announce.yield($0) }, now: { wall.withLock { $0 } })
+        let started = try await service.start(
+            SessionStartRequest(configuration: .minutes(10), devices: ["lamp"]))
+        // Five minutes in, NTP answers.
+        clock.advance(by: .seconds(300))
+        wall.withLock { $0 = Self.now }
+        _ = try await service.stop(immediately: true)
+        _ = try await withDeadline(10, "the session's end") {
+            for await announcement in announcements {
+                if case .ended = announcement { return true }
+            }
+            return false
+        }
+        let stored = try #require(try await store.session(started.id))
+        #expect(abs(stored.startedAt.timeIntervalSince(Self.now.addingTimeInterval(-300))) < 1, "\(stored.startedAt)")
+        #expect(stored.state == .stopped)
+        #expect(stored.endedAt == Self.now)
+    }
+
     @Test("a session suspended at shutdown is logged with its time rounded for a person (120 s, not 120.0 s)")
     func suspendedLogLine() async throws {
         let rig = try Rig()

@@ -12,6 +12,7 @@ extension SessionService {
         let id = record.id
         var session = Tracked(record: record, runner: runner, timeline: timeline, names: names)
         session.resumed = point != nil
+        if point == nil { session.startedOnClock = clockTime() }
         if point?.paused == true { session.pausedSince = record.elapsedAt }
         session.consumer = Task { [weak self] in
             for await event in events { await self?.handle(event, of: id) }
@@ -116,12 +117,33 @@ extension SessionService {
             activeID = nil
             activeChange(false)
         }
+        try await correctStart(of: session)
         try await store.update(
             id, state: final, elapsed: elapsed, endingStartedAt: session.record.endingStartedAt, endedAt: now())
         log(.init(level: .info, message: "session \(id) \(final.rawValue) after \(elapsed.roundedText)"))
         if final == .completed, settings.awardsBadges { try await awardBadges() }
         await tell(.ended(id, preset: session.record.presetName, state: final, elapsed: elapsed))
         if activeID == nil { await tell(.status(nil, names: [:])) }
+    }
+
+    /// A session started before the wall clock stepped (NTP setting a Pi's clock after a boot
+    /// at 1970, or at its last shutdown) has its start stored in the old frame: moved to the
+    /// time the monotonic clock says it began, so history counts it on its real day.
+    private func correctStart(of session: Tracked) async throws {
+        guard let startedOnClock = session.startedOnClock else { return }
+        let span = clockTime() - startedOnClock
+        let seconds = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
+        let startedAt = now().addingTimeInterval(-seconds)
+        guard abs(startedAt.timeIntervalSince(session.record.startedAt)) > 60 else { return }
+        var record = session.record
+        record.startedAt = startedAt
+        try await store.save(record)
+        log(
+            .init(
+                level: .notice,
+                message:
+                    "session \(record.id): the wall clock moved while it ran; its start is recorded as \(startedAt.formatted(.iso8601))"
+            ))
     }
 
     /// Totals and streaks over every completed session, as of now.

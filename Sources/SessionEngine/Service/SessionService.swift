@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 import TuyaCore
 
 /// The timer: one session at a time, planned with `SessionPlanner`, played by a
@@ -75,6 +76,9 @@ public actor SessionService: TimerModuleInterface {
         /// Its end is stored and announced: `ended` runs once, whoever gets there first (its
         /// event, or `suspend()` when the daemon stops as it ends).
         var endRecorded = false
+        /// When it started on `clock` (monotonic), for one started in this process: its end
+        /// checks that the wall clock did not step meanwhile (NTP setting a Pi's clock).
+        var startedOnClock: Duration?
     }
 
     public nonisolated let tuyaController: (any TuyaControllerProtocol)?
@@ -86,6 +90,8 @@ public actor SessionService: TimerModuleInterface {
     let announce: @Sendable (SessionAnnouncement) async -> Void
     let log: @Sendable (SessionLogEntry) -> Void
     let now: @Sendable () -> Date
+    /// Time on `clock` since this service was made: never steps, unlike `now`.
+    let clockTime: @Sendable () -> Duration
     let activeChange: @Sendable (Bool) -> Void
 
     var tracked: [SessionID: Tracked] = [:]
@@ -119,6 +125,7 @@ public actor SessionService: TimerModuleInterface {
         controller = tuyaController ?? NoDevices()
         self.store = store
         self.clock = clock
+        clockTime = OffsetClock(clock).now
         self.settings = settings
         self.announce = announce
         self.log = log
