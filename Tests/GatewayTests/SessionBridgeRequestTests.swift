@@ -47,6 +47,15 @@ struct SessionBridgeRequestTests {
                         SessionStartRequest(
                             configuration: SessionConfiguration(
                                 length: .until(try TimeOfDay(parsing: "07:30"), bellInterval: .seconds(600)))))))
+        let tomorrow = try Self.parse("session/start", #"{"until":"Tomorrow  07:30"}"#)
+        #expect(
+            tomorrow
+                == .session(
+                    .start(
+                        SessionStartRequest(
+                            configuration: SessionConfiguration(
+                                length: .until(try TimeOfDay(parsing: "07:30"), bellInterval: nil)),
+                            untilTomorrow: true))))
         let open = try Self.parse("session/start", #"{"open_ended":true}"#)
         #expect(
             open
@@ -70,6 +79,8 @@ struct SessionBridgeRequestTests {
             (#"{"minutes":1e300}"#, "minutes"),
             (#"{"minutes":5,"warmup_seconds":true}"#, "warmup_seconds"),
             (#"{"until":"25:00"}"#, "until"),
+            (#"{"until":"soon 07:00"}"#, "until"),
+            (#"{"until":"tomorrow"}"#, "until"),
             (#"{"stages":[]}"#, "stages"),
             (#"{"stages":[{"name":"a"}]}"#, "stages[0].minutes"),
             (#"{"stages":[{"minutes":1},{"minutes":1,"bell":2}]}"#, "stages[1].bell"),

@@ -63,14 +63,11 @@ public enum SessionBridgeRequest: Hashable, Sendable {
             }
             length = .stages(stages)
         } else if let until {
-            let words = until.split(separator: " ", omittingEmptySubsequences: true)
-            untilTomorrow = words.count == 2 && words[0] == "tomorrow"
             do {
-                length = .until(try TimeOfDay(parsing: String(words.last ?? "")), bellInterval: interval)
+                let parsed = try UntilRule.parse(until)
+                length = .until(parsed.time, bellInterval: interval)
+                untilTomorrow = parsed.tomorrow
             } catch {
-                throw BridgePayloadError(field: "until", reason: "expected HH:MM or tomorrow HH:MM, 00:00 to 23:59")
-            }
-            guard words.count == 1 || untilTomorrow else {
                 throw BridgePayloadError(field: "until", reason: "expected HH:MM or tomorrow HH:MM, 00:00 to 23:59")
             }
         } else {

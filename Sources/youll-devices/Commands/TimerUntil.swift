@@ -9,22 +9,13 @@ import SessionEngine
 enum TimerUntil {
     /// The `until` value the daemon resolves: `HH:MM`, or `tomorrow HH:MM` (`UntilRule`).
     static func resolve(_ text: String, now: Date, calendar: Calendar) throws -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let words = trimmed.split(separator: " ", omittingEmptySubsequences: true)
-        let isTomorrow = words.count == 2 && words[0].lowercased() == "tomorrow"
-        let timeText = isTomorrow ? String(words[1]) : trimmed
         let time: TimeOfDay
+        let isTomorrow: Bool
         do {
-            time = try TimeOfDay(parsing: timeText)
+            (time, isTomorrow) = try UntilRule.parse(text)
         } catch {
             throw CLIError.usage("--until \"\(text)\": expected HH:MM or 'tomorrow HH:MM' (24-hour clock)")
         }
-        let today = calendar.startOfDay(for: now)
-        guard
-            calendar.date(bySettingHour: time.hour, minute: time.minute, second: 0, of: today) != nil,
-            let tomorrow = calendar.date(byAdding: .day, value: 1, to: today),
-            calendar.date(bySettingHour: time.hour, minute: time.minute, second: 0, of: tomorrow) != nil
-        else { throw CLIError.usage("--until \"\(text)\": this time does not exist today or tomorrow here") }
         do {
             try UntilRule.check(time, tomorrow: isTomorrow, now: now, calendar: calendar)
         } catch .untilBeyondADay(_, let clock) {
@@ -36,7 +27,7 @@ enum TimerUntil {
                 "--until \(time) is in the past (it is \(clock) now); did you mean tomorrow? "
                     + "use --until 'tomorrow \(time)' or --minutes N")
         } catch {
-            throw CLIError.usage("--until \"\(text)\": \(error)")
+            throw CLIError.usage("--until \"\(text)\": this time does not exist today or tomorrow here")
         }
         // The daemon checks again: "tomorrow" tells it which occurrence is meant.
         return isTomorrow ? "tomorrow \(time)" : time.description
