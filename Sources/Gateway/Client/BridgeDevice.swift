@@ -55,9 +55,7 @@ public struct BridgeDevice: Hashable, Sendable {
             return device
         }
         let typed = try? DeviceName(text: name)
-        let lookalike = devices.first { device in
-            typed?.mixesScripts == true && (try? DeviceName(text: device.friendlyName))?.skeleton == typed?.skeleton
-        }
+        let lookalike = devices.first { typed?.lookalikeWarning(of: $0.friendlyName) != nil }
         throw .unknownDevice(
             name: BridgeText.printable(name, maximumLength: 64),
             known: devices.map { BridgeText.printable($0.friendlyName, maximumLength: 64) }.sorted(),

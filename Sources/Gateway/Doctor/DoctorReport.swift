@@ -48,10 +48,7 @@ public enum DoctorReport {
         let count = failed.count == 1 ? "1 check failed" : "\(failed.count) checks failed"
         let summary = "doctor: \(count) (\(names.joined(separator: ", ")))"
         guard json else { return summary + "; see the fix lines above" }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let object = ["error": summary + "; see each failed check's fix"]
-        return (try? encoder.encode(object)).map { String(decoding: $0, as: UTF8.self) } ?? #"{"error":"doctor"}"#
+        return BridgeJSON.text(.object(["error": .string(summary + "; see each failed check's fix")]))
     }
 
     private static func painted(_ status: DoctorCheck.Status) -> String {

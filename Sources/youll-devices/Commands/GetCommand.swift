@@ -39,6 +39,7 @@ struct GetCommand: AsyncParsableCommand {
             }
         }
     }
+
     /// A name as a shell reads it back: quoted unless it is plain, and printable.
     static func argument(_ name: String) -> String {
         let plain = !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
@@ -56,5 +57,4 @@ func stateList(_ state: JSONValue) -> KeyValueList {
         list.append("state", humanText(state))
     }
     return list
-
 }
