@@ -36,21 +36,24 @@ struct MaintenanceServiceTests {
         defer { try? FileManager.default.removeItem(at: state) }
         let database = try GatewayDatabase.open(directory: state)
         let wall = Mutex(Self.boot)
-        let monotonic = Mutex(Duration.zero)
+        // The clock is the monotonic one the service reads beside `now`; its own ticks (a day
+        // apart here) stay out of the way of the ones the test makes.
+        let clock = ManualClock()
+        var settings = MaintenanceService.Settings()
+        settings.tickInterval = .seconds(86_400)
         let service = MaintenanceService(
             controller: MistingController(), library: Repository.shippedProfiles,
-            store: SQLiteMaintenanceStore(database: database), webhook: nil, clock: ManualClock(),
-            now: { wall.withLock { $0 } }, monotonic: { monotonic.withLock { $0 } },
-            logger: Logger(label: "maintenance-clock-test"))
+            store: SQLiteMaintenanceStore(database: database), webhook: nil, settings: settings, clock: clock,
+            now: { wall.withLock { $0 } }, logger: Logger(label: "maintenance-clock-test"))
         let running = Task { await service.run() }
         defer { running.cancel() }
         await service.waitUntilLoaded()
         // Ten minutes of mist at 1970, then NTP answers; half an hour more after it.
         wall.withLock { $0 = Self.synced }
-        monotonic.withLock { $0 = .seconds(600) }
+        clock.advance(by: .seconds(600))
         await service.tick()
         wall.withLock { $0 = Self.synced.addingTimeInterval(1800) }
-        monotonic.withLock { $0 = .seconds(2400) }
+        clock.advance(by: .seconds(1800))
         await service.tick()
         let reminders = await service.reminders(of: Self.aroma.id).map(\.report)
         let clean = try #require(reminders.first { $0.key.type == "clean" })

@@ -40,7 +40,7 @@ public actor MaintenanceService {
     private let webhook: WebhookDelivery?
     private let clock: any Clock<Duration>
     let now: @Sendable () -> Date
-    /// Time on a clock that never steps, read beside `now` to notice the wall clock stepping.
+    /// Time on `clock`, which never steps: read beside `now` to notice the wall clock stepping.
     private let monotonic: @Sendable () -> Duration
     private var clockSteps = ClockStepDetector()
     let settings: Settings
@@ -73,9 +73,9 @@ public actor MaintenanceService {
         controller: any Registry, library: ProfileLibrary, store: SQLiteMaintenanceStore, webhook: WebhookDelivery?,
         publisher: (any MaintenancePublisher)? = nil, settings: Settings = Settings(),
         clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
-        monotonic: (@Sendable () -> Duration)? = nil, logger: Logger
+        logger: Logger
     ) {
-        self.monotonic = monotonic ?? OffsetClock(clock).now
+        monotonic = OffsetClock(clock).now
         self.controller = controller
         self.publisher = publisher
         self.library = library
@@ -118,8 +118,7 @@ public actor MaintenanceService {
             await group.waitForAll()
         }
         _ = await performing?.value
-        // An empty tracker's usage would replace the stored hours it could not read.
-        if storeUnreadable == nil { try? await store.save(usage: tracker.usageSnapshot(at: now())) }
+        await saveUsage()
     }
 
     /// The session engine's state, from any thread without waiting: applied by `run()` in the
@@ -362,6 +361,7 @@ public actor MaintenanceService {
     }
 
     private func saveUsage() async {
+        // An empty tracker's usage would replace the stored hours it could not read.
         guard storeUnreadable == nil else { return }
         do {
             try await store.save(usage: tracker.usageSnapshot(at: now()))
