@@ -27,15 +27,14 @@ struct SessionHistoryPayload: Codable, Hashable {
             case elapsedSeconds = "elapsed_seconds"
         }
 
-        init(_ record: SessionRecord, timeZone: TimeZone) {
+        /// `utc` and `local` format the times (made once for a whole history).
+        init(_ record: SessionRecord, utc: ISO8601DateFormatter, local: ISO8601DateFormatter) {
             id = record.id.rawValue
             preset = record.presetName
             state = record.state
-            startedAt = ISO8601DateFormatter().string(from: record.startedAt)
-            let local = ISO8601DateFormatter()
-            local.timeZone = timeZone
+            startedAt = utc.string(from: record.startedAt)
             startedLocal = local.string(from: record.startedAt)
-            endedAt = record.endedAt.map { ISO8601DateFormatter().string(from: $0) }
+            endedAt = record.endedAt.map(utc.string)
             elapsedSeconds = SessionSeconds(record.elapsed)
             devices = record.devices.map(\.rawValue)
         }
@@ -63,6 +62,8 @@ struct SessionHistoryPayload: Codable, Hashable {
         currentStreakDays = report.summary.currentStreak
         longestStreakDays = report.summary.longestStreak
         badges = Badge.allCases.filter(report.badges.contains)
-        sessions = report.sessions.map { Session($0, timeZone: timeZone) }
+        let (utc, local) = (ISO8601DateFormatter(), ISO8601DateFormatter())
+        local.timeZone = timeZone
+        sessions = report.sessions.map { Session($0, utc: utc, local: local) }
     }
 }

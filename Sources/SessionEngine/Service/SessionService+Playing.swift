@@ -131,9 +131,7 @@ extension SessionService {
     /// time the monotonic clock says it began, so history counts it on its real day.
     private func correctStart(of session: Tracked) async throws {
         guard let startedOnClock = session.startedOnClock else { return }
-        let span = clockTime() - startedOnClock
-        let seconds = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
-        let startedAt = now().addingTimeInterval(-seconds)
+        let startedAt = now().addingTimeInterval(-(clockTime() - startedOnClock).sessionSeconds)
         guard abs(startedAt.timeIntervalSince(session.record.startedAt)) > 60 else { return }
         var record = session.record
         record.startedAt = startedAt
