@@ -101,13 +101,8 @@ struct TimerStatusCommand: AsyncParsableCommand {
             try await bridge.withBridge { client, limit in
                 let status = try await client.request("session/status", timeout: limit)
                 if follow, status.objectValue?["state"]?.stringValue != "idle" {
-                    if bridge.json {
-                        printJSONLine(status)
-                        flushStandardOutput()
-                    }
                     try await TimerFollow.follow(
-                        client, session: status.objectValue?["id"]?.stringValue, json: bridge.json,
-                        printed: bridge.json ? status : nil)
+                        client, session: status.objectValue?["id"]?.stringValue, json: bridge.json, from: status)
                 } else if bridge.json {
                     printJSONLine(status)
                 } else {

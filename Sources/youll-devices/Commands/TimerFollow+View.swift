@@ -105,7 +105,7 @@ extension TimerFollow {
         }
 
         /// `--json`: the session's status and events as published, one per line.
-        private mutating func showJSON(_ json: JSONValue, topic: String) -> Bool {
+        mutating func showJSON(_ json: JSONValue, topic: String) -> Bool {
             if topic.hasSuffix("/bridge/session") {
                 guard json != status else { return false }
                 status = json

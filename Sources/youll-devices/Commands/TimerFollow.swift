@@ -20,15 +20,15 @@ enum TimerFollow {
     /// Only a terminal gets the redrawn line; a pipe gets plain lines.
     static var isLive: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    /// `printed`: the status already shown (under `--json`, not shown again when the retained
-    /// one repeats it).
+    /// `from`: the status the command read first; under `--json` it is the stream's first line
+    /// (and not printed again when the retained one repeats it).
     static func follow(
-        _ client: BridgeClient, session: String?, json: Bool = false, printed: JSONValue? = nil
+        _ client: BridgeClient, session: String?, json: Bool = false, from status: JSONValue? = nil
     ) async throws {
         let ticks = try await Ticks(client, session: session)
         defer { ticks.stop() }
         var view = FollowView(live: isLive, session: session, json: json)
-        if let printed { view.status = printed }
+        if json, let status { _ = view.showJSON(status, topic: "/bridge/session") }
         var expected = 0
         for await tick in ticks.stream {
             if ticks.flags.interrupts.exchange(0, ordering: .relaxed) > 0 {
