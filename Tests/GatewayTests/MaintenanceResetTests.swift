@@ -12,28 +12,7 @@ import YoullTestSupport
 /// that device, through the controller's raw write. Over real SQLite.
 @Suite("maintenance: the reset write of a task marked done")
 struct MaintenanceResetTests {
-    static let profile = try! ProfileLoader.parse(
-        yaml: """
-            id: resetting-diffuser
-            name: Diffuser with a filter counter
-            category: xxj
-            transports: [mqtt]
-            data_points:
-              - { id: 1, code: switch, type: bool }
-              - { id: 2, code: switch_spray, type: bool }
-              - { id: 102, code: filter_reset, type: bool, access: wo }
-            capabilities:
-              power: switch
-              mist: switch_spray
-            maintenance:
-              - type: clean
-                title: Clean the filter
-                body: The filter is clogged.
-                triggers: [{ usage_hours: 10, of: mist }]
-                reset_dp: filter_reset
-                reset_value: true
-
-            """, source: "test/resetting-diffuser.yaml")
+    static let profile = try! SharedProfiles.resettingDiffuser()
     static let diffuser = TuyaDevice(
         id: DeviceID("bf00000000000000filter")!, name: "filter", profileID: "resetting-diffuser", category: .diffuser,
         transport: .mqtt, productID: "filter")
