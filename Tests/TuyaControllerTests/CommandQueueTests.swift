@@ -22,6 +22,20 @@ struct CommandQueueTests {
         #expect(q.awaiting == [power: .bool(true), bright: .value(100)])
     }
 
+    @Test("a write-only DP goes out in the frame but is neither awaited nor waited for by its ticket")
+    func neverReportedDPs() {
+        let reset = Fixtures.dp(102)
+        var q = CommandQueue(configuration: .init(neverReported: [reset]))
+        let (only, onlyActions) = q.enqueue([reset: .bool(true)], now: .zero)
+        #expect(onlyActions == [.send([reset: .bool(true)]), .confirmed(only)])
+        #expect(q.awaiting.isEmpty && !q.hasTickets)
+        // With a reported DP, the ticket waits for that one alone.
+        let (mixed, mixedActions) = q.enqueue([reset: .bool(true), power: .bool(false)], now: .seconds(1))
+        #expect(mixedActions == [.send([reset: .bool(true), power: .bool(false)])])
+        #expect(q.awaiting == [power: .bool(false)])
+        #expect(q.receiveReport([power: .bool(false)], now: .seconds(2)) == [.confirmed(mixed)])
+    }
+
     @Test("writes within the frame gap wait, coalesce per DP (latest wins) and leave in one frame")
     func coalescesWithinGap() {
         var q = queue()

@@ -17,6 +17,9 @@ struct CommandQueue: Sendable {
     struct Configuration: Hashable, Sendable {
         var frameGap: Duration = .milliseconds(300)
         var confirmationTimeout: Duration = .seconds(5)
+        /// DPs no report ever carries (the profile's write-only ones: a counter reset, a
+        /// one-shot trigger): sent, but neither awaited nor waited for by a ticket.
+        var neverReported: Set<DataPointID> = []
     }
 
     /// One caller's request, completed when all its DPs are confirmed.
@@ -75,9 +78,10 @@ struct CommandQueue: Sendable {
         let ticket = Ticket(rawValue: nextTicket)
         nextTicket += 1
         queued.merge(writes) { _, newer in newer }
-        tickets[ticket] = TicketState(remaining: Set(writes.keys), deadline: now + configuration.confirmationTimeout)
+        let remaining = Set(writes.keys).subtracting(configuration.neverReported)
+        tickets[ticket] = TicketState(remaining: remaining, deadline: now + configuration.confirmationTimeout)
         var actions = flush(now: now)
-        if writes.isEmpty {
+        if remaining.isEmpty {
             tickets[ticket] = nil
             actions.append(.confirmed(ticket))
         }
@@ -158,7 +162,7 @@ struct CommandQueue: Sendable {
         if let last = lastFrameAt, now < last + configuration.frameGap { return [] }
         let frame = queued
         queued = [:]
-        awaiting.merge(frame) { _, newer in newer }
+        awaiting.merge(frame.filter { !configuration.neverReported.contains($0.key) }) { _, newer in newer }
         lastFrameAt = now
         return [.send(frame)]
     }

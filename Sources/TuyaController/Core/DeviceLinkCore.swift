@@ -86,7 +86,8 @@ struct DeviceLinkCore: Sendable {
         queue = CommandQueue(
             configuration: .init(
                 frameGap: .milliseconds(max(0, profile.frameGapMilliseconds)),
-                confirmationTimeout: confirmationTimeout))
+                confirmationTimeout: confirmationTimeout,
+                neverReported: Set(profile.dataPoints.filter { $0.access == .writeOnly }.map(\.id))))
         // Nothing goes out before the link says it can carry frames.
         queue.pause()
         self.desired = desired
@@ -115,20 +116,16 @@ struct DeviceLinkCore: Sendable {
 
     /// Records the writes as desired and queues them; the returned ticket completes when the
     /// device confirms every DP, or fails at the confirmation deadline.
+    /// Write-only DPs go out in the frame but are neither desired (a reset is not re-applied
+    /// after a reconnect) nor waited for (no report carries them).
     mutating func send(_ writes: DataPoints, now: Duration) -> (CommandQueue.Ticket, [Action]) {
-        desired.merge(writes) { _, newer in newer }
-        for id in writes.keys { unconfirmedSince[id] = now }
-        var actions: [Action] = [.desiredChanged(desired)]
+        let tracked = writes.filter { !queue.configuration.neverReported.contains($0.key) }
+        desired.merge(tracked) { _, newer in newer }
+        for id in tracked.keys { unconfirmedSince[id] = now }
+        var actions: [Action] = tracked.isEmpty ? [] : [.desiredChanged(desired)]
         let (ticket, queued) = queue.enqueue(writes, now: now)
         actions += translate(queued, now: now)
         return (ticket, actions)
-    }
-
-    /// Queues writes no report will ever confirm (write-only DPs: a counter reset, a one-shot
-    /// trigger): sent in the next frame, neither desired (not re-applied after a reconnect)
-    /// nor waited for.
-    mutating func sendUnconfirmed(_ writes: DataPoints, now: Duration) -> [Action] {
-        translate(queue.enqueueUntracked(writes, now: now), now: now)
     }
 
     // MARK: - The link

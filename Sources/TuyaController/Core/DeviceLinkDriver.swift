@@ -68,17 +68,6 @@ extension DeviceLinkDriver {
         try await posting { link, answer in link.enqueue(writes, answer: answer) }.value
     }
 
-    /// Writes no report confirms (`DeviceLinkCore.sendUnconfirmed`); returns the last
-    /// confirmed state once they are queued for the next frame.
-    nonisolated func sendUnconfirmed(_ writes: DataPoints) async throws -> DeviceState {
-        try await posting { link, answer in
-            guard !link.isStopped else { return answer.settle(.failure(ControllerError.stopped)) }
-            link.perform(link.core.sendUnconfirmed(writes, now: link.clock.now()))
-            link.reschedule()
-            answer.settle(.success(link.core.confirmedState))
-        }.value
-    }
-
     /// The controller's `send` in one visit to the link (no hop back and forth to read the
     /// reported values and the availability first): maps `command` against what the device
     /// reported, then sends it. With `failFastWhenOffline`, a device that stopped answering

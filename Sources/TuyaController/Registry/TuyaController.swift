@@ -194,7 +194,8 @@ public actor TuyaController: TuyaControllerProtocol {
 
     /// Writes data points as they are (a maintenance rule's `reset_dp`), once the device's
     /// profile says each is declared, writable, and fits the value. Write-only DPs are never
-    /// reported, so they are sent without waiting for a confirmation and are not re-applied.
+    /// reported, so the link sends them without waiting for a confirmation or re-applying them,
+    /// as it does for any command.
     public nonisolated func write(_ dataPoints: DataPoints, to id: DeviceID) async throws -> DeviceState {
         let route = try await route(to: id)
         let profile = route.mapper.profile
@@ -204,13 +205,7 @@ public actor TuyaController: TuyaControllerProtocol {
         if let issue = route.mapper.validate(dataPoints).first {
             throw ControllerError.invalidCommand(device: id, reason: "\(issue) in \(profile.id)")
         }
-        let writeOnly = dataPoints.filter { profile.dataPoint($0.key)?.access == .writeOnly }
-        let confirmed = dataPoints.filter { writeOnly[$0.key] == nil }
-        if !writeOnly.isEmpty {
-            let state = try await route.link.sendUnconfirmed(writeOnly)
-            if confirmed.isEmpty { return state }
-        }
-        return try await route.link.send(confirmed)
+        return try await route.link.send(dataPoints)
     }
 
     /// `send` in two steps: returns once the command is on its way to the device's link
