@@ -162,7 +162,9 @@ struct CommandQueue: Sendable {
         if let last = lastFrameAt, now < last + configuration.frameGap { return [] }
         let frame = queued
         queued = [:]
-        awaiting.merge(frame.filter { !configuration.neverReported.contains($0.key) }) { _, newer in newer }
+        let neverReported = configuration.neverReported
+        let awaited = neverReported.isEmpty ? frame : frame.filter { !neverReported.contains($0.key) }
+        awaiting.merge(awaited) { _, newer in newer }
         lastFrameAt = now
         return [.send(frame)]
     }

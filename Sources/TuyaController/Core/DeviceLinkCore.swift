@@ -119,7 +119,9 @@ struct DeviceLinkCore: Sendable {
     /// Write-only DPs go out in the frame but are neither desired (a reset is not re-applied
     /// after a reconnect) nor waited for (no report carries them).
     mutating func send(_ writes: DataPoints, now: Duration) -> (CommandQueue.Ticket, [Action]) {
-        let tracked = writes.filter { !queue.configuration.neverReported.contains($0.key) }
+        // Every command takes this path: no copy for a profile without write-only DPs.
+        let neverReported = queue.configuration.neverReported
+        let tracked = neverReported.isEmpty ? writes : writes.filter { !neverReported.contains($0.key) }
         desired.merge(tracked) { _, newer in newer }
         for id in tracked.keys { unconfirmedSince[id] = now }
         var actions: [Action] = tracked.isEmpty ? [] : [.desiredChanged(desired)]
