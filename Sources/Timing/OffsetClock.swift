@@ -25,9 +25,14 @@ public struct OffsetClock: Sendable {
 
 extension Duration {
     /// Whole milliseconds (rounded toward zero): how stored records and the bridge's
-    /// `*_ms` fields count time.
+    /// `*_ms` fields count time. A span beyond what 64 bits of milliseconds hold (about 292
+    /// million years, only ever made of stored values edited by hand) saturates.
     public var wholeMilliseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (total, overflowed) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        guard !overflowed else { return seconds < 0 ? .min : .max }
+        return total
     }
 }

@@ -78,7 +78,7 @@ public struct ReminderScheduler: Hashable, Sendable {
             guard var state = statesByKey[key] else { continue }
             if let until = state.snoozedUntil, now >= until {
                 state.snoozedUntil = nil
-                state.round += 1
+                state.round &+= 1  // Compared for equality only: a stored round at Int.max wraps, not traps.
                 transitions.append(
                     ReminderTransition(key: key, from: state.status, to: state.status, at: now, cause: .snoozeEnded))
             }
@@ -113,7 +113,7 @@ public struct ReminderScheduler: Hashable, Sendable {
                     ? .faultCleared : assessment.cause ?? .calendar
                 if state.status == .ok {
                     // A flapping fault stays in the round it alerted in.
-                    if !(flapped && assessment.cause.isFault) { state.round += 1 }
+                    if !(flapped && assessment.cause.isFault) { state.round &+= 1 }
                     state.doneThisCycle = false
                 }
                 transitions.append(

@@ -81,8 +81,13 @@ struct ColumnReader {
         return .some(converted)
     }
 
+    /// The column as a `T`; nil when it is NULL or not a `T`.
+    func value<T: DatabaseValueConvertible>(_ column: String, as type: T.Type = T.self) -> T? {
+        optional(column, as: type) ?? nil
+    }
+
     /// The column's text; nil when it is NULL or not text.
-    func text(_ column: String) -> String? { optional(column, as: String.self) ?? nil }
+    func text(_ column: String) -> String? { value(column, as: String.self) }
 
     /// `.some(nil)` for NULL, nil for a value that is not text.
     func optionalText(_ column: String) -> String?? { optional(column, as: String.self) }

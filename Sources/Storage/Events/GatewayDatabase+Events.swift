@@ -30,11 +30,14 @@ extension GatewayDatabase {
     public func recentEvents(limit: Int = 100) async throws(StorageError) -> [StoredEvent] {
         try await read("loading events") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM events ORDER BY id DESC LIMIT ?", arguments: [max(0, limit)])
-                .map { row in
-                    let detail: String = row["detail"]
-                    let rawDevice: String? = row["device_id"]
+                .compactMap { row in
+                    // A row with a value of the wrong type (edited by hand) is left out.
+                    let reader = ColumnReader(row: row)
+                    guard let id = reader.value("id", as: Int64.self), let kind = reader.text("kind"),
+                        let detail = reader.text("detail"), let rawDevice = reader.optionalText("device_id")
+                    else { return nil }
                     return StoredEvent(
-                        id: row["id"], at: row.date("at") ?? .distantPast, kind: row["kind"],
+                        id: id, at: row.date("at") ?? .distantPast, kind: kind,
                         device: rawDevice.flatMap(DeviceID.init),
                         detail: StoredJSON.decode(detail) ?? .string(detail))
                 }

@@ -89,12 +89,13 @@ extension GatewayDatabase {
             sql += " ORDER BY id LIMIT ?"
             arguments += [max(0, limit)]
             return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
-                let device: String = row["device_id"]
-                guard let id = DeviceID(device) else { return nil }
+                let reader = ColumnReader(row: row)
+                guard let id = reader.text("device_id").flatMap(DeviceID.init), let type = reader.text("type"),
+                    let from = reader.text("from_status"), let to = reader.text("to_status"),
+                    let cause = reader.text("cause")
+                else { return nil }
                 return StoredReminderTransition(
-                    device: id, type: row["type"], from: row["from_status"], to: row["to_status"],
-                    at: row.date("at") ?? .distantPast,
-                    cause: row["cause"])
+                    device: id, type: type, from: from, to: to, at: row.date("at") ?? .distantPast, cause: cause)
             }
         }
     }
@@ -138,14 +139,14 @@ extension GatewayDatabase {
             try Row.fetchAll(
                 db, sql: "SELECT * FROM alert_outbox WHERE delivered_at IS NULL ORDER BY seq LIMIT ?",
                 arguments: [max(0, limit)]
-            ).map(Self.outboxAlert(from:))
+            ).compactMap(Self.outboxAlert(from:))
         }
     }
 
     /// Every outbox row (delivered too), oldest first, for `doctor` and tests.
     public func outboxAlerts() async throws(StorageError) -> [StoredOutboxAlert] {
         try await read("loading the alert outbox") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM alert_outbox ORDER BY seq").map(Self.outboxAlert(from:))
+            try Row.fetchAll(db, sql: "SELECT * FROM alert_outbox ORDER BY seq").compactMap(Self.outboxAlert(from:))
         }
     }
 
@@ -172,10 +173,14 @@ extension GatewayDatabase {
         }
     }
 
-    private static func outboxAlert(from row: Row) -> StoredOutboxAlert {
-        StoredOutboxAlert(
-            id: row["id"], payload: row["payload"], queuedAt: row.date("queued_at") ?? .distantPast,
-            attempts: row["attempts"],
-            lastError: row["last_error"], deliveredAt: row.date("delivered_at"))
+    /// An alert of the outbox, or nil for a row with a value of the wrong type (edited by hand).
+    private static func outboxAlert(from row: Row) -> StoredOutboxAlert? {
+        let reader = ColumnReader(row: row)
+        guard let id = reader.text("id"), let payload = reader.text("payload"),
+            let attempts = reader.value("attempts", as: Int.self), let lastError = reader.optionalText("last_error")
+        else { return nil }
+        return StoredOutboxAlert(
+            id: id, payload: payload, queuedAt: row.date("queued_at") ?? .distantPast, attempts: attempts,
+            lastError: lastError, deliveredAt: row.date("delivered_at"))
     }
 }

@@ -23,9 +23,11 @@ extension GatewayDatabase {
                 guard try db.tableExists("devices") else { return [] }
                 return try Row.fetchAll(db, sql: "SELECT id, name, profile_id FROM devices ORDER BY name").compactMap {
                     row in
-                    let id: String = row["id"]
-                    guard let deviceID = DeviceID(id) else { return nil }
-                    return PairedDevice(id: deviceID, name: row["name"], profileID: row["profile_id"])
+                    let reader = ColumnReader(row: row)
+                    guard let deviceID = reader.text("id").flatMap(DeviceID.init), let name = reader.text("name"),
+                        let profileID = reader.text("profile_id")
+                    else { return nil }
+                    return PairedDevice(id: deviceID, name: name, profileID: profileID)
                 }
             }
         } catch {
@@ -63,9 +65,12 @@ extension GatewayDatabase {
                              ORDER BY seq LIMIT 1) AS last_error
                         FROM alert_outbox WHERE delivered_at IS NULL
                         """)
+                guard let row else { return OutboxSummary(pending: 0, failing: 0, attempts: 0, lastError: nil) }
+                // A value of the wrong type (a row edited by hand) counts as none.
+                let reader = ColumnReader(row: row)
                 return OutboxSummary(
-                    pending: row?["pending"] ?? 0, failing: row?["failing"] ?? 0, attempts: row?["attempts"] ?? 0,
-                    lastError: row?["last_error"])
+                    pending: reader.value("pending") ?? 0, failing: reader.value("failing") ?? 0,
+                    attempts: reader.value("attempts") ?? 0, lastError: reader.text("last_error"))
             }
         } catch {
             throw mapped(error, path: path, operation: "reading the alert outbox")

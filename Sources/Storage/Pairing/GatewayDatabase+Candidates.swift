@@ -29,10 +29,13 @@ extension GatewayDatabase {
         try await read("loading pairing candidates") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM pairing_candidates ORDER BY last_seen DESC, dev_id")
                 .compactMap { row in
-                    guard let id = DeviceID(row["dev_id"]) else { return nil }
+                    let reader = ColumnReader(row: row)
+                    guard let id = reader.text("dev_id").flatMap(DeviceID.init),
+                        let frames = reader.value("frames", as: Int.self)
+                    else { return nil }
                     return PairingCandidate(
                         id: id, firstSeen: row.date("first_seen") ?? .distantPast,
-                        lastSeen: row.date("last_seen") ?? .distantPast, frames: row["frames"])
+                        lastSeen: row.date("last_seen") ?? .distantPast, frames: frames)
                 }
         }
     }

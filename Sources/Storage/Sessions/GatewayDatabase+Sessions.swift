@@ -96,13 +96,7 @@ extension GatewayDatabase {
         try await read("loading the cue log of session \(session)") { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM session_cues WHERE session_id = ? ORDER BY cue_index", arguments: [session]
-            ).map { row in
-                let device: String? = row["device_id"]
-                return StoredCue(
-                    index: row["cue_index"], kind: row["kind"], device: device.flatMap(DeviceID.init),
-                    plannedMilliseconds: row["planned_ms"], actualMilliseconds: row["actual_ms"],
-                    outcome: row["outcome"])
-            }
+            ).compactMap(Self.cue(from:))
         }
     }
 
@@ -147,9 +141,12 @@ extension GatewayDatabase {
             try Row.fetchAll(
                 db, sql: "SELECT started_at, elapsed_ms FROM sessions WHERE state = ? ORDER BY started_at",
                 arguments: [state]
-            ).map { row in
-                StoredSessionSpan(
-                    startedAt: row.date("started_at") ?? .distantPast, elapsedMilliseconds: row["elapsed_ms"])
+            ).compactMap { row in
+                guard let elapsed = ColumnReader(row: row).value("elapsed_ms", as: Int64.self),
+                    Self.plausibleElapsed.contains(elapsed)
+                else { return nil }
+                return StoredSessionSpan(
+                    startedAt: row.date("started_at") ?? .distantPast, elapsedMilliseconds: elapsed)
             }
         }
     }
@@ -178,7 +175,8 @@ extension GatewayDatabase {
         try await read("loading badges") { db in
             var badges: [String: Date] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT badge, earned_at FROM badges") {
-                badges[row["badge"]] = row.date("earned_at")
+                guard let badge = ColumnReader(row: row).text("badge") else { continue }
+                badges[badge] = row.date("earned_at")
             }
             return badges
         }
@@ -205,7 +203,7 @@ extension GatewayDatabase {
         let reader = ColumnReader(row: row)
         guard let id = reader.text("id"), let preset = reader.text("preset"), let state = reader.text("state"),
             let devicesText = reader.text("devices"), let detailText = reader.text("detail"),
-            let elapsed = reader.optional("elapsed_ms", as: Int64.self) ?? nil,
+            let elapsed = reader.value("elapsed_ms", as: Int64.self), plausibleElapsed.contains(elapsed),
             let endingStarted = reader.optional("ending_started_ms", as: Int64.self)
         else { return nil }
         var devices: [DeviceID] = []
@@ -218,4 +216,21 @@ extension GatewayDatabase {
             endingStartedMilliseconds: endingStarted,
             devices: devices, detail: StoredJSON.decode(detailText) ?? .null)
     }
+
+    /// A cue of a session's log, or nil for a row with a value of the wrong type.
+    private static func cue(from row: Row) -> StoredCue? {
+        let reader = ColumnReader(row: row)
+        guard let index = reader.value("cue_index", as: Int.self), let kind = reader.text("kind"),
+            let device = reader.optionalText("device_id"),
+            let planned = reader.value("planned_ms", as: Int64.self),
+            let actual = reader.value("actual_ms", as: Int64.self), let outcome = reader.text("outcome")
+        else { return nil }
+        return StoredCue(
+            index: index, kind: kind, device: device.flatMap(DeviceID.init), plannedMilliseconds: planned,
+            actualMilliseconds: actual, outcome: outcome)
+    }
+
+    /// How long a stored session can have run: no session lasts beyond 10 years (the bound of
+    /// its stored stages); a row outside it was edited and is left out, not summed or resumed.
+    static let plausibleElapsed: ClosedRange<Int64> = 0...(10 * 366 * 86_400_000)
 }
