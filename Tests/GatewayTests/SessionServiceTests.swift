@@ -30,7 +30,12 @@ struct SessionServiceTests {
         let clock = ManualClock()
         let announcements: AsyncStream<SessionAnnouncement>
 
-        init() throws {
+        /// - now: the wall clock (fixed at `SessionServiceTests.now` unless given).
+        init(
+            now: @escaping @Sendable () -> Date = { SessionServiceTests.now },
+            settings: SessionService.Settings = SessionService.Settings(),
+            onActiveChange: @escaping @Sendable (Bool) -> Void = { _ in }
+        ) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "youll-service-\(UUID().uuidString)")
             database = try GatewayDatabase.open(directory: directory)
@@ -40,8 +45,9 @@ struct SessionServiceTests {
             let (announcements, announce) = AsyncStream.makeStream(of: SessionAnnouncement.self)
             self.announcements = announcements
             service = SessionService(
-                tuyaController: controller, store: store, clock: clock, announce: { announce.yield($0) },
-                log: { entry in logged.lines.withLock { $0.append(entry.message) } }, now: { SessionServiceTests.now })
+                tuyaController: controller, store: store, clock: clock, settings: settings,
+                announce: { announce.yield($0) }, log: { entry in logged.lines.withLock { $0.append(entry.message) } },
+                now: now, onActiveChange: onActiveChange)
         }
 
         func remove() { try? FileManager.default.removeItem(at: directory) }

@@ -129,4 +129,29 @@ struct SessionRecoveryTests {
         #expect(fired == Set(after.cues.filter { $0.offset <= .seconds(420) }.map(\.index)))
         #expect(after.cues.contains { $0.offset > .seconds(420) && $0.kind == .bell(stage: 0, ring: 2) })
     }
+
+    @Test(
+        "with the wall clock unknown, a running session saved in the clock's future is over, never resumed; a paused one still resumes"
+    )
+    func clockUnknown() throws {
+        var running = try Self.record(.running)
+        running.elapsedAt = Self.start.addingTimeInterval(125)
+        let stale = Self.start.addingTimeInterval(-3600)
+        #expect(SessionRecovery.clockBehind(running, now: stale))
+        #expect(!SessionRecovery.clockBehind(running, now: Self.start.addingTimeInterval(125)))
+        func decide(_ record: SessionRecord, unknown: Bool) throws -> SessionRecovery {
+            SessionRecovery.decide(
+                record, timeline: try Self.timeline(), cueLog: [], otherActive: false, now: stale, clockUnknown: unknown
+            )
+        }
+        #expect(try decide(running, unknown: false) == .resume(.init(elapsed: .seconds(120))))
+        #expect(try decide(running, unknown: true) == .interrupt)
+        // Its meditation was over (only the end effect was left): completed, at its length.
+        running.elapsed = .seconds(600)
+        #expect(try decide(running, unknown: true) == .complete(length: .seconds(600)))
+        var paused = try Self.record(.paused)
+        paused.elapsedAt = Self.start.addingTimeInterval(125)
+        #expect(!SessionRecovery.clockBehind(paused, now: stale))
+        #expect(try decide(paused, unknown: true) == .resume(.init(elapsed: .seconds(120), paused: true)))
+    }
 }

@@ -132,9 +132,11 @@ struct GatewayServices {
         let logger = logger
         let store = SQLiteSessionStore(database: database, warn: { logger.warning("\($0)") })
         let tuya: any TuyaModuleInterface = controller
+        var settings = SessionService.Settings(configuration.timer, library: library)
+        let wallClock = WallClockSync()
+        settings.wallClockIsSet = { wallClock.isSet() }
         return SessionService(
-            tuyaController: tuya.tuyaController, store: store,
-            settings: SessionService.Settings(configuration.timer, library: library),
+            tuyaController: tuya.tuyaController, store: store, settings: settings,
             announce: { await publisher.announce($0) }, log: { logger.log($0) },
             onActiveChange: { maintenance?.sessionChanged(running: $0) })
     }

@@ -34,8 +34,12 @@ enum SessionRecovery: Hashable, Sendable {
         return (!endedEarly && ran >= timeline.end, min(ran, endingStartedAt ?? timeline.end))
     }
 
+    /// With `clockUnknown` (it waited for the wall clock, `clockBehind`, and the clock was not
+    /// set in time), how long the daemon was down is not known: a running session is over
+    /// (interrupted, or completed if its meditation was), never resumed at a guess.
     static func decide(
-        _ record: SessionRecord, timeline: SessionTimeline, cueLog: [CueRecord], otherActive: Bool, now: Date
+        _ record: SessionRecord, timeline: SessionTimeline, cueLog: [CueRecord], otherActive: Bool, now: Date,
+        clockUnknown: Bool = false
     ) -> SessionRecovery {
         let plannedEnd: Duration =
             if let ending = record.endingStartedAt {
@@ -54,7 +58,7 @@ enum SessionRecovery: Hashable, Sendable {
         } else {
             ahead = record.startedAt.addingTimeInterval(plannedEnd.sessionSeconds) > now
         }
-        guard !otherActive, ahead else {
+        guard !otherActive, ahead, paused || !clockUnknown else {
             let meditation = meditation(of: timeline, endingStartedAt: record.endingStartedAt, ran: record.elapsed)
             return meditation.over ? .complete(length: meditation.length) : .interrupt
         }
@@ -63,6 +67,13 @@ enum SessionRecovery: Hashable, Sendable {
                 elapsed: position, firedCues: firedCues(of: timeline, log: cueLog),
                 endingStartedAt: record.endingStartedAt, captured: record.captured,
                 missedSince: position > record.elapsed ? record.elapsed : nil, paused: paused))
+    }
+
+    /// Whether the wall clock reads earlier than a running session's last save: it was set
+    /// back, or it is not set yet (a gateway without a real-time clock after a power cut). Its
+    /// position then cannot be told from the clock.
+    static func clockBehind(_ record: SessionRecord, now: Date) -> Bool {
+        record.state != .paused && now < (record.elapsedAt ?? record.startedAt)
     }
 
     /// The time from `earlier` to `now` on the wall clock: none when the clock went back (or the

@@ -17,16 +17,27 @@ extension SessionService {
         }
         // A session started by this process (a request that came while the daemon was starting)
         // is not a leftover of the previous one.
+        var held: [SessionRecord] = []
         for record in records where !startedHere.contains(record.id) {
-            do {
-                try await recover(record)
-            } catch {
-                log(
-                    .init(
-                        level: .error,
-                        message: "session \(record.id) could not be recovered: \(error); marking it interrupted"))
-                await markEnded(record, as: .interrupted, elapsed: record.elapsed, timeline: nil)
+            if SessionRecovery.clockBehind(record, now: now()), !settings.wallClockIsSet() {
+                held.append(record)
+            } else {
+                await recoverOrEnd(record, clockUnknown: false)
             }
+        }
+        if !held.isEmpty { waitForWallClock(held) }
+    }
+
+    /// Recovers a leftover session; one that cannot be (its preset is gone) is interrupted.
+    func recoverOrEnd(_ record: SessionRecord, clockUnknown: Bool) async {
+        do {
+            try await recover(record, clockUnknown: clockUnknown)
+        } catch {
+            log(
+                .init(
+                    level: .error,
+                    message: "session \(record.id) could not be recovered: \(error); marking it interrupted"))
+            await markEnded(record, as: .interrupted, elapsed: record.elapsed, timeline: nil)
         }
     }
 
@@ -46,6 +57,13 @@ extension SessionService {
     /// At daemon shutdown: stops playing without ending the session, saves its elapsed
     /// time and cue log, so the next start resumes it.
     public func suspend() async {
+        // Leftovers still waiting for the clock stay as stored, for the next start; one being
+        // recovered at this moment is let finish first, so it is suspended as any session.
+        heldForClock = []
+        let wait = clockWait
+        clockWait = nil
+        wait?.cancel()
+        await wait?.value
         suspended = true
         suspendedID = activeID
         if let id = activeID, let session = tracked[id] { await suspend(id, session) }
@@ -103,19 +121,37 @@ extension SessionService {
         // with none held, and a session not resumed then holds none).
     }
 
-    private func recover(_ record: SessionRecord) async throws {
+    /// A leftover session's timeline, planned as `start` plans (each device's frame gap), so
+    /// the cues are the same ones; with its devices still paired.
+    func plannedTimeline(of record: SessionRecord) async throws -> SessionTimeline {
+        try await plannedSession(of: record).timeline
+    }
+
+    private func plannedSession(of record: SessionRecord) async throws -> (
+        timeline: SessionTimeline, devices: [TuyaDevice]
+    ) {
         guard let preset = preset(named: record.presetName) else {
             throw SessionServiceError.unknownPreset(record.presetName, known: settings.presets.map(\.name))
         }
         let devices = await controller.devices().filter { record.devices.contains($0.id) }
-        // Planned as `start` plans (each device's frame gap), so the cues are the same ones.
-        let timeline = try planner(for: devices).plan(record.session, preset: preset, devices: devices)
+        return (try planner(for: devices).plan(record.session, preset: preset, devices: devices), devices)
+    }
+
+    private func recover(_ record: SessionRecord, clockUnknown: Bool) async throws {
+        let (timeline, devices) = try await plannedSession(of: record)
         let cueLog = try await store.cueLog(of: record.id)
         switch SessionRecovery.decide(
-            record, timeline: timeline, cueLog: cueLog, otherActive: activeID != nil || starting, now: now())
+            record, timeline: timeline, cueLog: cueLog, otherActive: activeID != nil || starting, now: now(),
+            clockUnknown: clockUnknown)
         {
         case .complete(let length):
             await markEnded(record, as: .completed, elapsed: length, timeline: timeline)
+        case .interrupt where clockUnknown:
+            await markEnded(
+                record, as: .interrupted, elapsed: record.elapsed, timeline: timeline,
+                interruption:
+                    "was interrupted by a restart; the wall clock was not set within \(settings.wallClockWait.roundedText), so how long the daemon was down is not known"
+            )
         case .interrupt:
             await markEnded(record, as: .interrupted, elapsed: record.elapsed, timeline: timeline)
         case .resume(let point):
@@ -143,8 +179,9 @@ extension SessionService {
     /// Records a session found over at the next start and applies its end state: `completed`
     /// (with the meditation's length, `elapsed`) when the meditation was over and only its end
     /// effect was left, which earns what it would have a moment later; else `interrupted`.
-    private func markEnded(
-        _ record: SessionRecord, as state: SessionState, elapsed: Duration, timeline: SessionTimeline?
+    func markEnded(
+        _ record: SessionRecord, as state: SessionState, elapsed: Duration, timeline: SessionTimeline?,
+        interruption: String = "was interrupted by a restart past its planned end"
     ) async {
         do {
             try await store.update(
@@ -155,8 +192,11 @@ extension SessionService {
         let why =
             state == .completed
             ? "ended during its end effect while the daemon was stopped; recorded as completed after \(elapsed.roundedText)"
-            : "was interrupted by a restart past its planned end"
-        log(.init(level: .notice, message: "session \(record.id) \(why); applying its end state"))
+            : interruption
+        log(
+            .init(
+                level: .notice,
+                message: "session \(record.id) \(why)\(timeline == nil ? "" : "; applying its end state")"))
         if let timeline { applyFinalState(of: timeline, captured: record.captured) }
         if state == .completed, settings.awardsBadges { try? await awardBadges() }
         await tell(.ended(record.id, preset: record.presetName, state: state, elapsed: elapsed))

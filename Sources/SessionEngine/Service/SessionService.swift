@@ -37,6 +37,14 @@ public actor SessionService: TimerModuleInterface {
         /// sit paused and forgotten would otherwise keep the diffuser misting, the light dim
         /// and maintenance alerts held for days); nil for no limit.
         public var maximumPause: Duration?
+        /// Whether the wall clock has been set since the machine started (NTP answered, or it
+        /// has a real-time clock). A Raspberry Pi has none: after a power cut it starts on the
+        /// time it last saved, behind, until NTP answers. A running session whose last save
+        /// the clock reads as still ahead waits for it (`recover()`).
+        public var wallClockIsSet: @Sendable () -> Bool
+        /// How long such a session waits for the clock before it is recorded as interrupted
+        /// (where it was cannot be known then).
+        public var wallClockWait: Duration
 
         public static let defaultMaximumPause = Duration.seconds(3600)
 
@@ -45,7 +53,8 @@ public actor SessionService: TimerModuleInterface {
             awardsBadges: Bool = true, keepsHistory: Bool = true, timeZone: TimeZone = .current,
             planner: SessionPlanner.Options = SessionPlanner.Options(),
             frameGap: @escaping @Sendable (TuyaDevice) -> Duration? = { _ in nil },
-            maximumPause: Duration? = Self.defaultMaximumPause
+            maximumPause: Duration? = Self.defaultMaximumPause,
+            wallClockIsSet: @escaping @Sendable () -> Bool = { true }, wallClockWait: Duration = .seconds(180)
         ) {
             self.presets = presets
             self.defaultPreset = defaultPreset
@@ -55,6 +64,8 @@ public actor SessionService: TimerModuleInterface {
             self.planner = planner
             self.frameGap = frameGap
             self.maximumPause = maximumPause
+            self.wallClockIsSet = wallClockIsSet
+            self.wallClockWait = wallClockWait
         }
     }
 
@@ -102,6 +113,10 @@ public actor SessionService: TimerModuleInterface {
     /// The session `suspend()` suspends for the next start to resume: its events are no longer
     /// persisted (set only by `suspend()`, cleared by the next launch).
     var suspendedID: SessionID?
+    /// Leftover sessions waiting for the wall clock to be set before they are recovered, and
+    /// the wait (`waitForWallClock`).
+    var heldForClock: [SessionRecord] = []
+    var clockWait: Task<Void, Never>?
     /// Sessions `start` created in this process: `recover()` leaves them alone.
     var startedHere: Set<SessionID> = []
     private let badges = Broadcast<Badge>()
@@ -167,6 +182,8 @@ public actor SessionService: TimerModuleInterface {
         let record = SessionRecord(
             id: .random(), presetName: preset.name, configuration: request.configuration, session: timeline.session,
             devices: devices.map(\.id), state: .running, startedAt: startedAt)
+        // A leftover waiting for the wall clock ends here: the new session takes its devices.
+        await endHeldForClock(as: .interrupted)
         startedHere.insert(record.id)
         do {
             try await store.save(record)
@@ -195,6 +212,7 @@ public actor SessionService: TimerModuleInterface {
     /// Ends the session: the preset's end effect plays from now, unless `immediately` (or
     /// the end effect is already playing), which applies the end state at once.
     public func stop(immediately: Bool = false) async throws(SessionServiceError) -> SessionStatus {
+        if activeID == nil, let ended = await endHeldForClock(as: .stopped) { return ended }
         let runner = try activeRunner()
         guard let id = activeID, let timeline = tracked[id]?.timeline else { throw .noSession }
         let before = await runner.status()
