@@ -111,6 +111,69 @@ struct ScanTableTests {
         #expect(device.advertisement.protocolVersion == 3)
         #expect(device.profile?.id == "ble-diffuser")
     }
+
+    @Test("an extended advert split over reports is joined, even inside an AD structure, before its data is used")
+    func fragmentsJoin() {
+        var table = ScanTable()
+        let address = "AA:BB:CC:00:00:09"
+        let name = adStructure(0x09, Array("TY-diffuser-in-the-hall".utf8))
+        let service = adStructure(0x16, [0x50, 0xFD, 0x41, 0x00, 0x00])
+        let whole = adStructure(0x01, [0x06]) + name + service
+        let cut = 10  // inside the name
+        // Connectable extended advert: the first part "more data to come", the rest complete.
+        let first = table.receive(
+            packet: extendedReportPacket(address: address, properties: 0x21, data: Array(whole[..<cut]), rssi: -70),
+            at: Self.t0)
+        guard case .seen(let heard, isNew: true) = first.first else {
+            Issue.record("the first part was not heard: \(first)")
+            return
+        }
+        #expect(heard.rssi == -70)
+        #expect(heard.localName == nil, "no half a name")
+        let rest = table.receive(
+            packet: extendedReportPacket(address: address, properties: 0x01, data: Array(whole[cut...]), rssi: -65),
+            at: Self.t0.addingTimeInterval(0.01))
+        guard case .seen(let device, isNew: false) = rest.first else {
+            Issue.record("the rest made another device: \(rest)")
+            return
+        }
+        #expect(device.localName == "TY-diffuser-in-the-hall")
+        #expect(device.data.serviceData16[0xFD50] == [0x41, 0x00, 0x00])
+        #expect(device.data.problem == nil)
+        #expect(device.rssi == -65)
+        // The next advert from it starts afresh.
+        let next = table.receive(
+            packet: extendedReportPacket(address: address, properties: 0x01, data: whole), at: Self.t0)
+        guard case .seen(let again, _) = next.first else { return }
+        #expect(again.localName == "TY-diffuser-in-the-hall")
+    }
+
+    @Test("an advertiser that never ends its data is held to 1,650 bytes, and fragments to the table's capacity")
+    func fragmentsBounded() {
+        var table = ScanTable(capacity: 4)
+        let structure = adStructure(0xFF, [UInt8](repeating: 0xAB, count: 8))  // 10 bytes
+        let chunk = Array([[UInt8]](repeating: structure, count: 20).joined())  // 200 bytes
+        for _ in 0..<50 {
+            _ = table.receive(
+                packet: extendedReportPacket(address: "AA:BB:CC:00:00:0A", properties: 0x21, data: chunk), at: Self.t0)
+        }
+        _ = table.receive(
+            packet: extendedReportPacket(address: "AA:BB:CC:00:00:0A", properties: 0x01, data: chunk), at: Self.t0)
+        #expect(table.devices["AA:BB:CC:00:00:0A"]?.data.structures.count == ScanTable.maximumData / 10)
+        // A flood of advertisers that never finish drops what was held: the first one's last
+        // part then stands alone.
+        _ = table.receive(
+            packet: extendedReportPacket(address: "AA:BB:CC:00:00:0B", properties: 0x21, data: chunk), at: Self.t0)
+        for index in 0..<100 {
+            let address = String(format: "AA:BB:CC:00:01:%02X", index)
+            _ = table.receive(
+                packet: extendedReportPacket(address: address, properties: 0x21, data: chunk), at: Self.t0)
+        }
+        _ = table.receive(
+            packet: extendedReportPacket(address: "AA:BB:CC:00:00:0B", properties: 0x01, data: chunk), at: Self.t0)
+        #expect(table.devices["AA:BB:CC:00:00:0B"]?.data.structures.count == 20)
+        #expect(table.devices.count <= 4)
+    }
 }
 
 extension DiscoveredDevice {

@@ -91,10 +91,17 @@ public struct AdvertisingReport: Hashable, Sendable {
     /// False for an extended report whose data the controller cut short or will continue in
     /// a later report; always true for legacy reports.
     public var isDataComplete: Bool
+    /// An extended report whose data continues in the next report from the same advertiser
+    /// (data status "incomplete, more data to come"): `ScanTable` joins them.
+    public var continues: Bool
+    /// The AD bytes as sent, for joining a continued report's fragments (a fragment may end
+    /// inside an AD structure); empty where nothing is to be joined.
+    public var rawData: [UInt8]
 
     public init(
         eventType: AdvertisingEventType, addressType: BluetoothAddressType, address: String,
-        data: AdvertisingData, rssi: Int?, isDataComplete: Bool = true
+        data: AdvertisingData, rssi: Int?, isDataComplete: Bool = true, continues: Bool = false,
+        rawData: [UInt8] = []
     ) {
         self.eventType = eventType
         self.addressType = addressType
@@ -102,6 +109,8 @@ public struct AdvertisingReport: Hashable, Sendable {
         self.data = data
         self.rssi = rssi
         self.isDataComplete = isDataComplete
+        self.continues = continues
+        self.rawData = rawData
     }
 
     /// Six address bytes as sent (least significant first) → `AA:BB:CC:DD:EE:FF`.

@@ -128,12 +128,13 @@ public enum HCIEventParser {
             let rssi = Int8(bitPattern: try reader.byte("RSSI"))
             _ = try reader.bytes(9, "periodic interval and direct address")
             let dataLength = Int(try reader.byte("data length"))
-            let data = try reader.bytes(dataLength, "advertising data")
+            let data = Array(try reader.bytes(dataLength, "advertising data"))
+            let status = (properties >> 5) & 0x03
             reports.append(
                 AdvertisingReport(
                     eventType: AdvertisingEventType(extendedProperties: properties), addressType: addressType,
                     address: address, data: AdvertisingData(bytes: data), rssi: rssi == 127 ? nil : Int(rssi),
-                    isDataComplete: (properties >> 5) & 0x03 == 0))
+                    isDataComplete: status == 0, continues: status == 1, rawData: data))
         }
         guard reader.remaining == 0 else { throw .trailingBytes(count: reader.remaining) }
         return reports

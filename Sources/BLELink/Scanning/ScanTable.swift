@@ -15,9 +15,24 @@ public enum ScanEvent: Hashable, Sendable {
 /// latest advertisement and the latest scan response apart so that they merge
 /// (`DiscoveredDevice.data`). A flood of random addresses cannot grow it without bound: past
 /// `capacity` the device heard longest ago is dropped.
+///
+/// An extended advertisement longer than the controller sends in one report comes as several,
+/// each but the last flagged "more data to come" (Core Specification Vol 4 Part E §7.7.65.13):
+/// their bytes are held and joined, and the device's data changes only once it is whole. At
+/// most `maximumData` bytes are held per advertiser, and at most `capacity` advertisers.
 public struct ScanTable: Sendable {
     public private(set) var devices: [String: DiscoveredDevice] = [:]
     public let capacity: Int
+    /// The most AD bytes an extended advertisement carries.
+    public static let maximumData = 1650
+
+    /// Fragments held, by advertiser and by advertisement or scan response.
+    private struct FragmentKey: Hashable {
+        var address: String
+        var isScanResponse: Bool
+    }
+
+    private var fragments: [FragmentKey: [UInt8]] = [:]
 
     public init(capacity: Int = 512) {
         self.capacity = max(1, capacity)
@@ -44,8 +59,22 @@ public struct ScanTable: Sendable {
         }
     }
 
-    /// Records one report.
+    /// Records one report (a fragment of a longer one only as the device being heard).
     public mutating func receive(_ report: AdvertisingReport, at time: Date) -> ScanEvent {
+        var report = report
+        let key = FragmentKey(address: report.address, isScanResponse: report.eventType.isScanResponse)
+        var heldBack = false
+        if report.continues || fragments[key] != nil {
+            var joined = fragments.removeValue(forKey: key) ?? []
+            joined += report.rawData.prefix(max(0, Self.maximumData - joined.count))
+            if report.continues {
+                if fragments.count >= capacity { fragments.removeAll() }
+                fragments[key] = joined
+                heldBack = true
+            } else {
+                report.data = AdvertisingData(bytes: joined)
+            }
+        }
         let isNew = devices[report.address] == nil
         if isNew, devices.count >= capacity { evictOldest() }
         var device =
@@ -55,7 +84,9 @@ public struct ScanTable: Sendable {
                 advertisement: nil, scanResponse: nil, isConnectable: false)
         device.lastSeen = max(device.lastSeen, time)
         if let rssi = report.rssi { device.rssi = rssi }
-        if report.eventType.isScanResponse {
+        if heldBack {
+            // Heard; its data changes once the rest has come.
+        } else if report.eventType.isScanResponse {
             device.scanResponse = report.data
         } else {
             device.advertisement = report.data
