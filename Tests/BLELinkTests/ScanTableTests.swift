@@ -148,6 +148,47 @@ struct ScanTableTests {
         #expect(again.localName == "TY-diffuser-in-the-hall")
     }
 
+    @Test(
+        "a legacy advert or another set from the same address between the parts is not joined; a stale part is dropped"
+    )
+    func fragmentsKeptApart() {
+        var table = ScanTable()
+        let address = "AA:BB:CC:00:00:0C"
+        let whole = adStructure(0x01, [0x06]) + adStructure(0x09, Array("TY-lamp-on-the-desk".utf8))
+        let legacy = adStructure(0x09, Array("TY".utf8))
+        func send(_ properties: UInt16, _ data: [UInt8], sid: UInt8 = 1, at time: Date = Self.t0) {
+            _ = table.receive(
+                packet: extendedReportPacket(address: address, properties: properties, data: data, sid: sid), at: time)
+        }
+        send(0x21, Array(whole[..<8]))
+        send(0x13, legacy)  // a legacy ADV_IND, reported through extended scanning
+        send(0x21, [0x05, 0x09, 0x41], sid: 2)  // another advertising set's first part
+        #expect(table.devices[address]?.localName == "TY")
+        send(0x01, Array(whole[8...]))
+        #expect(table.devices[address]?.localName == "TY-lamp-on-the-desk")
+        #expect(table.devices[address]?.data.problem == nil)
+        // Set 2's part waited longer than a chain takes: its next advert stands alone.
+        send(0x01, whole, sid: 2, at: Self.t0.addingTimeInterval(10))
+        #expect(table.devices[address]?.localName == "TY-lamp-on-the-desk")
+        #expect(table.devices[address]?.data.problem == nil)
+    }
+
+    @Test("a chain the controller cut short does not replace an advert already whole")
+    func truncatedChain() {
+        var table = ScanTable()
+        let address = "AA:BB:CC:00:00:0D"
+        let whole = adStructure(0x01, [0x06]) + adStructure(0x09, Array("TY-diffuser".utf8))
+        _ = table.receive(packet: extendedReportPacket(address: address, properties: 0x01, data: whole), at: Self.t0)
+        _ = table.receive(
+            packet: extendedReportPacket(address: address, properties: 0x21, data: Array(whole[..<5]), rssi: -50),
+            at: Self.t0)
+        // Data status 10: incomplete, truncated, no more to come.
+        _ = table.receive(
+            packet: extendedReportPacket(address: address, properties: 0x41, data: Array(whole[5..<8])), at: Self.t0)
+        #expect(table.devices[address]?.localName == "TY-diffuser")
+        #expect(table.devices[address]?.rssi == -60, "still heard")
+    }
+
     @Test("an advertiser that never ends its data is held to 1,650 bytes, and fragments to the table's capacity")
     func fragmentsBounded() {
         var table = ScanTable(capacity: 4)

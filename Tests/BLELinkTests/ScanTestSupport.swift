@@ -18,12 +18,14 @@ func advertisingReportPacket(_ reports: [(type: UInt8, address: String, data: [U
 }
 
 /// An HCI LE Extended Advertising Report event packet with one report from a public address:
-/// `properties` are the event-type bits (data status in bits 5–6), then PHYs, SID, TX power,
+/// `properties` are the event-type bits (data status in bits 5–6), then PHYs, `sid`, TX power,
 /// `rssi`, no periodic interval or direct address, and `data`.
-func extendedReportPacket(address: String, properties: UInt16, data: [UInt8], rssi: Int8 = -60) -> [UInt8] {
+func extendedReportPacket(
+    address: String, properties: UInt16, data: [UInt8], rssi: Int8 = -60, sid: UInt8 = 0x01
+) -> [UInt8] {
     var parameters: [UInt8] = [0x0D, 0x01, UInt8(properties & 0xFF), UInt8(properties >> 8), 0x00]
     parameters += AdvertisingReport.addressBytes(address)!
-    parameters += [0x01, 0x00, 0xFF, 0x7F, UInt8(bitPattern: rssi)] + [UInt8](repeating: 0, count: 9)
+    parameters += [0x01, 0x00, sid, 0x7F, UInt8(bitPattern: rssi)] + [UInt8](repeating: 0, count: 9)
     parameters += [UInt8(data.count)] + data
     return [0x04, 0x3E, UInt8(parameters.count)] + parameters
 }

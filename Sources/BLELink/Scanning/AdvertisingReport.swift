@@ -91,17 +91,30 @@ public struct AdvertisingReport: Hashable, Sendable {
     /// False for an extended report whose data the controller cut short or will continue in
     /// a later report; always true for legacy reports.
     public var isDataComplete: Bool
-    /// An extended report whose data continues in the next report from the same advertiser
-    /// (data status "incomplete, more data to come"): `ScanTable` joins them.
-    public var continues: Bool
-    /// The AD bytes as sent, for joining a continued report's fragments (a fragment may end
-    /// inside an AD structure); empty where nothing is to be joined.
-    public var rawData: [UInt8]
+    /// An extended advertising PDU's report (not a legacy PDU, not anonymous): its part of a
+    /// chain whose data `ScanTable` joins; nil for others.
+    public var chain: ChainPart?
+
+    /// One report of an advertising set's data, which a controller may split over several.
+    public struct ChainPart: Hashable, Sendable {
+        /// The advertising set (SID): one address may advertise several at once.
+        public var sid: UInt8
+        /// More data follows in the next report of the set (data status "incomplete, more
+        /// data to come").
+        public var continues: Bool
+        /// The AD bytes as sent (a part may end inside an AD structure).
+        public var bytes: [UInt8]
+
+        public init(sid: UInt8, continues: Bool, bytes: [UInt8]) {
+            self.sid = sid
+            self.continues = continues
+            self.bytes = bytes
+        }
+    }
 
     public init(
         eventType: AdvertisingEventType, addressType: BluetoothAddressType, address: String,
-        data: AdvertisingData, rssi: Int?, isDataComplete: Bool = true, continues: Bool = false,
-        rawData: [UInt8] = []
+        data: AdvertisingData, rssi: Int?, isDataComplete: Bool = true, chain: ChainPart? = nil
     ) {
         self.eventType = eventType
         self.addressType = addressType
@@ -109,8 +122,7 @@ public struct AdvertisingReport: Hashable, Sendable {
         self.data = data
         self.rssi = rssi
         self.isDataComplete = isDataComplete
-        self.continues = continues
-        self.rawData = rawData
+        self.chain = chain
     }
 
     /// Six address bytes as sent (least significant first) → `AA:BB:CC:DD:EE:FF`.

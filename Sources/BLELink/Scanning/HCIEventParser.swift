@@ -124,17 +124,20 @@ public enum HCIEventParser {
             let properties = UInt16(typeBytes[0]) | UInt16(typeBytes[1]) << 8
             let addressType = try addressType(&reader, allowAnonymous: true)
             let address = AdvertisingReport.addressText(littleEndian: try reader.bytes(6, "address"))
-            _ = try reader.bytes(4, "PHYs, SID and TX power")
+            let sid = try reader.bytes(4, "PHYs, SID and TX power")[2]
             let rssi = Int8(bitPattern: try reader.byte("RSSI"))
             _ = try reader.bytes(9, "periodic interval and direct address")
             let dataLength = Int(try reader.byte("data length"))
             let data = Array(try reader.bytes(dataLength, "advertising data"))
             let status = (properties >> 5) & 0x03
+            // Only an extended PDU from an address is part of a chain (bit 4: a legacy PDU).
+            let chained = properties & 0x10 == 0 && addressType != .anonymous
             reports.append(
                 AdvertisingReport(
                     eventType: AdvertisingEventType(extendedProperties: properties), addressType: addressType,
                     address: address, data: AdvertisingData(bytes: data), rssi: rssi == 127 ? nil : Int(rssi),
-                    isDataComplete: status == 0, continues: status == 1, rawData: data))
+                    isDataComplete: status == 0,
+                    chain: chained ? .init(sid: sid, continues: status == 1, bytes: data) : nil))
         }
         guard reader.remaining == 0 else { throw .trailingBytes(count: reader.remaining) }
         return reports

@@ -18,21 +18,29 @@ public enum ScanEvent: Hashable, Sendable {
 ///
 /// An extended advertisement longer than the controller sends in one report comes as several,
 /// each but the last flagged "more data to come" (Core Specification Vol 4 Part E §7.7.65.13):
-/// their bytes are held and joined, and the device's data changes only once it is whole. At
-/// most `maximumData` bytes are held per advertiser, and at most `capacity` advertisers.
+/// their bytes are held per advertising set and joined, and the device's data changes only once
+/// it is whole. Legacy PDUs never join a chain. At most `maximumData` bytes are held per set,
+/// for at most `fragmentLifetime`, and for at most `capacity` sets. A chain the controller cut
+/// short ("truncated") does not replace data already whole.
 public struct ScanTable: Sendable {
     public private(set) var devices: [String: DiscoveredDevice] = [:]
     public let capacity: Int
     /// The most AD bytes an extended advertisement carries.
     public static let maximumData = 1650
 
-    /// Fragments held, by advertiser and by advertisement or scan response.
+    /// How long a part waits for the rest (the longest gap between the packets of a chain is
+    /// about 2.5 s); a part older than that is dropped, not put in front of the next advert.
+    public static let fragmentLifetime: TimeInterval = 3
+
+    /// Parts held, by advertiser, advertising set, and advertisement or scan response.
     private struct FragmentKey: Hashable {
         var address: String
+        var addressType: BluetoothAddressType
+        var sid: UInt8
         var isScanResponse: Bool
     }
 
-    private var fragments: [FragmentKey: [UInt8]] = [:]
+    private var fragments: [FragmentKey: (bytes: [UInt8], at: Date)] = [:]
 
     public init(capacity: Int = 512) {
         self.capacity = max(1, capacity)
@@ -62,14 +70,21 @@ public struct ScanTable: Sendable {
     /// Records one report (a fragment of a longer one only as the device being heard).
     public mutating func receive(_ report: AdvertisingReport, at time: Date) -> ScanEvent {
         var report = report
-        let key = FragmentKey(address: report.address, isScanResponse: report.eventType.isScanResponse)
         var heldBack = false
-        if report.continues || fragments[key] != nil {
-            var joined = fragments.removeValue(forKey: key) ?? []
-            joined += report.rawData.prefix(max(0, Self.maximumData - joined.count))
-            if report.continues {
+        if let part = report.chain {
+            let key = FragmentKey(
+                address: report.address, addressType: report.addressType, sid: part.sid,
+                isScanResponse: report.eventType.isScanResponse)
+            var joined: [UInt8] = []
+            if let held = fragments.removeValue(forKey: key),
+                (0...Self.fragmentLifetime).contains(time.timeIntervalSince(held.at))
+            {
+                joined = held.bytes
+            }
+            joined += part.bytes.prefix(max(0, Self.maximumData - joined.count))
+            if part.continues {
                 if fragments.count >= capacity { fragments.removeAll() }
-                fragments[key] = joined
+                fragments[key] = (joined, time)
                 heldBack = true
             } else {
                 report.data = AdvertisingData(bytes: joined)
@@ -84,8 +99,9 @@ public struct ScanTable: Sendable {
                 advertisement: nil, scanResponse: nil, isConnectable: false)
         device.lastSeen = max(device.lastSeen, time)
         if let rssi = report.rssi { device.rssi = rssi }
-        if heldBack {
-            // Heard; its data changes once the rest has come.
+        let whole = report.eventType.isScanResponse ? device.scanResponse : device.advertisement
+        if heldBack || (!report.isDataComplete && whole != nil) {
+            // Heard; its data changes once the rest has come (never to a truncated chain).
         } else if report.eventType.isScanResponse {
             device.scanResponse = report.data
         } else {
@@ -100,6 +116,7 @@ public struct ScanTable: Sendable {
     /// Forgets devices not heard since `cutoff`, for a long-running scan.
     public mutating func forget(notSeenSince cutoff: Date) {
         devices = devices.filter { $0.value.lastSeen >= cutoff }
+        fragments = fragments.filter { $0.value.at >= cutoff }
     }
 
     private mutating func evictOldest() {
