@@ -177,4 +177,19 @@ struct SessionClockWaitTests {
         #expect(!wall.holding.withLock { $0 })
         #expect(rig.clock.armed.isEmpty)
     }
+
+    @Test("a stop while waiting for the clock records a sit whose meditation was over as completed")
+    func stopAfterItsMeditation() async throws {
+        let wall = WallClock()
+        let rig = try Self.rig(wall)
+        defer { rig.remove() }
+        var record = Self.savedRecord()
+        record.elapsed = .seconds(600)  // its whole stage: only the end effect was left
+        try await rig.store.save(record)
+        wall.time.withLock { $0 = SessionServiceTests.now.addingTimeInterval(-3600) }
+        await rig.service.recover()
+        let stopped = try await rig.service.stop()
+        #expect(stopped.state == .completed)
+        #expect(try await rig.store.session(record.id)?.state == .completed)
+    }
 }

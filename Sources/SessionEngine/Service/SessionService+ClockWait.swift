@@ -43,6 +43,8 @@ extension SessionService {
         guard !Task.isCancelled, !heldForClock.isEmpty else { return }
         let held = heldForClock
         heldForClock = []
+        recoveringHeld = true
+        defer { recoveringHeld = false }
         if !clockUnknown {
             log(.init(level: .info, message: "the wall clock is set; recovering the sessions that waited for it"))
         }
@@ -63,15 +65,21 @@ extension SessionService {
         var status: SessionStatus?
         for record in held {
             let stopping = state == .stopped
-            let timeline = stopping ? try? await plannedTimeline(of: record) : nil
+            let timeline = try? await plannedTimeline(of: record)
+            // A sit whose meditation was over (only its end effect was left) is completed.
+            let meditation = timeline.map {
+                SessionRecovery.meditation(of: $0, endingStartedAt: record.endingStartedAt, ran: record.elapsed)
+            }
+            let ended: (state: SessionState, elapsed: Duration) =
+                if let meditation, meditation.over { (.completed, meditation.length) } else { (state, record.elapsed) }
             await markEnded(
-                record, as: state, elapsed: record.elapsed, timeline: timeline,
+                record, as: ended.state, elapsed: ended.elapsed, timeline: stopping ? timeline : nil,
                 interruption: stopping
                     ? "was stopped while it waited for the wall clock"
                     : "was interrupted: a new session started while it waited for the wall clock")
             status = SessionStatus(
-                id: record.id, presetName: record.presetName, state: state, phase: .finished,
-                elapsed: record.elapsed, remaining: nil, nextBell: nil, firedCues: 0, skippedCues: 0, totalCues: 0,
+                id: record.id, presetName: record.presetName, state: ended.state, phase: .finished,
+                elapsed: ended.elapsed, remaining: nil, nextBell: nil, firedCues: 0, skippedCues: 0, totalCues: 0,
                 devices: [:])
         }
         if activeID == nil, !starting { activeChange(false) }

@@ -59,10 +59,11 @@ extension SessionService {
     public func suspend() async {
         // Leftovers still waiting for the clock stay as stored, for the next start; one being
         // recovered at this moment is let finish first, so it is suspended as any session.
+        let waiting = !heldForClock.isEmpty
         heldForClock = []
         let wait = clockWait
         clockWait = nil
-        wait?.cancel()
+        if waiting { wait?.cancel() }
         await wait?.value
         suspended = true
         suspendedID = activeID

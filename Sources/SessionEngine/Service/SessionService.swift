@@ -117,6 +117,8 @@ public actor SessionService: TimerModuleInterface {
     /// the wait (`waitForWallClock`).
     var heldForClock: [SessionRecord] = []
     var clockWait: Task<Void, Never>?
+    /// While the held sessions are being recovered: a `start` meanwhile is refused as busy.
+    var recoveringHeld = false
     /// Sessions `start` created in this process: `recover()` leaves them alone.
     var startedHere: Set<SessionID> = []
     private let badges = Broadcast<Badge>()
@@ -158,7 +160,7 @@ public actor SessionService: TimerModuleInterface {
     /// Plans and starts a session. Refuses while another one is active.
     public func start(_ request: SessionStartRequest) async throws(SessionServiceError) -> SessionStatus {
         if let activeID { throw .alreadyActive(activeID) }
-        guard !starting else { throw .busy }
+        guard !starting, !recoveringHeld else { throw .busy }
         starting = true
         defer { starting = false }
         let presetName = request.preset ?? settings.defaultPreset
@@ -182,14 +184,14 @@ public actor SessionService: TimerModuleInterface {
         let record = SessionRecord(
             id: .random(), presetName: preset.name, configuration: request.configuration, session: timeline.session,
             devices: devices.map(\.id), state: .running, startedAt: startedAt)
-        // A leftover waiting for the wall clock ends here: the new session takes its devices.
-        await endHeldForClock(as: .interrupted)
         startedHere.insert(record.id)
         do {
             try await store.save(record)
         } catch {
             throw .storage("saving the new session: \(error)")
         }
+        // A leftover waiting for the wall clock ends here: the new session takes its devices.
+        await endHeldForClock(as: .interrupted)
         return try await launch(record, timeline: timeline, names: Self.names(of: devices), resuming: nil)
     }
 
